@@ -1,0 +1,159 @@
+/* Flows and per-direction TCP state, as the flow engine keeps them.
+ *
+ * The flow table owns every pd_flow. Detectors get a const-ish view in
+ * their callbacks and keep their own per-flow state in the block the table
+ * reserves for them (see heuristics/detector.h), so no detector edits this
+ * struct. Index 0 is always the client (the side that sent the first SYN,
+ * or a guess when the handshake was not captured), index 1 the server. */
+#ifndef PD_FLOW_H
+#define PD_FLOW_H
+
+#include "dissect/packet.h"
+
+#define PD_CLIENT 0
+#define PD_SERVER 1
+
+/* One direction of a TCP connection, named by its sender. */
+typedef struct pd_tcp_half {
+	bool seen; /* sent at least one packet */
+	bool syn_seen;
+	uint32_t isn;
+	bool seq_valid; /* next_seq is meaningful */
+	uint32_t next_seq; /* highest seq + len (+SYN/FIN) sent: SND.NXT as seen */
+	bool ack_valid;
+	uint32_t last_ack; /* latest cumulative ACK this side sent */
+	uint32_t win; /* latest window advertised, in bytes (scaled when known) */
+	uint16_t win_raw;
+	bool win_known; /* at least one window seen */
+	int8_t wscale_offered; /* in its SYN; -1 none or not seen */
+	int8_t wscale; /* shift applied to its windows; -1 unknown (no handshake) */
+	uint16_t mss; /* announced in its SYN; 0 none/unknown */
+	bool sack_permitted;
+	bool ts_offered; /* TS option in its SYN */
+	bool tsval_seen;
+	uint32_t last_tsval;
+	pd_time last_tsval_time;
+	uint32_t max_payload; /* largest segment payload sent */
+
+	uint64_t pkts;
+	uint64_t ip_bytes; /* sum of IP total lengths */
+	uint64_t payload_bytes; /* all payload bytes incl. retransmissions */
+	uint64_t unique_bytes; /* new-data bytes only */
+	uint64_t max_in_flight; /* highest bytes-in-flight seen from this sender */
+
+	/* analysis counters, Wireshark's tcp.analysis.* for segments this side sent */
+	uint32_t retrans, fast_retrans, spurious, ooo, lost_segment, ack_unseen;
+	uint32_t dupacks, zero_win, zwp, win_full, win_update, keepalive;
+	uint32_t syn_count, fin_count, rst_count;
+
+	/* bookkeeping for the classification */
+	uint32_t dupack_run; /* consecutive duplicate ACKs */
+	uint32_t dupack_ack; /* the ACK value they duplicate */
+	pd_time last_pkt_ts;
+	pd_time last_data_ts; /* last segment with new data */
+	uint32_t fin_seq; bool fin_valid;
+
+	/* one outstanding RTT sample (Karn: none across retransmission) */
+	bool rtt_pending;
+	uint32_t rtt_seq_end;
+	pd_time rtt_sent;
+} pd_tcp_half;
+
+typedef enum pd_flow_state {
+	PD_FLOW_NEW = 0,
+	PD_FLOW_SYN_SENT,
+	PD_FLOW_SYN_RCVD, /* SYN-ACK seen */
+	PD_FLOW_ESTABLISHED, /* handshake ACK, or mid-stream pick-up */
+	PD_FLOW_CLOSING, /* one FIN */
+	PD_FLOW_CLOSED, /* both FINs, or RST */
+} pd_flow_state;
+
+#define PD_APP_NAME_LEN 48
+
+typedef struct pd_flow {
+	uint64_t id; /* 0-based creation order, like Wireshark's tcp.stream */
+	uint8_t proto; /* 6 TCP, 17 UDP */
+	pd_addr addr[2]; /* [PD_CLIENT], [PD_SERVER] */
+	uint16_t port[2];
+	bool roles_from_syn; /* client/server known from a SYN */
+	pd_time first_ts, last_ts;
+	uint64_t first_frame, last_frame;
+	uint64_t pkts;
+
+	pd_tcp_half half[2];
+	pd_flow_state state;
+
+	/* handshake, times of first occurrence; frame 0 = not seen */
+	uint64_t syn_frame, synack_frame, hs_ack_frame;
+	pd_time syn_ts, synack_ts, hs_ack_ts;
+	pd_time syn_last_ts; /* latest client SYN before the first SYN-ACK */
+	pd_time hs_rtt; /* SYN to handshake ACK; -1 unknown */
+	pd_time close_ts; /* first FIN or RST */
+	bool rst_seen;
+
+	/* RTT samples from data/ACK pairs (ns) */
+	pd_time rtt_min, rtt_max, rtt_sum;
+	uint32_t rtt_count;
+
+	/* application protocol (nDPI), "Unknown" until known */
+	char app[PD_APP_NAME_LEN];
+	void *ndpi; /* owned by the nDPI glue */
+	uint16_t ndpi_pkts;
+	bool ndpi_done;
+
+	struct pd_flow *hash_next; /* table chaining, owned by the table */
+	struct pd_flow *lru_prev, *lru_next;
+
+	/* detectors' per-flow state; offsets from the registry */
+	uint8_t det_state[] __attribute__((aligned(16)));
+} pd_flow;
+
+/* Per-segment result of the TCP analysis (Wireshark-like expert flags). */
+#define PD_SEG_NEW_DATA (1u << 0)
+#define PD_SEG_RETRANS (1u << 1)
+#define PD_SEG_FAST_RETRANS (1u << 2)
+#define PD_SEG_SPURIOUS (1u << 3)
+#define PD_SEG_OOO (1u << 4)
+#define PD_SEG_DUP_ACK (1u << 5)
+#define PD_SEG_ZERO_WIN (1u << 6)
+#define PD_SEG_ZWP (1u << 7)
+#define PD_SEG_WIN_FULL (1u << 8)
+#define PD_SEG_WIN_UPDATE (1u << 9)
+#define PD_SEG_KEEPALIVE (1u << 10)
+#define PD_SEG_PREV_LOST (1u << 11) /* previous segment not captured */
+#define PD_SEG_ACK_UNSEEN (1u << 12) /* ACKs data the capture never saw */
+#define PD_SEG_SYN (1u << 13)
+#define PD_SEG_SYN_RETRANS (1u << 14) /* SYN or SYN-ACK repeated */
+#define PD_SEG_NEW_FLOW (1u << 15) /* this packet created the flow */
+#define PD_SEG_PORT_REUSE (1u << 16) /* SYN restarted a closed 4-tuple */
+
+typedef struct pd_seg {
+	int dir; /* sender: PD_CLIENT or PD_SERVER */
+	uint32_t flags; /* PD_SEG_* */
+	uint32_t seq_end; /* seq + payload (+SYN/FIN) */
+	uint64_t in_flight; /* sender's unacked bytes after this segment */
+	pd_time rtt; /* > 0 when this ACK completed an RTT sample */
+	uint32_t acked; /* bytes newly acknowledged by this segment */
+} pd_seg;
+
+/* Helpers shared by the engine and detectors. */
+static inline int32_t pd_seq_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b);
+}
+static inline bool pd_seq_lt(uint32_t a, uint32_t b)
+{
+	return pd_seq_diff(a, b) < 0;
+}
+static inline bool pd_seq_le(uint32_t a, uint32_t b)
+{
+	return pd_seq_diff(a, b) <= 0;
+}
+
+/* Peer index. */
+static inline int pd_peer(int dir)
+{
+	return dir ^ 1;
+}
+
+#endif

@@ -1,0 +1,192 @@
+/* Chained hash table with a power-of-two bucket array that doubles as the
+ * table grows, plus an intrusive LRU list; both O(1) per packet. */
+#include "flowtable.h"
+
+#include <glib.h>
+#include <string.h>
+
+struct pd_flowtable {
+	pd_flow **buckets;
+	size_t mask;
+	size_t count, peak;
+	size_t extra;
+	uint64_t next_id;
+	pd_flow *lru_head, *lru_tail; /* head = least recently active */
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t addr_hash(const pd_addr *a)
+{
+	uint64_t lo, hi;
+	memcpy(&lo, a->bytes, 8);
+	memcpy(&hi, a->bytes + 8, 8);
+	return mix64(lo ^ mix64(hi ^ a->family));
+}
+
+/* Symmetric: the same for both directions of a flow. */
+static uint64_t tuple_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_addr *b, uint16_t pb)
+{
+	uint64_t ha = addr_hash(a) + pa;
+	uint64_t hb = addr_hash(b) + pb;
+	return mix64((ha ^ hb) + (ha + hb) * 31 + proto);
+}
+
+pd_flowtable *pd_flowtable_new(size_t extra)
+{
+	pd_flowtable *t = g_new0(pd_flowtable, 1);
+	t->mask = 4096 - 1;
+	t->buckets = g_new0(pd_flow *, t->mask + 1);
+	t->extra = extra;
+	return t;
+}
+
+void pd_flowtable_free(pd_flowtable *t)
+{
+	if (!t)
+		return;
+	g_free(t->buckets);
+	g_free(t);
+}
+
+static void lru_unlink(pd_flowtable *t, pd_flow *f)
+{
+	if (f->lru_prev)
+		f->lru_prev->lru_next = f->lru_next;
+	else
+		t->lru_head = f->lru_next;
+	if (f->lru_next)
+		f->lru_next->lru_prev = f->lru_prev;
+	else
+		t->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_append(pd_flowtable *t, pd_flow *f)
+{
+	f->lru_prev = t->lru_tail;
+	f->lru_next = NULL;
+	if (t->lru_tail)
+		t->lru_tail->lru_next = f;
+	else
+		t->lru_head = f;
+	t->lru_tail = f;
+}
+
+static size_t flow_bucket(const pd_flowtable *t, const pd_flow *f)
+{
+	return tuple_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]) & t->mask;
+}
+
+static void grow(pd_flowtable *t)
+{
+	size_t nmask = t->mask * 2 + 1;
+	pd_flow **nb = g_new0(pd_flow *, nmask + 1);
+	for (size_t i = 0; i <= t->mask; i++) {
+		pd_flow *f = t->buckets[i];
+		while (f) {
+			pd_flow *next = f->hash_next;
+			size_t h = tuple_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]) & nmask;
+			f->hash_next = nb[h];
+			nb[h] = f;
+			f = next;
+		}
+	}
+	g_free(t->buckets);
+	t->buckets = nb;
+	t->mask = nmask;
+}
+
+static bool addr_eq(const pd_addr *a, const pd_addr *b)
+{
+	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+}
+
+pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
+			     const pd_addr *b, uint16_t pb, int *dir)
+{
+	size_t h = tuple_hash(proto, a, pa, b, pb) & t->mask;
+	for (pd_flow *f = t->buckets[h]; f; f = f->hash_next) {
+		if (f->proto != proto)
+			continue;
+		int d;
+		if (f->port[0] == pa && f->port[1] == pb && addr_eq(&f->addr[0], a) && addr_eq(&f->addr[1], b))
+			d = PD_CLIENT;
+		else if (f->port[0] == pb && f->port[1] == pa && addr_eq(&f->addr[0], b) &&
+			 addr_eq(&f->addr[1], a))
+			d = PD_SERVER;
+		else
+			continue;
+		*dir = d;
+		if (t->lru_tail != f) {
+			lru_unlink(t, f);
+			lru_append(t, f);
+		}
+		return f;
+	}
+	return NULL;
+}
+
+pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
+			     const pd_addr *b, uint16_t pb)
+{
+	if (t->count >= t->mask + 1)
+		grow(t);
+	pd_flow *f = g_malloc0(sizeof(pd_flow) + t->extra);
+	f->id = t->next_id++;
+	f->proto = proto;
+	f->addr[0] = *a;
+	f->addr[1] = *b;
+	f->port[0] = pa;
+	f->port[1] = pb;
+	size_t h = flow_bucket(t, f);
+	f->hash_next = t->buckets[h];
+	t->buckets[h] = f;
+	lru_append(t, f);
+	t->count++;
+	if (t->count > t->peak)
+		t->peak = t->count;
+	return f;
+}
+
+void pd_flowtable_remove(pd_flowtable *t, pd_flow *f)
+{
+	size_t h = flow_bucket(t, f);
+	for (pd_flow **pp = &t->buckets[h]; *pp; pp = &(*pp)->hash_next) {
+		if (*pp == f) {
+			*pp = f->hash_next;
+			break;
+		}
+	}
+	f->hash_next = NULL;
+	lru_unlink(t, f);
+	t->count--;
+}
+
+void pd_flow_free(pd_flow *f)
+{
+	g_free(f);
+}
+
+pd_flow *pd_flowtable_oldest(pd_flowtable *t)
+{
+	return t->lru_head;
+}
+
+size_t pd_flowtable_count(const pd_flowtable *t)
+{
+	return t->count;
+}
+
+size_t pd_flowtable_peak(const pd_flowtable *t)
+{
+	return t->peak;
+}

@@ -1,0 +1,35 @@
+/* The flow table: owns every live pd_flow, finds a packet's flow by its
+ * 5-tuple in either direction, and keeps flows in least-recently-active
+ * order so idle ones can be finalized as the capture streams by. */
+#ifndef PD_FLOWTABLE_H
+#define PD_FLOWTABLE_H
+
+#include <stddef.h>
+
+#include "flow.h"
+
+typedef struct pd_flowtable pd_flowtable;
+
+/* extra: bytes of detector state appended to every flow. */
+pd_flowtable *pd_flowtable_new(size_t extra);
+void pd_flowtable_free(pd_flowtable *t); /* flows must have been removed */
+
+/* Finds the flow for (proto, a:pa -> b:pb); *dir is the sender's index in
+ * that flow (PD_CLIENT/PD_SERVER). NULL when none. Marks it most recent. */
+pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
+			     const pd_addr *b, uint16_t pb, int *dir);
+
+/* Creates a flow with client a:pa and server b:pb (zeroed detector state). */
+pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
+			     const pd_addr *b, uint16_t pb);
+
+/* Unlinks the flow; the caller finalizes and frees it with pd_flow_free. */
+void pd_flowtable_remove(pd_flowtable *t, pd_flow *f);
+void pd_flow_free(pd_flow *f);
+
+/* Least recently active flow, or NULL. */
+pd_flow *pd_flowtable_oldest(pd_flowtable *t);
+size_t pd_flowtable_count(const pd_flowtable *t);
+size_t pd_flowtable_peak(const pd_flowtable *t);
+
+#endif

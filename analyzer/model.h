@@ -1,0 +1,122 @@
+/* The finished report: what every report format reads and nothing else.
+ *
+ * The run owns the pd_report and everything reachable from it. Detectors
+ * add findings through heuristics/detector.h while the capture is read;
+ * once the run is finished the report is immutable and the renderers in
+ * report/ only read it (they never re-analyse). */
+#ifndef PD_MODEL_H
+#define PD_MODEL_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "dissect/packet.h"
+#include "heuristics/catalog.h"
+
+#define PD_SCHEMA_VERSION "1.0"
+
+/* A flow as a finding or the flow table names it. */
+typedef struct pd_flow_ref {
+	uint64_t flow_id;
+	uint8_t proto;
+	pd_addr client, server;
+	uint16_t client_port, server_port;
+	char app[48];
+	char community_id[40]; /* "1:base64", Zeek/Suricata compatible */
+} pd_flow_ref;
+
+typedef struct pd_evidence {
+	uint64_t frame; /* 1-based */
+	pd_time ts;
+	char what[64]; /* short label: "SYN retransmission #2" */
+} pd_evidence;
+
+typedef struct pd_metric {
+	const char *key; /* static, snake_case: "syn_retransmits" */
+	double value;
+	const char *unit; /* static: "count", "s", "ms", "bytes", "bytes/s", "ratio" */
+} pd_metric;
+
+#define PD_FINDING_MAX_FLOWS 32 /* flows listed; flow_count says how many in all */
+#define PD_FINDING_MAX_EXAMPLES 8
+#define PD_FINDING_MAX_SETTINGS 8
+
+typedef struct pd_finding {
+	const pd_finding_def *def; /* id, category, texts, default settings */
+	pd_severity severity;
+	double confidence; /* 0..1 */
+	char *detail; /* one measured line, English, owned */
+	bool capture_wide; /* aggregates many flows */
+	uint64_t flow_count;
+	GArray *flows; /* pd_flow_ref, at most PD_FINDING_MAX_FLOWS */
+	uint64_t occurrences;
+	pd_evidence first, last;
+	GArray *examples; /* pd_evidence, at most PD_FINDING_MAX_EXAMPLES */
+	GArray *metrics; /* pd_metric */
+	double impact_s; /* time lost, seconds; 0 when not measurable */
+	const char *settings[PD_FINDING_MAX_SETTINGS]; /* KB names, most likely first */
+	size_t n_settings;
+	bool known; /* present in the --baseline report */
+} pd_finding;
+
+typedef struct pd_linktype_count {
+	int linktype;
+	uint64_t packets;
+} pd_linktype_count;
+
+typedef struct pd_app_count {
+	char name[48];
+	uint64_t flows;
+} pd_app_count;
+
+typedef struct pd_flow_row {
+	pd_flow_ref ref;
+	pd_time first_ts, last_ts;
+	uint64_t pkts[2], bytes[2]; /* [0] client->server, [1] server->client; payload bytes */
+	pd_time hs_rtt; /* -1 unknown */
+	uint32_t retrans, ooo, dupacks, zero_win; /* both directions */
+	const char *state; /* static: "closed", "reset", "open", "syn-only", "udp" */
+} pd_flow_row;
+
+typedef struct pd_capture_summary {
+	GPtrArray *files; /* char*, as given */
+	GArray *linktypes; /* pd_linktype_count */
+	uint64_t packets, wire_bytes, captured_bytes;
+	pd_time first_ts, last_ts;
+	uint32_t snaplen; /* largest snaplen among the files */
+	uint64_t snap_truncated; /* frames with caplen < wirelen */
+	uint64_t malformed[PD_MAL__COUNT];
+	uint64_t not_ip, unsupported_link, ip_truncated;
+	uint64_t ipv4, ipv6, tcp, udp, icmp, other_l4, fragments;
+	uint64_t tcp_flows, udp_flows;
+	uint64_t flows_evicted; /* flow-table cap hit */
+	GArray *apps; /* pd_app_count, sorted by flows desc then name */
+	bool input_truncated; /* a file ended mid-record */
+	GPtrArray *notes; /* char*: capture notes (truncation, caps hit, ...) */
+	GPtrArray *errors; /* char*: per-file read errors */
+} pd_capture_summary;
+
+typedef struct pd_report {
+	pd_capture_summary cap;
+	GArray *flows; /* pd_flow_row; NULL unless the flow table was asked for */
+	uint64_t flows_omitted; /* rows beyond the cap */
+	GPtrArray *findings; /* pd_finding*, sorted: severity desc, impact desc, id, first frame */
+} pd_report;
+
+pd_report *pd_report_new(void);
+void pd_report_free(pd_report *r);
+void pd_finding_free(pd_finding *f);
+
+/* Sorts findings in the canonical order. */
+void pd_report_sort(pd_report *r);
+
+const char *pd_severity_name(pd_severity s);
+bool pd_severity_parse(const char *s, pd_severity *out);
+const char *pd_category_name(pd_category c);
+
+/* Time as "seconds.nanoseconds" (exact, for JSON) and ISO-8601 UTC. */
+void pd_time_str(pd_time t, char *buf, size_t len);
+void pd_time_iso(pd_time t, char *buf, size_t len);
+#define PD_TIME_STRLEN 40
+
+#endif

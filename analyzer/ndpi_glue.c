@@ -1,0 +1,119 @@
+/* nDPI glue; see ndpi_glue.h. The API changed across releases: Debian 12
+ * ships 4.2 (5-argument process_packet, init with prefs); 4.4 added the
+ * flow-input-info argument and 4.10 a global context at init. */
+#include "ndpi_glue.h"
+
+#include <glib.h>
+#include <ndpi/ndpi_api.h>
+#include <string.h>
+
+#include "pd_config.h"
+
+#define PD_NDPI_AT_LEAST(maj, min) \
+	(PD_NDPI_MAJOR > (maj) || (PD_NDPI_MAJOR == (maj) && PD_NDPI_MINOR >= (min)))
+
+struct pd_ndpi {
+	struct ndpi_detection_module_struct *mod;
+	size_t flow_size;
+};
+
+pd_ndpi *pd_ndpi_new(void)
+{
+	struct ndpi_detection_module_struct *mod;
+#if PD_NDPI_AT_LEAST(4, 10)
+	mod = ndpi_init_detection_module(NULL);
+#else
+	mod = ndpi_init_detection_module(ndpi_no_prefs);
+#endif
+	if (!mod)
+		return NULL;
+#if !PD_NDPI_AT_LEAST(4, 12)
+	NDPI_PROTOCOL_BITMASK all;
+	NDPI_BITMASK_SET_ALL(all);
+	ndpi_set_protocol_detection_bitmask2(mod, &all);
+#endif
+	ndpi_finalize_initialization(mod);
+	pd_ndpi *n = g_new0(pd_ndpi, 1);
+	n->mod = mod;
+	n->flow_size = ndpi_detection_get_sizeof_ndpi_flow_struct();
+	return n;
+}
+
+void pd_ndpi_free(pd_ndpi *n)
+{
+	if (!n)
+		return;
+	ndpi_exit_detection_module(n->mod);
+	g_free(n);
+}
+
+static void set_label(pd_ndpi *n, pd_flow *f, ndpi_protocol proto)
+{
+	char buf[64];
+	const char *name = ndpi_protocol2name(n->mod, proto, buf, sizeof(buf));
+	g_strlcpy(f->app, name ? name : "Unknown", sizeof(f->app));
+}
+
+static bool detected(ndpi_protocol p)
+{
+	return p.app_protocol != NDPI_PROTOCOL_UNKNOWN || p.master_protocol != NDPI_PROTOCOL_UNKNOWN;
+}
+
+void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
+{
+	if (f->ndpi_done || !n)
+		return;
+	uint32_t payload = pkt->l4 == PD_L4_TCP ? pkt->tcp.payload_len
+			   : pkt->l4 == PD_L4_UDP ? pkt->udp.payload_len
+						  : 0;
+	/* The handshake helps nDPI's TCP tracking; after that only payload. */
+	if (!f->ndpi && payload == 0 && !(pkt->l4 == PD_L4_TCP && (pkt->tcp.flags & PD_TCP_SYN)))
+		return;
+	if (!f->ndpi) {
+		f->ndpi = ndpi_flow_malloc(n->flow_size);
+		if (!f->ndpi) {
+			f->ndpi_done = true;
+			return;
+		}
+		memset(f->ndpi, 0, n->flow_size);
+	}
+	uint32_t len = pkt->l3_captured;
+	if (pkt->ip.total_len && len > pkt->ip.total_len)
+		len = pkt->ip.total_len;
+	if (len > 65535)
+		len = 65535;
+	uint64_t ms = (uint64_t)(pkt->ts / 1000000);
+	ndpi_protocol p;
+#if PD_NDPI_AT_LEAST(4, 4)
+	p = ndpi_detection_process_packet(n->mod, f->ndpi, pkt->l3, (unsigned short)len, ms, NULL);
+#else
+	p = ndpi_detection_process_packet(n->mod, f->ndpi, pkt->l3, (unsigned short)len, ms);
+#endif
+	if (payload)
+		f->ndpi_pkts++;
+	if (detected(p)) {
+		set_label(n, f, p);
+		f->ndpi_done = true;
+		ndpi_flow_free(f->ndpi);
+		f->ndpi = NULL;
+	} else if (f->ndpi_pkts >= PD_NDPI_MAX_PKTS) {
+		pd_ndpi_finish(n, f);
+	}
+}
+
+void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
+{
+	if (!f->ndpi_done && f->ndpi && n) {
+		uint8_t guessed = 0;
+		ndpi_protocol p = ndpi_detection_giveup(n->mod, f->ndpi, 1, &guessed);
+		if (detected(p))
+			set_label(n, f, p);
+	}
+	if (f->ndpi) {
+		ndpi_flow_free(f->ndpi);
+		f->ndpi = NULL;
+	}
+	f->ndpi_done = true;
+	if (!f->app[0])
+		g_strlcpy(f->app, "Unknown", sizeof(f->app));
+}

@@ -1,0 +1,328 @@
+/* Capture input; see reader.h. */
+#define _GNU_SOURCE
+#include "reader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Bigger stdio buffer than the default: fewer read(2) calls on big files. */
+#define PD_READ_BUFSZ (1u << 20)
+
+typedef struct pd_source {
+	char *path; /* as given */
+	pcap_t *pcap;
+	gzFile gz; /* non-NULL when reading through zlib */
+	char *iobuf;
+	int linktype;
+	bool has_filter;
+	struct bpf_program prog;
+	bool done;
+	/* the packet at the head of this source, valid until its next read */
+	bool have_head;
+	struct pcap_pkthdr *hdr;
+	const u_char *data;
+	pd_time head_ts;
+	uint64_t size;
+} pd_source;
+
+struct pd_reader {
+	pd_source *src;
+	size_t n;
+	uint64_t frame_no;
+	GPtrArray *errors;
+	bool truncated;
+	bool failed;
+	uint32_t snaplen;
+	uint64_t total_bytes;
+	pd_source *pending; /* advance before the next read */
+};
+
+static ssize_t gz_cookie_read(void *cookie, char *buf, size_t size)
+{
+	if (size > INT32_MAX)
+		size = INT32_MAX;
+	int n = gzread((gzFile)cookie, buf, (unsigned)size);
+	return n < 0 ? -1 : n;
+}
+
+static int gz_cookie_close(void *cookie)
+{
+	return gzclose((gzFile)cookie) == Z_OK ? 0 : -1;
+}
+
+static void add_error(pd_reader *r, char *msg)
+{
+	g_ptr_array_add(r->errors, msg);
+}
+
+/* Explains libpcap's terse messages in the user's terms. */
+static char *explain_error(const char *path, const char *msg, bool at_open, uint64_t size)
+{
+	if (at_open && size == 0)
+		return g_strdup_printf("%s: empty file (0 bytes), not a capture", path);
+	if (strstr(msg, "unknown file format"))
+		return g_strdup_printf("%s: not a pcap or pcapng capture (libpcap: %s)", path, msg);
+	if (strstr(msg, "different from the type of the first interface") ||
+	    strstr(msg, "different link-layer type"))
+		return g_strdup_printf(
+			"%s: the pcapng file has interfaces with different link types, which libpcap "
+			"cannot read in one pass (%s); split it per interface, e.g. "
+			"`tshark -r %s -Y 'frame.interface_id == 0' -w if0.pcapng` (and 1, 2, ...), "
+			"and give the parts to pcapdoc",
+			path, msg, path);
+	if (strstr(msg, "truncated"))
+		return g_strdup_printf("%s: file is truncated (cut off mid-record; %s)", path, msg);
+	return g_strdup_printf("%s: %s", path, msg);
+}
+
+static bool source_open(pd_reader *r, pd_source *s, const char *filter)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	bool is_stdin = strcmp(s->path, "-") == 0;
+	FILE *fp = NULL;
+
+	if (is_stdin) {
+		/* zlib passes plain data through, so stdin may be either. */
+		int fd = dup(STDIN_FILENO);
+		s->gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+		if (!s->gz) {
+			add_error(r, g_strdup_printf("-: cannot read standard input: %s", g_strerror(errno)));
+			return false;
+		}
+	} else {
+		struct stat st;
+		if (stat(s->path, &st) != 0) {
+			add_error(r, g_strdup_printf("%s: cannot open: %s", s->path, g_strerror(errno)));
+			return false;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			add_error(r, g_strdup_printf("%s: is a directory, not a capture", s->path));
+			return false;
+		}
+		s->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		fp = fopen(s->path, "rb");
+		if (!fp) {
+			add_error(r, g_strdup_printf("%s: cannot open: %s", s->path, g_strerror(errno)));
+			return false;
+		}
+		if (S_ISREG(st.st_mode) && st.st_size == 0) {
+			fclose(fp);
+			add_error(r, g_strdup_printf("%s: empty file (0 bytes), not a capture", s->path));
+			return false;
+		}
+		unsigned char magic[2] = {0, 0};
+		size_t got = fread(magic, 1, 2, fp);
+		if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+			int fd = dup(fileno(fp));
+			fclose(fp);
+			fp = NULL;
+			if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0 || !(s->gz = gzdopen(fd, "rb"))) {
+				if (fd >= 0 && !s->gz)
+					close(fd);
+				add_error(r, g_strdup_printf("%s: cannot open gzip stream", s->path));
+				return false;
+			}
+		} else {
+			rewind(fp);
+		}
+	}
+	if (s->gz) {
+		gzbuffer(s->gz, 256 * 1024);
+		cookie_io_functions_t io = {.read = gz_cookie_read, .close = gz_cookie_close};
+		fp = fopencookie(s->gz, "rb", io);
+		if (!fp) {
+			gzclose(s->gz);
+			s->gz = NULL;
+			add_error(r, g_strdup_printf("%s: cannot open: %s", s->path, g_strerror(errno)));
+			return false;
+		}
+	}
+	s->iobuf = g_malloc(PD_READ_BUFSZ);
+	setvbuf(fp, s->iobuf, _IOFBF, PD_READ_BUFSZ);
+	s->pcap = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!s->pcap) {
+		fclose(fp); /* also closes the gz stream through the cookie */
+		s->gz = NULL;
+		add_error(r, explain_error(s->path, errbuf, true, is_stdin ? 1 : s->size));
+		if (strstr(errbuf, "truncated"))
+			r->truncated = true;
+		return false;
+	}
+	s->linktype = pcap_datalink(s->pcap);
+	int snap = pcap_snapshot(s->pcap);
+	if (snap > 0 && (uint32_t)snap > r->snaplen)
+		r->snaplen = (uint32_t)snap;
+	if (filter && *filter) {
+		/* Compiled against this file's link type; applied per packet in
+		 * pd_reader_next so filtered frames keep their numbers. */
+		pcap_t *dead = pcap_open_dead(s->linktype, snap > 0 ? snap : 262144);
+		if (!dead || pcap_compile(dead, &s->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+			add_error(r, g_strdup_printf("%s: bad filter \"%s\": %s", s->path, filter,
+						     dead ? pcap_geterr(dead) : "cannot compile"));
+			if (dead)
+				pcap_close(dead);
+			return false;
+		}
+		pcap_close(dead);
+		s->has_filter = true;
+	}
+	return true;
+}
+
+static void source_close(pd_source *s)
+{
+	if (s->has_filter)
+		pcap_freecode(&s->prog);
+	if (s->pcap)
+		pcap_close(s->pcap); /* closes the FILE, and the gz stream with it */
+	g_free(s->iobuf);
+	g_free(s->path);
+}
+
+/* Reads the next record of s into its head; marks the source done at the
+ * end or on an error (recorded, and reading stops for this file only). */
+static void source_advance(pd_reader *r, pd_source *s)
+{
+	s->have_head = false;
+	if (s->done)
+		return;
+	int rc = pcap_next_ex(s->pcap, &s->hdr, &s->data);
+	if (rc == 1) {
+		s->have_head = true;
+		s->head_ts = (pd_time)s->hdr->ts.tv_sec * PD_NS_PER_SEC + (pd_time)s->hdr->ts.tv_usec;
+		return;
+	}
+	s->done = true;
+	if (rc == PCAP_ERROR) {
+		const char *msg = pcap_geterr(s->pcap);
+		if (strstr(msg, "truncated"))
+			r->truncated = true;
+		else
+			r->failed = true;
+		add_error(r, explain_error(s->path, msg, false, 1));
+	}
+}
+
+pd_reader *pd_reader_open(const char *const *paths, size_t n, const char *filter, GError **err)
+{
+	pd_reader *r = g_new0(pd_reader, 1);
+	r->errors = g_ptr_array_new_with_free_func(g_free);
+	r->src = g_new0(pd_source, n);
+	size_t ok = 0;
+	for (size_t i = 0; i < n; i++) {
+		pd_source *s = &r->src[r->n];
+		s->path = g_strdup(paths[i]);
+		if (!source_open(r, s, filter)) {
+			r->failed = true;
+			source_close(s);
+			memset(s, 0, sizeof(*s));
+			continue;
+		}
+		r->total_bytes += s->size;
+		r->n++;
+		ok++;
+	}
+	if (ok == 0) {
+		const char *why = r->errors->len ? (const char *)g_ptr_array_index(r->errors, 0)
+						 : "no input files";
+		g_set_error(err, g_quark_from_static_string("pd-reader"), 1, "%s", why);
+		pd_reader_close(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		source_advance(r, &r->src[i]);
+	return r;
+}
+
+bool pd_reader_next(pd_reader *r, pd_frame *out)
+{
+	/* The frame returned last time lives in its source's buffer until that
+	 * source reads again, so its advance is deferred to here. */
+	if (r->pending) {
+		source_advance(r, r->pending);
+		r->pending = NULL;
+	}
+	for (;;) {
+		/* Earliest head wins; ties go to the earlier file, and a single
+		 * file keeps its own order even when its clock steps back. */
+		pd_source *best = NULL;
+		for (size_t i = 0; i < r->n; i++) {
+			pd_source *s = &r->src[i];
+			if (s->have_head && (!best || s->head_ts < best->head_ts))
+				best = s;
+		}
+		if (!best)
+			return false;
+		r->frame_no++;
+		if (best->has_filter && pcap_offline_filter(&best->prog, best->hdr, best->data) == 0) {
+			source_advance(r, best);
+			continue;
+		}
+		out->frame_no = r->frame_no;
+		out->ts = best->head_ts;
+		out->caplen = best->hdr->caplen;
+		out->wirelen = best->hdr->len;
+		out->linktype = best->linktype;
+		out->file_index = (uint32_t)(best - r->src);
+		out->data = best->data;
+		r->pending = best;
+		return true;
+	}
+}
+
+uint64_t pd_reader_bytes_read(const pd_reader *r)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const pd_source *s = &r->src[i];
+		if (s->gz) {
+			z_off_t o = gzoffset(s->gz);
+			total += o > 0 ? (uint64_t)o : 0;
+		} else if (s->pcap) {
+			FILE *fp = pcap_file(s->pcap);
+			long o = fp ? ftell(fp) : -1;
+			total += o > 0 ? (uint64_t)o : 0;
+		}
+	}
+	return total;
+}
+
+void pd_reader_close(pd_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		source_close(&r->src[i]);
+	g_free(r->src);
+	g_ptr_array_unref(r->errors);
+	g_free(r);
+}
+
+const GPtrArray *pd_reader_errors(const pd_reader *r)
+{
+	return r->errors;
+}
+bool pd_reader_truncated(const pd_reader *r)
+{
+	return r->truncated;
+}
+bool pd_reader_any_failed(const pd_reader *r)
+{
+	return r->failed;
+}
+uint32_t pd_reader_snaplen(const pd_reader *r)
+{
+	return r->snaplen;
+}
+uint64_t pd_reader_total_bytes(const pd_reader *r)
+{
+	return r->total_bytes;
+}
+uint64_t pd_reader_frames_seen(const pd_reader *r)
+{
+	return r->frame_no;
+}

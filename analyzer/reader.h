@@ -1,0 +1,47 @@
+/* Capture input: one or more files (or "-") read as one capture, merged in
+ * timestamp order like mergecap does with tcpdump's rotated files. Plain and
+ * gzip-compressed pcap and pcapng, through libpcap at nanosecond precision.
+ * A BPF filter is applied here, after numbering, so frame numbers stay the
+ * original ones. */
+#ifndef PD_READER_H
+#define PD_READER_H
+
+#include <glib.h>
+#include <pcap/pcap.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dissect/packet.h"
+
+typedef struct pd_reader pd_reader;
+
+typedef struct pd_frame {
+	uint64_t frame_no; /* 1-based across the merged input */
+	pd_time ts;
+	uint32_t caplen, wirelen;
+	int linktype;
+	uint32_t file_index;
+	const uint8_t *data; /* valid until the next pd_reader_next() */
+} pd_frame;
+
+/* Opens every file. Files that cannot be opened are reported through
+ * pd_reader_error() and skipped; returns NULL only when none can be read
+ * (with *err set). filter may be NULL. */
+pd_reader *pd_reader_open(const char *const *paths, size_t n, const char *filter, GError **err);
+
+/* Next frame that passes the filter; false at the end of all input. */
+bool pd_reader_next(pd_reader *r, pd_frame *out);
+
+/* Per-file problems met so far (open failures, truncation, corruption),
+ * each a full sentence naming the file. Owned by the reader. */
+const GPtrArray *pd_reader_errors(const pd_reader *r);
+bool pd_reader_truncated(const pd_reader *r); /* a file ended mid-record */
+bool pd_reader_any_failed(const pd_reader *r); /* a file could not be opened/read */
+uint32_t pd_reader_snaplen(const pd_reader *r);
+uint64_t pd_reader_bytes_read(const pd_reader *r); /* compressed bytes for .gz */
+uint64_t pd_reader_total_bytes(const pd_reader *r); /* sizes of regular files, 0 if unknown */
+uint64_t pd_reader_frames_seen(const pd_reader *r); /* incl. filtered-out ones */
+
+void pd_reader_close(pd_reader *r);
+
+#endif

@@ -1,0 +1,49 @@
+/* One analysis run: reads the input, drives dissector, flow engine, nDPI
+ * and detectors in a single streaming pass, and owns the findings until it
+ * hands over the finished report. */
+#ifndef PD_RUN_H
+#define PD_RUN_H
+
+#include <glib.h>
+
+#include "model.h"
+#include "reader.h"
+
+typedef struct pd_run pd_run;
+
+typedef struct pd_run_opts {
+	const char *filter; /* BPF, may be NULL */
+	bool want_flow_rows; /* keep a row per flow for --flows */
+	size_t max_flows; /* live flow cap; least recently active evicted */
+	size_t max_flow_rows; /* rows kept for the flow table */
+	bool progress; /* progress line on stderr */
+	bool no_ndpi; /* skip application detection (tests, fuzzing) */
+} pd_run_opts;
+
+void pd_run_opts_default(pd_run_opts *o);
+
+pd_run *pd_run_new(const pd_run_opts *opts);
+void pd_run_free(pd_run *run);
+
+typedef enum pd_run_status {
+	PD_RUN_OK = 0,
+	PD_RUN_TRUNCATED, /* a file ended mid-record; what was read is analysed */
+	PD_RUN_SOME_FAILED, /* some file could not be opened or read */
+	PD_RUN_NONE_READ, /* nothing could be opened */
+} pd_run_status;
+
+/* Reads and analyses the files as one merged capture. */
+pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
+
+/* Feeds one frame directly (fuzzing and tests). */
+void pd_run_frame(pd_run *run, const pd_frame *frame);
+
+/* Ends every flow, runs the end-of-capture passes and returns the report;
+ * the caller owns it (pd_report_free). The run can then only be freed. */
+pd_report *pd_run_finish(pd_run *run);
+
+/* Aggregation threshold: an id found on more flows than this becomes one
+ * capture-wide finding listing them. */
+#define PD_AGGREGATE_MIN_FLOWS 5
+
+#endif

@@ -1,0 +1,24 @@
+/* Per-segment TCP analysis: updates a flow's two halves and classifies the
+ * segment the way Wireshark's tcp.analysis.* does, so detectors and the
+ * flow table agree with what an engineer sees there. */
+#ifndef PD_TCP_ENGINE_H
+#define PD_TCP_ENGINE_H
+
+#include "flow.h"
+
+/* A SYN (no ACK) that starts a new connection on a 4-tuple that already
+ * has a flow: a different ISN, or the flow is finished. */
+bool pd_tcp_starts_new_connection(const pd_flow *f, int dir, const pd_packet *pkt);
+
+/* Picks client/server for a flow whose first packet is pkt: the SYN
+ * sender, the SYN-ACK receiver, else the low well-known port as server,
+ * else the first sender as client. Returns true if pkt's sender is the client. */
+bool pd_tcp_sender_is_client(const pd_packet *pkt);
+
+/* Updates f with the segment from side dir and fills seg. */
+void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg);
+
+/* Out-of-order threshold when no RTT is known yet (Wireshark's default). */
+#define PD_OOO_DEFAULT_NS (3 * 1000 * 1000)
+
+#endif

@@ -1,0 +1,47 @@
+/* Stateless dissection of one frame into a pd_packet view. One file per
+ * layer (link.c, ipv4.c, ipv6.c, tcp.c, udp.c, icmp.c); this is the entry. */
+#ifndef PD_DISSECT_H
+#define PD_DISSECT_H
+
+#include "cursor.h"
+#include "packet.h"
+
+typedef enum pd_dissect_status {
+	PD_DISSECT_OK = 0, /* IP parsed (maybe a fragment or an unknown protocol) */
+	PD_DISSECT_UNSUPPORTED_LINK, /* linktype we do not decode */
+	PD_DISSECT_NOT_IP, /* ARP, LLDP, ...: counted, not an error */
+	PD_DISSECT_MALFORMED, /* see pkt->malformed */
+	PD_DISSECT_TRUNCATED, /* snaplen cut before the IP header was complete */
+} pd_dissect_status;
+
+/* Link types we decode (numbers from the pcap LINKTYPE_ registry). */
+bool pd_linktype_supported(int linktype);
+const char *pd_linktype_name(int linktype);
+
+/* Fills pkt from the frame. pkt's frame fields (frame_no, ts, caplen,
+ * wirelen, linktype, file_index) must be set by the caller; everything else
+ * is reset here. Never reads outside data[0..caplen). */
+pd_dissect_status pd_dissect(pd_packet *pkt, const uint8_t *data);
+
+/* Layer entry points, for unit tests and for ICMP's quoted headers. */
+pd_dissect_status pd_dissect_link(pd_packet *pkt, pd_cursor *c);
+pd_dissect_status pd_dissect_ipv4(pd_packet *pkt, pd_cursor *c);
+pd_dissect_status pd_dissect_ipv6(pd_packet *pkt, pd_cursor *c);
+void pd_dissect_tcp(pd_packet *pkt, pd_cursor *c, uint32_t l4_wire_len);
+void pd_dissect_udp(pd_packet *pkt, pd_cursor *c, uint32_t l4_wire_len);
+void pd_dissect_icmp(pd_packet *pkt, pd_cursor *c, bool v6);
+
+/* Parses a bare IP header (v4 or v6 by its version nibble) into ip, with
+ * no frame context: used for headers quoted inside ICMP errors. Returns
+ * false if not even the fixed header is there. The cursor is left at the
+ * transport header. */
+bool pd_dissect_quoted_ip(pd_ip *ip, pd_cursor *c);
+
+/* Address helpers. */
+bool pd_addr_equal(const pd_addr *a, const pd_addr *b);
+int pd_addr_cmp(const pd_addr *a, const pd_addr *b);
+/* Writes a printable form (inet_ntop) into buf; returns buf. */
+const char *pd_addr_str(const pd_addr *a, char *buf, size_t len);
+#define PD_ADDR_STRLEN 46
+
+#endif

@@ -1,0 +1,28 @@
+/* Helpers shared by the criterion tests. */
+#ifndef PD_TESTUTIL_H
+#define PD_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+/* Absolute path of a file under the source tree / ../shared (g_free it). */
+char *pd_test_src(const char *rel);
+char *pd_test_shared(const char *rel);
+
+/* Runs the pcapdoc binary with argv (NULL-terminated, without argv[0]);
+ * captures stdout and stderr (g_free them) and returns the exit status,
+ * or -1 if it could not run or died from a signal. */
+int pd_test_run(char **out, char **err, const char *const *argv);
+
+/* Runs `pcapdoc --format json ARGS... FILE` and parses stdout; NULL on
+ * failure. Caller cJSON_Delete()s. */
+cJSON *pd_test_json(const char *capture_rel, const char *const *extra_args);
+
+/* Findings with the given id in a JSON report (count) and the n-th one. */
+int pd_test_count_findings(const cJSON *report, const char *id);
+const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
+/* Findings at or above "warning". */
+int pd_test_count_at_least(const cJSON *report, const char *severity);
+
+#endif
