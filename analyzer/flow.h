@@ -48,8 +48,9 @@ typedef struct pd_tcp_half {
 
 	/* bookkeeping for the classification */
 	uint32_t dupack_run; /* consecutive duplicate ACKs */
-	uint32_t dupack_ack; /* the ACK value they duplicate */
+	pd_time last_ack_ts; /* when last_ack last changed or was duplicated */
 	pd_time last_pkt_ts;
+	uint32_t last_seg_flags; /* PD_SEG_* of the last segment this side sent */
 	pd_time last_data_ts; /* last segment with new data */
 	uint32_t fin_seq; bool fin_valid;
 

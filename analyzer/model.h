@@ -71,6 +71,7 @@ typedef struct pd_app_count {
 
 typedef struct pd_flow_row {
 	pd_flow_ref ref;
+	uint64_t first_frame, last_frame;
 	pd_time first_ts, last_ts;
 	uint64_t pkts[2], bytes[2]; /* [0] client->server, [1] server->client; payload bytes */
 	pd_time hs_rtt; /* -1 unknown */

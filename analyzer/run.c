@@ -13,7 +13,8 @@
 #include "tcp_engine.h"
 
 /* Idle times after which a flow is finalized (capture time, not wall time). */
-#define PD_CLOSED_LINGER_NS (10 * PD_NS_PER_SEC) /* FIN/RST seen */
+#define PD_CLOSED_LINGER_NS (10 * PD_NS_PER_SEC) /* both FINs ACKed, or RST */
+#define PD_FIN_UNACKED_LINGER_NS (130 * PD_NS_PER_SEC) /* FIN retries back off for minutes */
 #define PD_SYN_ONLY_IDLE_NS (180 * PD_NS_PER_SEC) /* SYN retries last ~127 s by default */
 #define PD_TCP_IDLE_NS (900 * PD_NS_PER_SEC)
 #define PD_UDP_IDLE_NS (120 * PD_NS_PER_SEC)
@@ -140,6 +141,8 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 			pd_flow_row row;
 			memset(&row, 0, sizeof(row));
 			pd_flow_ref_fill(&row.ref, f);
+			row.first_frame = f->first_frame;
+			row.last_frame = f->last_frame;
 			row.first_ts = f->first_ts;
 			row.last_ts = f->last_ts;
 			for (int d = 0; d < 2; d++) {
@@ -162,13 +165,22 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 	pd_flow_free(f);
 }
 
+static bool fin_acked(const pd_flow *f, int dir)
+{
+	const pd_tcp_half *h = &f->half[dir], *peer = &f->half[pd_peer(dir)];
+	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
+}
+
 static bool flow_expired(const pd_flow *f, pd_time now)
 {
 	pd_time idle = now - f->last_ts;
 	if (f->proto == 17)
 		return idle > PD_UDP_IDLE_NS;
-	if (f->state == PD_FLOW_CLOSED)
-		return idle > PD_CLOSED_LINGER_NS;
+	if (f->state == PD_FLOW_CLOSED) {
+		if (f->rst_seen || (fin_acked(f, PD_CLIENT) && fin_acked(f, PD_SERVER)))
+			return idle > PD_CLOSED_LINGER_NS;
+		return idle > PD_FIN_UNACKED_LINGER_NS;
+	}
 	if (f->syn_frame && !f->synack_frame && !f->half[PD_SERVER].seen)
 		return idle > PD_SYN_ONLY_IDLE_NS;
 	return idle > PD_TCP_IDLE_NS;

@@ -150,9 +150,12 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 
 	if (!syn && !fin && !rst && seglen == 0 && h->seq_valid && seq == h->next_seq && ack &&
 	    h->ack_valid && t->ack == h->last_ack && h->win_known && win != 0) {
+		/* ACKs answering a keep-alive or a window probe repeat the
+		 * last ACK by design: not duplicates. */
 		if (win != h->win)
 			flags |= PD_SEG_WIN_UPDATE;
-		else if (!(flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP)))
+		else if (!(flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP)) &&
+			 !(peer->last_seg_flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP)))
 			flags |= PD_SEG_DUP_ACK;
 	}
 
@@ -166,20 +169,26 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 	/* Data (or FIN) below what this side already sent: not new. */
 	if (!syn && !rst && seglen > 0 && h->seq_valid && pd_seq_lt(seq, h->next_seq) &&
 	    !(flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP))) {
+		/* Wireshark's order: fast retransmission (>= 2 dup ACKs for this
+		 * very byte, the last one under 20 ms ago), spurious (already
+		 * ACKed), out-of-order (soon after the highest segment, within
+		 * the handshake RTT or 3 ms), else a plain retransmission. */
 		pd_time ooo_thresh = f->hs_rtt > 0 ? f->hs_rtt : PD_OOO_DEFAULT_NS;
-		if (peer->dupack_run >= 2 && peer->ack_valid && seq == peer->last_ack)
+		if (peer->dupack_run >= 2 && peer->ack_valid && seq == peer->last_ack &&
+		    pkt->ts - peer->last_ack_ts < 20 * 1000 * 1000)
 			flags |= PD_SEG_RETRANS | PD_SEG_FAST_RETRANS;
+		else if (peer->ack_valid && pd_seq_le(seq + seglen, peer->last_ack))
+			flags |= PD_SEG_RETRANS | PD_SEG_SPURIOUS;
 		else if (pkt->ts - h->last_data_ts < ooo_thresh && h->next_seq != seq + seglen)
 			flags |= PD_SEG_OOO;
 		else
 			flags |= PD_SEG_RETRANS;
-		if ((flags & PD_SEG_RETRANS) && peer->ack_valid && pd_seq_le(seq + seglen, peer->last_ack))
-			flags |= PD_SEG_SPURIOUS;
 	}
 	count_flags(h, flags);
 
-	/* Advance what this side has sent. */
-	if (!syn && !rst && seglen > 0) {
+	/* Advance what this side has sent. A window probe's byte is sent
+	 * again with the next real segment, so it does not advance. */
+	if (!syn && !rst && seglen > 0 && !(flags & PD_SEG_ZWP)) {
 		if (!h->seq_valid) {
 			h->seq_valid = true;
 			h->next_seq = seq + seglen;
@@ -216,11 +225,14 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 				seg->acked = t->ack - h->last_ack;
 			h->last_ack = t->ack;
 			h->ack_valid = true;
+			h->last_ack_ts = pkt->ts;
 		}
 		if (!(flags & PD_SEG_DUP_ACK))
 			h->dupack_run = 0;
-		else
+		else {
 			h->dupack_run++;
+			h->last_ack_ts = pkt->ts;
+		}
 		if (peer->rtt_pending && pd_seq_le(peer->rtt_seq_end, t->ack)) {
 			pd_time rtt = pkt->ts - peer->rtt_sent;
 			if (rtt > 0) {
@@ -279,5 +291,6 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 		f->state = PD_FLOW_CLOSED;
 	}
 	h->last_pkt_ts = pkt->ts;
+	h->last_seg_flags = flags;
 	seg->flags = flags;
 }
