@@ -351,8 +351,10 @@ void pd_run_frame(pd_run *run, const pd_frame *fr)
 		if (pd_detectors[i]->on_packet)
 			pd_detectors[i]->on_packet(run, run->det_global[i], &pkt);
 
-	/* A malformed transport header is counted above and goes no further. */
-	if (pkt.malformed != PD_MAL_NONE) {
+	/* A malformed transport header is counted above and goes no further.
+	 * An IP total length beyond the frame was clipped to the frame by the
+	 * dissector and is analysed, as Wireshark does. */
+	if (pkt.malformed != PD_MAL_NONE && pkt.malformed != PD_MAL_IP_TOTLEN) {
 		if (pkt.l4 == PD_L4_TCP)
 			cap->tcp++;
 		else if (pkt.l4 == PD_L4_UDP)

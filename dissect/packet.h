@@ -71,7 +71,7 @@ typedef struct pd_ip {
 	uint32_t total_len; /* from the header: IPv4 tot_len, IPv6 40 + payload_len */
 	uint32_t ident; /* IPv4 ID, or IPv6 fragment header identification */
 	bool df, mf; /* MF also set from the IPv6 fragment header M flag */
-	bool is_fragment; /* MF set or offset non-zero (v4), or IPv6 fragment header present */
+	bool is_fragment; /* MF set or offset non-zero (v4 and v6); an atomic v6 fragment is not */
 	bool has_frag_header; /* IPv6 fragment header seen (atomic fragments too) */
 	uint32_t frag_offset; /* in bytes */
 	uint32_t frag_payload_len; /* bytes of this fragment's payload per the header */
