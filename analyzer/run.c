@@ -715,10 +715,12 @@ static void aggregate(pd_run *run, GPtrArray *all)
 						g_array_append_val(agg->metrics, m);
 				}
 			}
-			memcpy(agg->settings, worst->settings, sizeof(agg->settings));
-			agg->n_settings = worst->n_settings;
+			if (worst) { /* always set: same has more than one entry */
+				memcpy(agg->settings, worst->settings, sizeof(agg->settings));
+				agg->n_settings = worst->n_settings;
+			}
 			agg->detail = g_strdup_printf("%" G_GUINT64_FORMAT " flows; worst: %s", agg->flow_count,
-						      worst->detail ? worst->detail : def->title_en);
+						      worst && worst->detail ? worst->detail : def->title_en);
 			pd_finding_metric(agg, "flows", (double)agg->flow_count, "count");
 			for (guint i = 0; i < all->len; i++) {
 				pd_finding *f = g_ptr_array_index(all, i);

@@ -19,6 +19,12 @@ int pd_test_run(char **out, char **err, const char *const *argv);
  * failure. Caller cJSON_Delete()s. */
 cJSON *pd_test_json(const char *capture_rel, const char *const *extra_args);
 
+/* Same for a capture given by absolute path. */
+cJSON *pd_test_json_abs(const char *capture_path, const char *const *extra_args);
+
+/* Every capture file (.pcap, .pcapng, .gz) below dir, sorted; g_free'd paths. */
+GPtrArray *pd_test_list_captures(const char *dir);
+
 /* Findings with the given id in a JSON report (count) and the n-th one. */
 int pd_test_count_findings(const cJSON *report, const char *id);
 const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
