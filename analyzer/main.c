@@ -38,7 +38,7 @@ static void usage(FILE *out)
 	      "      --lang LANG     en (default) or zh, for text and markdown\n"
 	      "      --fail-on SEV   exit 1 when a finding at or above info|warning|error is present\n"
 	      "      --baseline FILE earlier JSON report: its findings are known and do not fail\n"
-	      "      --junit FILE    also write JUnit XML (one test case per detector)\n"
+	      "      --junit FILE    also write JUnit XML (one test case per finding id)\n"
 	      "      --max-flows N   live flow cap (default 1000000)\n"
 	      "      --strict        exit 4 when an input file is truncated\n"
 	      "      --color WHEN    auto (default), always or never\n"

@@ -2,6 +2,7 @@
 #ifndef PD_TESTUTIL_H
 #define PD_TESTUTIL_H
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>

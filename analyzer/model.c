@@ -1,0 +1,188 @@
+/* The report model: allocation, canonical order and the small name and
+ * time formatting helpers every renderer shares. */
+#include "analyzer/model.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+static void free_str(gpointer p)
+{
+	g_free(p);
+}
+
+static void free_finding(gpointer p)
+{
+	pd_finding_free(p);
+}
+
+pd_report *pd_report_new(void)
+{
+	pd_report *r = g_new0(pd_report, 1);
+	pd_capture_summary *c = &r->cap;
+
+	c->files = g_ptr_array_new_with_free_func(free_str);
+	c->linktypes = g_array_new(FALSE, TRUE, sizeof(pd_linktype_count));
+	c->apps = g_array_new(FALSE, TRUE, sizeof(pd_app_count));
+	c->notes = g_ptr_array_new_with_free_func(free_str);
+	c->errors = g_ptr_array_new_with_free_func(free_str);
+	r->flows = NULL; /* only when the flow table was asked for */
+	r->findings = g_ptr_array_new_with_free_func(free_finding);
+	return r;
+}
+
+void pd_report_free(pd_report *r)
+{
+	if (!r)
+		return;
+	pd_capture_summary *c = &r->cap;
+	if (c->files)
+		g_ptr_array_unref(c->files);
+	if (c->linktypes)
+		g_array_unref(c->linktypes);
+	if (c->apps)
+		g_array_unref(c->apps);
+	if (c->notes)
+		g_ptr_array_unref(c->notes);
+	if (c->errors)
+		g_ptr_array_unref(c->errors);
+	if (r->flows)
+		g_array_unref(r->flows);
+	if (r->findings)
+		g_ptr_array_unref(r->findings);
+	g_free(r);
+}
+
+void pd_finding_free(pd_finding *f)
+{
+	if (!f)
+		return;
+	g_free(f->detail);
+	if (f->flows)
+		g_array_unref(f->flows);
+	if (f->examples)
+		g_array_unref(f->examples);
+	if (f->metrics)
+		g_array_unref(f->metrics);
+	g_free(f);
+}
+
+static int cmp_findings(gconstpointer a, gconstpointer b)
+{
+	const pd_finding *fa = *(const pd_finding *const *)a;
+	const pd_finding *fb = *(const pd_finding *const *)b;
+
+	if (fa->severity != fb->severity)
+		return fa->severity > fb->severity ? -1 : 1;
+	if (fa->impact_s != fb->impact_s)
+		return fa->impact_s > fb->impact_s ? -1 : 1;
+	const char *ia = fa->def ? fa->def->id : "";
+	const char *ib = fb->def ? fb->def->id : "";
+	int c = strcmp(ia, ib);
+	if (c)
+		return c;
+	if (fa->first.frame != fb->first.frame)
+		return fa->first.frame < fb->first.frame ? -1 : 1;
+	return 0;
+}
+
+void pd_report_sort(pd_report *r)
+{
+	if (r && r->findings)
+		g_ptr_array_sort(r->findings, cmp_findings);
+}
+
+const char *pd_severity_name(pd_severity s)
+{
+	switch (s) {
+	case PD_SEV_INFO:
+		return "info";
+	case PD_SEV_WARNING:
+		return "warning";
+	case PD_SEV_ERROR:
+		return "error";
+	}
+	return "info";
+}
+
+bool pd_severity_parse(const char *s, pd_severity *out)
+{
+	static const pd_severity all[] = {PD_SEV_INFO, PD_SEV_WARNING, PD_SEV_ERROR};
+
+	if (!s)
+		return false;
+	for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+		if (g_ascii_strcasecmp(s, pd_severity_name(all[i])) == 0) {
+			if (out)
+				*out = all[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *pd_category_name(pd_category c)
+{
+	switch (c) {
+	case PD_CAT_HANDSHAKE:
+		return "handshake";
+	case PD_CAT_TIMESTAMPS:
+		return "timestamps";
+	case PD_CAT_NAGLE_DELAYED_ACK:
+		return "nagle-delayed-ack";
+	case PD_CAT_FRAGMENTATION_PMTU:
+		return "fragmentation-pmtu";
+	case PD_CAT_WINDOW:
+		return "window";
+	case PD_CAT_LOSS:
+		return "loss";
+	case PD_CAT_CONNECTION_CHURN:
+		return "connection-churn";
+	case PD_CAT_CAPTURE:
+		return "capture";
+	case PD_CAT__COUNT:
+		break;
+	}
+	return "unknown";
+}
+
+/* Splits t into whole seconds (floored) and 0..999999999 nanoseconds. */
+static void split_time(pd_time t, int64_t *sec, int64_t *nsec)
+{
+	int64_t s = t / PD_NS_PER_SEC;
+	int64_t n = t % PD_NS_PER_SEC;
+	if (n < 0) {
+		n += PD_NS_PER_SEC;
+		s -= 1;
+	}
+	*sec = s;
+	*nsec = n;
+}
+
+void pd_time_str(pd_time t, char *buf, size_t len)
+{
+	if (!buf || !len)
+		return;
+	/* Magnitude as unsigned so INT64_MIN is safe. */
+	bool neg = t < 0;
+	uint64_t m = neg ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
+	snprintf(buf, len, "%s%" PRIu64 ".%09" PRIu64, neg ? "-" : "", m / 1000000000u,
+		 m % 1000000000u);
+}
+
+void pd_time_iso(pd_time t, char *buf, size_t len)
+{
+	if (!buf || !len)
+		return;
+	int64_t sec, nsec;
+	split_time(t, &sec, &nsec);
+	time_t tt = (time_t)sec;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm)) {
+		snprintf(buf, len, "invalid");
+		return;
+	}
+	char date[32];
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09" PRId64 "Z", date, nsec);
+}

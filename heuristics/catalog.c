@@ -1,0 +1,710 @@
+/* The finding catalogue: one entry per id, texts in English and Chinese,
+ * the settings that usually lie behind it (KB names, most likely first)
+ * and the other causes a capture alone cannot rule out. Ids are stable:
+ * never rename one (reports, baselines and diffs key on them). */
+#include "heuristics/catalog.h"
+
+#include <string.h>
+
+#define S(...) .settings = {__VA_ARGS__, NULL}
+#define AEN(...) .alternatives_en = {__VA_ARGS__, NULL}
+#define AZH(...) .alternatives_zh = {__VA_ARGS__, NULL}
+
+const pd_finding_def pd_catalog[] = {
+	/* ================= handshake ================= */
+	{
+		.id = "syn-retransmit",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_WARNING,
+		.title_en = "SYN retransmitted before the connection was set up",
+		.title_zh = "建立连接时 SYN 被重传",
+		.explain_en = "The client sent its SYN more than once with the same initial sequence "
+			      "number: the first attempts got no SYN-ACK in time. Each retry waits for a "
+			      "timer (about 1 s, then longer), so every connection here started late.",
+		.explain_zh = "客户端用相同的初始序列号多次发送 SYN：前几次没有及时收到 SYN-ACK。"
+			      "每次重试都要等定时器（约 1 秒，之后更长），所以这些连接都被推迟建立。",
+		S("net.core.somaxconn", "listen() backlog", "net.ipv4.tcp_max_syn_backlog",
+		  "net.netfilter.nf_conntrack_max", "firewall dropping SYN/SYN-ACK",
+		  "net.ipv4.tcp_syn_retries"),
+		AEN("Packet loss on the path (one client affected rather than many)",
+		    "The server host was busy or briefly unreachable",
+		    "A firewall or rate limiter dropping SYNs"),
+		AZH("路径丢包（只影响单个客户端而非大量客户端时更可能）", "服务器主机繁忙或短暂不可达",
+		    "防火墙或限速设备丢弃 SYN"),
+	},
+	{
+		.id = "syn-unanswered",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Connection attempt gave up: no SYN-ACK",
+		.title_zh = "连接尝试放弃：始终没有 SYN-ACK",
+		.explain_en = "The client retried its SYN until it stopped, and no SYN-ACK ever came "
+			      "back. The application saw a connect timeout.",
+		.explain_zh = "客户端不断重传 SYN 直到放弃，始终没有收到 SYN-ACK。应用层看到的是连接超时。",
+		S("firewall dropping SYN/SYN-ACK", "net.core.somaxconn", "listen() backlog",
+		  "net.netfilter.nf_conntrack_max", "net.ipv4.tcp_syn_retries"),
+		AEN("The server is down or the address is wrong",
+		    "Routing problem between client and server",
+		    "The capture ended before the answer (check the capture's end time)"),
+		AZH("服务器宕机或地址错误", "客户端与服务器之间的路由问题", "抓包在应答到来前结束（检查抓包结束时间）"),
+	},
+	{
+		.id = "synack-retransmit",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Server repeated its SYN-ACK",
+		.title_zh = "服务端重传了 SYN-ACK",
+		.explain_en = "The server sent its SYN-ACK again because it did not get (or did not "
+			      "accept) the client's ACK. The handshake finished late or not at all.",
+		.explain_zh = "服务端再次发送 SYN-ACK，因为它没有收到（或没有接受）客户端的 ACK。"
+			      "握手完成被推迟，或根本没有完成。",
+		S("net.core.somaxconn", "listen() backlog", "accept loop",
+		  "firewall dropping SYN/SYN-ACK", "net.ipv4.tcp_synack_retries"),
+		AEN("The client's ACK was lost on the path", "The SYN-ACK was lost on its way to the client",
+		    "The client gave up and never answered"),
+		AZH("客户端的 ACK 在路径上丢失", "SYN-ACK 在发往客户端途中丢失", "客户端已放弃，没有应答"),
+	},
+	{
+		.id = "accept-queue-overflow",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Listener accept queue full: handshake ACK dropped",
+		.title_zh = "监听端全连接队列已满：握手 ACK 被丢弃",
+		.explain_en = "The client completed the handshake but the server behaved as if it had "
+			      "not: it re-sent its SYN-ACK after the client's ACK (or reset the connection "
+			      "right after it). That is what Linux does when a listener's accept queue is "
+			      "full: the application is not calling accept() fast enough, or the queue is "
+			      "too small for the burst.",
+		.explain_zh = "客户端已经完成握手，但服务端表现得好像没有完成：在客户端 ACK 之后仍重发 "
+			      "SYN-ACK（或紧接着重置连接）。这正是 Linux 在监听套接字全连接队列满时的行为："
+			      "应用 accept() 不够快，或者队列相对突发太小。",
+		S("net.core.somaxconn", "listen() backlog", "accept loop", "net.ipv4.tcp_abort_on_overflow"),
+		AEN("The client's ACK was lost on the path (rare when it repeats across many clients)",
+		    "A middlebox dropping the third packet of the handshake"),
+		AZH("客户端的 ACK 在路径上丢失（若多个客户端同时出现则不太可能）", "中间设备丢弃了握手的第三个报文"),
+	},
+	{
+		.id = "syncookies",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_WARNING,
+		.title_en = "SYN cookies in use: SYN-ACK lost its options",
+		.title_zh = "启用了 SYN cookie：SYN-ACK 缺少选项",
+		.explain_en = "This server normally answers with window scaling and SACK, but some SYN-ACKs "
+			      "came without them. Linux does that when its SYN queue overflows and it falls "
+			      "back to SYN cookies; those connections may be stuck with a 64 KiB window.",
+		.explain_zh = "该服务器通常在 SYN-ACK 中带窗口扩大和 SACK 选项，但部分 SYN-ACK 没有。"
+			      "这是 Linux 在 SYN 队列溢出、改用 SYN cookie 时的表现；"
+			      "这些连接的窗口可能被限制在 64 KiB。",
+		S("listen() backlog", "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
+		  "net.ipv4.tcp_syncookies", "net.ipv4.tcp_timestamps"),
+		AEN("A SYN flood toward the service", "Several servers behind one address with different settings"),
+		AZH("针对该服务的 SYN 洪泛", "同一地址后面有多台配置不同的服务器"),
+	},
+	{
+		.id = "listener-overload",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Many clients' SYNs retransmitted at once toward one service",
+		.title_zh = "大量客户端同时向同一服务重传 SYN",
+		.explain_en = "SYN retransmissions from many different clients cluster in the same seconds "
+			      "toward the same server port. Path loss rarely hits everyone at once; a "
+			      "listener whose queues are full, or a full connection-tracking table, does.",
+		.explain_zh = "来自许多不同客户端、发往同一服务端口的 SYN 重传集中在同一时间段。"
+			      "路径丢包很少同时影响所有人；而监听队列满或连接跟踪表满会。",
+		S("net.core.somaxconn", "listen() backlog", "accept loop", "net.ipv4.tcp_max_syn_backlog",
+		  "net.netfilter.nf_conntrack_max", "firewall dropping SYN/SYN-ACK"),
+		AEN("Congestion on a link shared by all the clients", "A load balancer or firewall rate limit"),
+		AZH("所有客户端共用的链路拥塞", "负载均衡或防火墙的速率限制"),
+	},
+	{
+		.id = "syn-flood",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Many half-open connections from many sources",
+		.title_zh = "来自大量源地址的半连接",
+		.explain_en = "Many sources sent SYNs that were answered but never completed. That fills "
+			      "the listener's SYN queue and looks like a SYN flood (or a scan).",
+		.explain_zh = "大量源地址发送 SYN，服务端应答后握手从未完成。这会填满监听端的 SYN 队列，"
+			      "看起来像 SYN 洪泛（或扫描）。",
+		S("net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", "net.ipv4.tcp_synack_retries",
+		  "firewall dropping SYN/SYN-ACK"),
+		AEN("Clients whose return path is broken (SYN-ACKs never reach them)",
+		    "A load-balancer health check that only half-opens connections"),
+		AZH("客户端回程路径故障（SYN-ACK 无法到达）", "只做半开连接的负载均衡健康检查"),
+	},
+	/* ================= timestamps ================= */
+	{
+		.id = "paws-rejected-syn",
+		.category = PD_CAT_TIMESTAMPS,
+		.severity = PD_SEV_ERROR,
+		.title_en = "SYN rejected: 4-tuple reused during TIME_WAIT with an older timestamp",
+		.title_zh = "SYN 被拒绝：TIME_WAIT 期间复用四元组且时间戳更旧",
+		.explain_en = "A new connection reused the same addresses and ports as one closed less "
+			      "than 60 s before, and its TCP timestamp was lower than the old one. The "
+			      "server still held the old connection in TIME_WAIT and answered with an ACK "
+			      "for it (or a RST) instead of a SYN-ACK, so the client had to retry.",
+		.explain_zh = "新连接复用了 60 秒内刚关闭连接的地址和端口，且 TCP 时间戳比旧连接小。"
+			      "服务端仍把旧连接保存在 TIME_WAIT 中，于是回复了旧连接的 ACK（或 RST）"
+			      "而不是 SYN-ACK，客户端只好重试。",
+		S("connection pooling / keep-alive", "net.ipv4.ip_local_port_range", "NAT source-port reuse",
+		  "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_tw_recycle"),
+		AEN("Several hosts behind one NAT address sharing the server's view of a 4-tuple",
+		    "A client whose timestamp clock jumped backwards (reboot, VM migration)"),
+		AZH("同一 NAT 地址后的多台主机在服务端看来共用同一四元组", "客户端时间戳时钟回退（重启、虚拟机迁移）"),
+	},
+	{
+		.id = "nat-timestamp-clocks",
+		.category = PD_CAT_TIMESTAMPS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Several timestamp clocks behind one source address",
+		.title_zh = "同一源地址后面存在多个时间戳时钟",
+		.explain_en = "Connections from one IP address carry TCP timestamps from unrelated clocks: "
+			      "several hosts share that address (NAT, proxy, load balancer). Servers that "
+			      "compare timestamps per IP (old tcp_tw_recycle) drop some of their SYNs, and "
+			      "reused 4-tuples can fail PAWS.",
+		.explain_zh = "来自同一 IP 的连接携带互不相关的时钟产生的 TCP 时间戳：多台主机共用该地址"
+			      "（NAT、代理、负载均衡）。按 IP 比较时间戳的服务器（老的 tcp_tw_recycle）"
+			      "会丢弃其中一部分 SYN，复用的四元组也可能无法通过 PAWS 检查。",
+		S("net.ipv4.tcp_tw_recycle", "NAT source-port reuse", "net.ipv4.tcp_timestamps",
+		  "net.ipv4.tcp_tw_reuse"),
+		AEN("Per-connection timestamp offsets from one host (harmless unless SYNs fail)"),
+		AZH("同一主机的每连接时间戳偏移（除非 SYN 失败，否则无害）"),
+	},
+	{
+		.id = "rst-closed-port",
+		.category = PD_CAT_TIMESTAMPS,
+		.severity = PD_SEV_INFO,
+		.title_en = "SYN answered by RST: nothing listening",
+		.title_zh = "SYN 被 RST 应答：端口无监听",
+		.explain_en = "The server answered the SYN with a reset: no process was listening on that "
+			      "port, or a middlebox refused the connection for it.",
+		.explain_zh = "服务端用 RST 应答 SYN：该端口没有进程监听，或中间设备代为拒绝了连接。",
+		S("listen() backlog", "firewall dropping SYN/SYN-ACK"),
+		AEN("The service was restarting", "A firewall configured to reject with TCP reset",
+		    "A load balancer or proxy rejecting because its backend is down"),
+		AZH("服务正在重启", "配置为以 TCP RST 拒绝的防火墙", "负载均衡或代理因后端不可用而拒绝连接"),
+	},
+	/* ================= connection churn ================= */
+	{
+		.id = "connection-churn",
+		.category = PD_CAT_CONNECTION_CHURN,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Many short connections, one request each",
+		.title_zh = "大量短连接，每个连接只有一次请求",
+		.explain_en = "The client opens a new connection for each request and closes it right "
+			      "after. Each pays a handshake round trip, leaves a TIME_WAIT socket for 60 s "
+			      "and uses an ephemeral port; at high rates ports and accept queues run out.",
+		.explain_zh = "客户端每个请求都新建连接并立即关闭。每次都要付出一次握手往返，"
+			      "留下一个持续 60 秒的 TIME_WAIT 套接字并占用一个临时端口；"
+			      "速率高时会耗尽端口和全连接队列。",
+		S("connection pooling / keep-alive", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse",
+		  "net.ipv4.tcp_max_tw_buckets"),
+		AEN("A protocol or client library without keep-alive support", "Health checks or monitoring probes"),
+		AZH("协议或客户端库不支持长连接", "健康检查或监控探测"),
+	},
+	{
+		.id = "port-reuse-timewait",
+		.category = PD_CAT_CONNECTION_CHURN,
+		.severity = PD_SEV_WARNING,
+		.title_en = "4-tuple reused within 60 s (TIME_WAIT)",
+		.title_zh = "60 秒内复用了同一四元组（TIME_WAIT）",
+		.explain_en = "A connection used the same addresses and ports as one that closed less than "
+			      "60 s earlier, while that one could still be in TIME_WAIT. It works only if "
+			      "the new SYN's sequence number or timestamp is newer; otherwise the SYN is "
+			      "rejected.",
+		.explain_zh = "新连接使用了 60 秒内刚关闭连接的地址和端口，而旧连接可能仍处于 TIME_WAIT。"
+			      "只有新 SYN 的序列号或时间戳更新时才能成功，否则 SYN 会被拒绝。",
+		S("net.ipv4.ip_local_port_range", "connection pooling / keep-alive", "net.ipv4.tcp_tw_reuse",
+		  "NAT source-port reuse", "net.ipv4.tcp_fin_timeout"),
+		AEN("A NAT or load balancer mapping many clients onto few source ports",
+		    "A client that binds a fixed source port"),
+		AZH("NAT 或负载均衡把大量客户端映射到少量源端口", "客户端绑定了固定源端口"),
+	},
+	{
+		.id = "ephemeral-port-pressure",
+		.category = PD_CAT_CONNECTION_CHURN,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Source ports close to the ephemeral range size",
+		.title_zh = "源端口数量接近临时端口范围上限",
+		.explain_en = "One client used nearly as many distinct source ports toward one destination "
+			      "as the default ephemeral range holds. New connections soon fail with "
+			      "EADDRNOTAVAIL or reuse ports still in TIME_WAIT.",
+		.explain_zh = "单个客户端访问同一目的地使用的不同源端口数接近默认临时端口范围的大小。"
+			      "新连接很快会以 EADDRNOTAVAIL 失败，或复用仍处于 TIME_WAIT 的端口。",
+		S("net.ipv4.ip_local_port_range", "connection pooling / keep-alive", "net.ipv4.tcp_tw_reuse",
+		  "NAT source-port reuse"),
+		AEN("A NAT address shared by many clients"),
+		AZH("多个客户端共享同一个 NAT 地址"),
+	},
+	/* ================= Nagle / delayed ACK ================= */
+	{
+		.id = "nagle-delayed-ack",
+		.category = PD_CAT_NAGLE_DELAYED_ACK,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Nagle and delayed ACK stall each request",
+		.title_zh = "Nagle 算法与延迟确认导致每个请求停顿",
+		.explain_en = "The sender held back a small segment until the previous one was "
+			      "acknowledged (Nagle), and the receiver delayed that ACK (about 40 ms on "
+			      "Linux, 200 ms on Windows). The pattern repeats, so each request waits one "
+			      "delayed-ACK timer for nothing.",
+		.explain_zh = "发送端在前一个小报文被确认前扣住下一个小报文（Nagle 算法），"
+			      "而接收端延迟发送这个 ACK（Linux 约 40 毫秒，Windows 200 毫秒）。"
+			      "这一模式反复出现，每个请求都白白等待一次延迟确认定时器。",
+		S("TCP_NODELAY", "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_QUICKACK",
+		  "route quickack"),
+		AEN("The application itself pausing between writes (think time)",
+		    "A peer that really is slow to respond"),
+		AZH("应用自身在两次写之间停顿（处理时间）", "对端确实响应缓慢"),
+	},
+	/* ================= window ================= */
+	{
+		.id = "zero-window",
+		.category = PD_CAT_WINDOW,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Receiver advertised a zero window",
+		.title_zh = "接收端通告了零窗口",
+		.explain_en = "The receiver's buffer was full: it told the sender to stop, and the sender "
+			      "waited (sending window probes) until the application read data and the "
+			      "window opened again.",
+		.explain_zh = "接收端缓冲区已满：它通知发送端停止发送，发送端只能等待（发送窗口探测），"
+			      "直到应用读走数据、窗口重新打开。",
+		S("slow-reading application", "SO_RCVBUF", "net.ipv4.tcp_rmem", "net.core.rmem_max"),
+		AEN("The receiving host was overloaded (CPU, memory pressure)"),
+		AZH("接收主机过载（CPU、内存压力）"),
+	},
+	{
+		.id = "window-limited",
+		.category = PD_CAT_WINDOW,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Transfer limited by the receive window",
+		.title_zh = "传输受接收窗口限制",
+		.explain_en = "Much of the time the data in flight equalled the receiver's advertised "
+			      "window: the sender could have sent more but the window did not allow it. "
+			      "Throughput is capped at window / RTT.",
+		.explain_zh = "大部分时间在途数据量等于接收端通告的窗口：发送端本可以发更多，但窗口不允许。"
+			      "吞吐量上限为 窗口 / RTT。",
+		S("net.ipv4.tcp_rmem", "SO_RCVBUF", "net.core.rmem_max", "net.ipv4.tcp_window_scaling",
+		  "net.ipv4.tcp_moderate_rcvbuf", "slow-reading application"),
+		AEN("The receiving application reads slowly", "A middlebox rewriting the window"),
+		AZH("接收端应用读取缓慢", "中间设备改写了窗口"),
+	},
+	{
+		.id = "window-scaling-disabled",
+		.category = PD_CAT_WINDOW,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Window scaling not negotiated: window capped at 64 KiB",
+		.title_zh = "未协商窗口扩大：窗口上限 64 KiB",
+		.explain_en = "At least one side's SYN had no window-scale option, so neither side can "
+			      "advertise more than 65535 bytes. On long-RTT paths that caps throughput "
+			      "far below the link speed.",
+		.explain_zh = "至少一方的 SYN 中没有窗口扩大选项，双方的通告窗口都不能超过 65535 字节。"
+			      "在长 RTT 路径上，吞吐量会被限制得远低于链路速率。",
+		S("net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies", "SO_RCVBUF"),
+		AEN("A middlebox that strips TCP options", "A SYN cookie answer without timestamps"),
+		AZH("中间设备剥离了 TCP 选项", "不带时间戳的 SYN cookie 应答"),
+	},
+	{
+		.id = "receive-window-fixed",
+		.category = PD_CAT_WINDOW,
+		.severity = PD_SEV_INFO,
+		.title_en = "Receive window never grew",
+		.title_zh = "接收窗口始终没有增长",
+		.explain_en = "During a long transfer the receiver kept advertising the same window instead "
+			      "of growing it. That is typical of an application that fixed its buffer with "
+			      "SO_RCVBUF, which switches autotuning off.",
+		.explain_zh = "在较长的传输过程中，接收端一直通告相同的窗口而没有增长。"
+			      "这通常是应用用 SO_RCVBUF 固定了缓冲区，从而关闭了自动调节。",
+		S("SO_RCVBUF", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem"),
+		AEN("The transfer was too short for autotuning to act", "A middlebox clamping the window"),
+		AZH("传输太短，自动调节来不及生效", "中间设备钳制了窗口"),
+	},
+	{
+		.id = "sender-limited",
+		.category = PD_CAT_WINDOW,
+		.severity = PD_SEV_INFO,
+		.title_en = "Sender did not fill the window",
+		.title_zh = "发送端没有填满窗口",
+		.explain_en = "The receiver's window had room, but the sender kept less data in flight: "
+			      "the sending application or its send buffer was the limit, not the network.",
+		.explain_zh = "接收窗口还有空间，但发送端在途数据更少：瓶颈在发送端应用或其发送缓冲区，"
+			      "而不在网络。",
+		S("net.ipv4.tcp_wmem", "SO_SNDBUF", "net.core.wmem_max"),
+		AEN("The application produced data slowly", "The congestion window was the limit (after loss)"),
+		AZH("应用产生数据较慢", "瓶颈是拥塞窗口（丢包之后）"),
+	},
+	/* ================= loss ================= */
+	{
+		.id = "retransmissions",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Data segments retransmitted",
+		.title_zh = "数据报文被重传",
+		.explain_en = "The sender had to send some data again because it was lost or its "
+			      "acknowledgement did not arrive. Each loss costs at least a round trip, and "
+			      "the sender slows down.",
+		.explain_zh = "由于数据丢失或确认未到，发送端不得不重发部分数据。"
+			      "每次丢包至少损失一个往返，并且发送端会降速。",
+		S("net.ipv4.tcp_congestion_control", "qdisc limit", "net.core.netdev_max_backlog",
+		  "NIC ring buffers", "net.ipv4.tcp_sack"),
+		AEN("Congestion on the path", "A faulty link or cable (errors on an interface)",
+		    "Policers or shapers on the path"),
+		AZH("路径拥塞", "故障链路或线缆（接口有错误计数）", "路径上的限速或整形设备"),
+	},
+	{
+		.id = "rto-timeouts",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Retransmission timeouts (RTO)",
+		.title_zh = "重传超时（RTO）",
+		.explain_en = "Lost data was resent only after the retransmission timer expired (at least "
+			      "200 ms on Linux, doubling on each repeat), not by fast retransmit. The "
+			      "connection stood still for that time.",
+		.explain_zh = "丢失的数据要等重传定时器超时后才重发（Linux 最少 200 毫秒，每次翻倍），"
+			      "而不是快速重传。在这段时间里连接完全停顿。",
+		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
+		  "net.ipv4.tcp_retries2"),
+		AEN("Loss of the last segments of a burst (nothing after them to trigger duplicate ACKs)",
+		    "A path black hole for large packets", "Heavy loss or an outage"),
+		AZH("突发末尾报文丢失（之后没有报文触发重复确认）", "路径对大包形成黑洞", "严重丢包或中断"),
+	},
+	{
+		.id = "spurious-retransmissions",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Retransmissions of data the receiver already had",
+		.title_zh = "重传了接收端已收到的数据",
+		.explain_en = "Data was sent again although the receiver had already acknowledged it, or "
+			      "its ACK was on the way: the sender's timer fired too early or the ACKs were "
+			      "delayed or lost.",
+		.explain_zh = "数据被重发，但接收端已经确认过或确认正在途中：发送端定时器过早触发，"
+			      "或者 ACK 被延迟或丢失。",
+		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery"),
+		AEN("Reordering on the path", "A sudden RTT increase (queueing)", "ACK loss in the reverse direction"),
+		AZH("路径上乱序", "RTT 突然增大（排队）", "反向 ACK 丢失"),
+	},
+	{
+		.id = "local-drop",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Retransmission of a segment that never left the sender",
+		.title_zh = "重传的报文原本从未离开发送端",
+		.explain_en = "On this sender-side capture, a retransmission appeared whose original was "
+			      "never seen. The first copy was dropped inside the sending host (queue, "
+			      "driver) before it reached the capture point.",
+		.explain_zh = "在这份发送端抓包中，出现了重传报文，但原始报文从未出现过。"
+			      "说明第一份在发送主机内部（队列、驱动）被丢弃，没有到达抓包点。",
+		S("qdisc limit", "NIC ring buffers", "net.core.netdev_max_backlog", "capture buffer"),
+		AEN("The capture itself dropped the original (check the capture's drop count)",
+		    "The capture was not taken on the sender"),
+		AZH("抓包本身丢失了原始报文（检查抓包丢包计数）", "抓包点并不在发送端"),
+	},
+	{
+		.id = "tail-loss",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Loss at the end of a burst",
+		.title_zh = "突发末尾丢包",
+		.explain_en = "The last segments of a response were lost; with nothing after them to "
+			      "trigger duplicate ACKs, recovery waited for a probe or a timeout.",
+		.explain_zh = "响应的最后几个报文丢失；由于之后没有报文触发重复确认，"
+			      "只能等待探测报文或超时才能恢复。",
+		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery"),
+		AEN("Congestion or a policer at the end of bursts"),
+		AZH("突发末尾遇到拥塞或限速"),
+	},
+	{
+		.id = "slow-start-after-idle",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Sending restarted slowly after idle",
+		.title_zh = "空闲后重新慢启动",
+		.explain_en = "After the connection sat idle, the sender started again with a small burst "
+			      "and needed several round trips to get back up to speed, although nothing "
+			      "was lost.",
+		.explain_zh = "连接空闲一段时间后，发送端以很小的突发重新开始，需要多个往返才能恢复速度，"
+			      "尽管期间并没有丢包。",
+		S("net.ipv4.tcp_slow_start_after_idle", "route initcwnd"),
+		AEN("The application produced the response in pieces"),
+		AZH("应用分多次产生响应数据"),
+	},
+	{
+		.id = "initial-window",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Short transfers limited by the initial window",
+		.title_zh = "短传输受初始窗口限制",
+		.explain_en = "The response was sent in several round trips because the first flight was "
+			      "limited by the initial congestion window (or the receiver's initial window).",
+		.explain_zh = "由于首轮发送受初始拥塞窗口（或接收端初始窗口）限制，响应需要多个往返才发完。",
+		S("route initcwnd", "route initrwnd", "net.ipv4.tcp_slow_start_after_idle"),
+		AEN("The application wrote the response in pieces"),
+		AZH("应用分多次写出响应"),
+	},
+	{
+		.id = "keepalive",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "TCP keepalive probes",
+		.title_zh = "TCP 保活探测",
+		.explain_en = "Keepalive probes were sent on an idle connection. Unanswered probes mean the "
+			      "peer or a NAT/firewall state on the path is gone.",
+		.explain_zh = "空闲连接上发送了保活探测。探测无应答说明对端或路径上 NAT/防火墙的状态已经消失。",
+		S("net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl",
+		  "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE"),
+		AEN("A NAT or load balancer idle timeout shorter than the keepalive time"),
+		AZH("NAT 或负载均衡的空闲超时比保活时间更短"),
+	},
+	{
+		.id = "tiny-writes",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Many tiny segments",
+		.title_zh = "大量极小报文",
+		.explain_en = "The sender emitted many segments far smaller than the MSS: each application "
+			      "write became its own packet, wasting headers, CPU and round trips.",
+		.explain_zh = "发送端发出大量远小于 MSS 的报文：每次应用写都单独成包，"
+			      "浪费报文头、CPU 和往返时间。",
+		S("writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY"),
+		AEN("An interactive protocol (keystrokes, small RPCs) where small segments are normal"),
+		AZH("交互式协议（按键、小 RPC），小报文本属正常"),
+	},
+	/* ================= fragmentation / PMTU ================= */
+	{
+		.id = "ip-fragmentation",
+		.category = PD_CAT_FRAGMENTATION_PMTU,
+		.severity = PD_SEV_INFO,
+		.title_en = "IP fragmentation",
+		.title_zh = "IP 分片",
+		.explain_en = "Datagrams larger than the MTU were split into IP fragments. One lost "
+			      "fragment loses the whole datagram, and many firewalls drop fragments.",
+		.explain_zh = "大于 MTU 的数据报被拆成 IP 分片。丢失任何一个分片都会丢掉整个数据报，"
+			      "而且很多防火墙会丢弃分片。",
+		S("application datagram size", "interface MTU", "net.ipv4.ip_no_pmtu_disc"),
+		AEN("A tunnel with a smaller MTU on the path"),
+		AZH("路径上存在 MTU 更小的隧道"),
+	},
+	{
+		.id = "fragment-reassembly-incomplete",
+		.category = PD_CAT_FRAGMENTATION_PMTU,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Fragmented datagrams never completed",
+		.title_zh = "分片数据报未能重组完成",
+		.explain_en = "Some fragments of a datagram were seen but not all of them: the receiver "
+			      "cannot reassemble it and the whole datagram is lost.",
+		.explain_zh = "只看到数据报的部分分片：接收端无法重组，整个数据报丢失。",
+		S("firewall dropping fragments", "application datagram size", "net.ipv4.ipfrag_high_thresh",
+		  "net.ipv4.ipfrag_time", "interface MTU"),
+		AEN("A firewall that drops non-first fragments", "The capture missed them (capture drops)"),
+		AZH("防火墙丢弃非首个分片", "抓包遗漏（抓包丢包）"),
+	},
+	{
+		.id = "pmtu-frag-needed",
+		.category = PD_CAT_FRAGMENTATION_PMTU,
+		.severity = PD_SEV_INFO,
+		.title_en = "Path MTU discovery at work",
+		.title_zh = "路径 MTU 发现正常工作",
+		.explain_en = "A router reported that a packet was too big for the next link (ICMP "
+			      "fragmentation needed / Packet Too Big) and the sender then used smaller "
+			      "packets. This is PMTU discovery working; it costs a retransmission.",
+		.explain_zh = "路由器报告报文对下一跳链路过大（ICMP 需要分片 / Packet Too Big），"
+			      "发送端随后改用更小的报文。这是 PMTU 发现在正常工作，代价是一次重传。",
+		S("MSS clamping", "interface MTU"),
+		AEN("A tunnel or VPN with encapsulation overhead on the path"),
+		AZH("路径上存在带封装开销的隧道或 VPN"),
+	},
+	{
+		.id = "pmtu-not-adapted",
+		.category = PD_CAT_FRAGMENTATION_PMTU,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Sender ignored ICMP fragmentation-needed",
+		.title_zh = "发送端忽略了 ICMP 需要分片消息",
+		.explain_en = "The path reported a smaller MTU, but the sender kept sending packets that "
+			      "were too large. The ICMP message probably never reached it (filtered on its "
+			      "side) or was not believed.",
+		.explain_zh = "路径已报告了更小的 MTU，但发送端仍在发送过大的报文。"
+			      "ICMP 消息很可能没有到达发送端（在其一侧被过滤）或未被采信。",
+		S("firewall dropping ICMP frag-needed", "MSS clamping", "net.ipv4.ip_no_pmtu_disc",
+		  "net.ipv4.tcp_mtu_probing"),
+		AEN("The ICMP was rate limited by the router", "The capture point is between the router and a "
+		    "filter that dropped the ICMP"),
+		AZH("路由器对 ICMP 限速", "抓包点位于路由器与丢弃 ICMP 的过滤设备之间"),
+	},
+	{
+		.id = "pmtu-blackhole",
+		.category = PD_CAT_FRAGMENTATION_PMTU,
+		.severity = PD_SEV_ERROR,
+		.title_en = "PMTU black hole: full-size segments never get through",
+		.title_zh = "PMTU 黑洞：满尺寸报文始终无法通过",
+		.explain_en = "Small packets got through but full-size segments were retransmitted again "
+			      "and again with growing timeouts, and no ICMP came back. A link on the path "
+			      "has a smaller MTU and its ICMP messages are filtered: the connection hangs "
+			      "as soon as there is a lot to send.",
+		.explain_zh = "小报文能通过，但满尺寸报文一再重传、超时越来越长，且没有任何 ICMP 返回。"
+			      "路径上某段链路 MTU 更小且其 ICMP 消息被过滤：一旦要发送大量数据，连接就会卡住。",
+		S("MSS clamping", "firewall dropping ICMP frag-needed", "net.ipv4.tcp_mtu_probing",
+		  "interface MTU", "net.ipv4.tcp_base_mss"),
+		AEN("Heavy loss of large packets only (a faulty link)", "A middlebox dropping large packets"),
+		AZH("仅大包严重丢失（故障链路）", "中间设备丢弃大包"),
+	},
+	{
+		.id = "mss-exceeds-path",
+		.category = PD_CAT_FRAGMENTATION_PMTU,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Announced MSS larger than what gets through",
+		.title_zh = "通告的 MSS 大于路径实际能通过的大小",
+		.explain_en = "The MSS announced in the SYN is larger than the largest segment that got "
+			      "through the path. The endpoints believe their local MTU; a smaller MTU in "
+			      "between (tunnel, VPN) is not reflected in the MSS.",
+		.explain_zh = "SYN 中通告的 MSS 大于实际通过路径的最大报文。两端相信的是本地 MTU；"
+			      "中间更小的 MTU（隧道、VPN）没有反映到 MSS 中。",
+		S("MSS clamping", "interface MTU", "net.ipv4.tcp_mtu_probing"),
+		AEN("The sender never had that much data to send at once (no full-size segment needed)"),
+		AZH("发送端从未一次有那么多数据要发（并不需要满尺寸报文）"),
+	},
+	/* ================= capture ================= */
+	{
+		.id = "capture-vantage",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Where this capture was taken",
+		.title_zh = "本次抓包的位置",
+		.explain_en = "Round-trip times and the order of packets show which host the capture was "
+			      "taken on (client, server or in between). Some findings only make sense from "
+			      "one vantage point.",
+		.explain_zh = "往返时间和报文顺序可以看出抓包是在哪一侧进行的（客户端、服务端或中间）。"
+			      "部分结论只在特定抓包位置才成立。",
+		.settings = {NULL},
+		AEN("Timestamps skewed by the capture host"),
+		AZH("抓包主机导致时间戳偏差"),
+	},
+	{
+		.id = "capture-offload-tso",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Segments larger than the MSS: segmentation offload (TSO/GSO)",
+		.title_zh = "报文大于 MSS：分段卸载（TSO/GSO）",
+		.explain_en = "The sender's capture shows TCP segments bigger than the MSS. The NIC or "
+			      "kernel splits them later; on the wire they were normal-sized. Not a network "
+			      "problem.",
+		.explain_zh = "发送端的抓包中出现大于 MSS 的 TCP 报文。它们随后由网卡或内核切分，"
+			      "线上实际是正常大小。这不是网络问题。",
+		S("NIC offloads"),
+		AEN("Jumbo frames on the link"),
+		AZH("链路使用了巨型帧"),
+	},
+	{
+		.id = "capture-offload-gro",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Merged segments on the receiver: receive offload (GRO/LRO)",
+		.title_zh = "接收端报文被合并：接收卸载（GRO/LRO）",
+		.explain_en = "The receiver's capture shows segments merged into bigger ones by the NIC or "
+			      "kernel before the capture saw them. Sizes and counts differ from the wire. "
+			      "Not a network problem.",
+		.explain_zh = "接收端的抓包中，报文在被抓到之前已被网卡或内核合并成更大的报文，"
+			      "大小和数量与线上不同。这不是网络问题。",
+		S("NIC offloads"),
+		AEN("Jumbo frames on the link"),
+		AZH("链路使用了巨型帧"),
+	},
+	{
+		.id = "capture-drops",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Packets missing from the capture",
+		.title_zh = "抓包中缺失报文",
+		.explain_en = "The peer acknowledged data that never appears in the capture: the capture "
+			      "missed packets that did cross the network. Loss figures from this capture "
+			      "are too high.",
+		.explain_zh = "对端确认了抓包中从未出现的数据：抓包遗漏了实际已经过网络的报文。"
+			      "基于此抓包得到的丢包数据偏高。",
+		S("capture buffer", "capture snaplen"),
+		AEN("Asymmetric routing: the capture point sees only part of the traffic"),
+		AZH("非对称路由：抓包点只能看到部分流量"),
+	},
+	{
+		.id = "capture-snaplen",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Packets truncated by the capture's snap length",
+		.title_zh = "报文被抓包的截断长度截短",
+		.explain_en = "The capture kept only the first bytes of each packet. Header analysis still "
+			      "works (sizes come from the headers), but payload and application detection "
+			      "are limited.",
+		.explain_zh = "抓包只保留了每个报文的前若干字节。报文头分析仍然有效（长度取自报文头），"
+			      "但载荷和应用识别受限。",
+		S("capture snaplen"),
+		AEN("Intentional headers-only capture"),
+		AZH("有意只抓报文头"),
+	},
+	{
+		.id = "capture-one-direction",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Only one direction captured",
+		.title_zh = "只抓到了单方向流量",
+		.explain_en = "Flows show packets in one direction only. Round-trip times, loss and window "
+			      "findings need both directions.",
+		.explain_zh = "流中只有单方向的报文。往返时间、丢包和窗口相关的分析需要双向流量。",
+		S("capture buffer"),
+		AEN("Asymmetric routing", "A capture filter that matched one direction"),
+		AZH("非对称路由", "抓包过滤器只匹配了一个方向"),
+	},
+	{
+		.id = "capture-time-backwards",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Capture timestamps go backwards",
+		.title_zh = "抓包时间戳出现倒退",
+		.explain_en = "Some packets carry earlier timestamps than the packets before them (merged "
+			      "files, clock adjustments, multi-queue capture). Timings around them are "
+			      "unreliable.",
+		.explain_zh = "部分报文的时间戳早于它前面的报文（合并的文件、时钟调整、多队列抓包）。"
+			      "这些位置附近的时间计算不可靠。",
+		.settings = {NULL},
+		AEN("Files merged out of order"),
+		AZH("文件合并顺序错误"),
+	},
+	{
+		.id = "capture-duplicates",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Duplicate packets in the capture",
+		.title_zh = "抓包中存在重复报文",
+		.explain_en = "Identical packets appear twice within a short time: the capture saw them on "
+			      "two interfaces (e.g. 'any' with VLAN or bridge devices) or a SPAN port "
+			      "duplicated them. They are not retransmissions.",
+		.explain_zh = "相同的报文在短时间内出现两次：抓包在两个接口上看到了它们（例如 any "
+			      "接口配合 VLAN 或网桥），或镜像端口重复了它们。它们不是重传。",
+		.settings = {NULL},
+		AEN("A real duplicate on the network (loops, misbehaving NIC)"),
+		AZH("网络上确实出现重复（环路、网卡异常）"),
+	},
+	{
+		.id = "capture-flow-cap",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Flow table limit reached",
+		.title_zh = "达到流表上限",
+		.explain_en = "The capture had more concurrent flows than pcapdoc keeps (--max-flows). The "
+			      "oldest idle flows were evicted early, so some per-flow findings may be "
+			      "missing.",
+		.explain_zh = "抓包中的并发流数量超过了 pcapdoc 的保留上限（--max-flows）。"
+			      "最早空闲的流被提前淘汰，部分按流的结论可能缺失。",
+		.settings = {NULL},
+		AEN("A scan or flood with many distinct flows"),
+		AZH("扫描或洪泛产生了大量不同的流"),
+	},
+};
+
+const size_t pd_catalog_len = sizeof pd_catalog / sizeof pd_catalog[0];
+
+const pd_finding_def *pd_catalog_find(const char *id)
+{
+	if (!id)
+		return NULL;
+	for (size_t i = 0; i < pd_catalog_len; i++)
+		if (strcmp(pd_catalog[i].id, id) == 0)
+			return &pd_catalog[i];
+	return NULL;
+}

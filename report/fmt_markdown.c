@@ -1,0 +1,472 @@
+/* --format markdown: a report to paste into a ticket or a wiki page.
+ * Summary table, findings with evidence, per-flow details in <details>
+ * blocks. Catalogue and knowledge-base prose is ours and goes in as is;
+ * every string derived from packets or the command line is escaped with
+ * pd_escape_markdown (or HTML-escaped inside raw HTML). */
+#include "report/internal.h"
+
+#include <pcap/pcap.h>
+#include <string.h>
+
+typedef struct md_labels {
+	const char *report, *capture, *files, *packets, *duration, *start, *link_types, *protocols,
+		*flows, *apps, *snaplen, *malformed, *notes, *errors, *summary, *severity,
+		*finding, *time_lost, *occurrences, *findings, *no_findings, *confidence, *known,
+		*seen, *where, *flow, *client, *server, *application, *packets_h, *first, *last,
+		*settings, *default_, *check, *change, *caveat, *removed_in, *alternatives,
+		*flow_details, *omitted, *value, *truncated, *input_truncated, *sev[3];
+} md_labels;
+
+static const md_labels M_EN = {
+	.report = "pcapdoc report",
+	.capture = "Capture",
+	.files = "Files",
+	.packets = "Packets",
+	.duration = "Duration",
+	.start = "First packet",
+	.link_types = "Link types",
+	.protocols = "Protocols",
+	.flows = "Flows",
+	.apps = "Applications",
+	.snaplen = "Snap length",
+	.malformed = "Malformed",
+	.notes = "Notes",
+	.errors = "Errors",
+	.summary = "Summary",
+	.severity = "Severity",
+	.finding = "Finding",
+	.time_lost = "Time lost (s)",
+	.occurrences = "Occurrences",
+	.findings = "Findings",
+	.no_findings = "No problems found.",
+	.confidence = "confidence",
+	.known = "known from baseline",
+	.seen = "What was seen",
+	.where = "Where",
+	.flow = "Flow",
+	.client = "Client",
+	.server = "Server",
+	.application = "Application",
+	.packets_h = "Packets (Wireshark frame numbers)",
+	.first = "first",
+	.last = "last",
+	.settings = "Likely settings, most likely first",
+	.default_ = "default",
+	.check = "check",
+	.change = "change",
+	.caveat = "caveat",
+	.removed_in = "removed in kernel",
+	.alternatives = "What else could explain it",
+	.flow_details = "Flow details",
+	.omitted = "more flows not shown",
+	.value = "Value",
+	.truncated = "frames truncated",
+	.input_truncated = "Input truncated: a file ended in the middle of a packet.",
+	.sev = {"info", "warning", "error"},
+};
+
+static const md_labels M_ZH = {
+	.report = "pcapdoc 诊断报告",
+	.capture = "抓包概况",
+	.files = "文件",
+	.packets = "报文",
+	.duration = "时长",
+	.start = "首个报文",
+	.link_types = "链路类型",
+	.protocols = "协议",
+	.flows = "流",
+	.apps = "应用",
+	.snaplen = "截断长度",
+	.malformed = "畸形报文",
+	.notes = "备注",
+	.errors = "错误",
+	.summary = "摘要",
+	.severity = "严重程度",
+	.finding = "结论",
+	.time_lost = "损失时间（秒）",
+	.occurrences = "次数",
+	.findings = "诊断结论",
+	.no_findings = "未发现问题。",
+	.confidence = "置信度",
+	.known = "基线中已知",
+	.seen = "观察到的现象",
+	.where = "位置",
+	.flow = "流",
+	.client = "客户端",
+	.server = "服务端",
+	.application = "应用",
+	.packets_h = "报文（Wireshark 帧号）",
+	.first = "首个",
+	.last = "最后",
+	.settings = "可能相关的设置（按可能性排序）",
+	.default_ = "默认值",
+	.check = "检查",
+	.change = "修改",
+	.caveat = "注意",
+	.removed_in = "已删除于内核",
+	.alternatives = "其他可能的原因",
+	.flow_details = "流详情",
+	.omitted = "条流未显示",
+	.value = "值",
+	.truncated = "帧被截断",
+	.input_truncated = "输入被截断：文件在报文中间结束。",
+	.sev = {"提示", "警告", "错误"},
+};
+
+static void md_esc_fixed(GString *b, const char *a, size_t n)
+{
+	char *t = g_strndup(a, n);
+	pd_escape_markdown(b, t);
+	g_free(t);
+}
+
+/* For text inside raw HTML (<summary>): controls escaped, then entities. */
+static void html_esc(GString *b, const char *s)
+{
+	GString *t = g_string_new(NULL);
+	pd_escape_text(t, s);
+	for (const char *p = t->str; *p; p++) {
+		switch (*p) {
+		case '&':
+			g_string_append(b, "&amp;");
+			break;
+		case '<':
+			g_string_append(b, "&lt;");
+			break;
+		case '>':
+			g_string_append(b, "&gt;");
+			break;
+		case '"':
+			g_string_append(b, "&quot;");
+			break;
+		default:
+			g_string_append_c(b, *p);
+		}
+	}
+	g_string_free(t, TRUE);
+}
+
+static void endpoints(GString *b, const pd_flow_ref *f)
+{
+	pd_r_endpoint(b, &f->client, f->client_port);
+	g_string_append(b, " → ");
+	pd_r_endpoint(b, &f->server, f->server_port);
+}
+
+static void row2(GString *b, const char *k, const char *v)
+{
+	g_string_append_printf(b, "| %s | %s |\n", k, v);
+}
+
+static void render_capture(GString *o, const md_labels *l, const pd_capture_summary *c)
+{
+	GString *v = g_string_new(NULL);
+	char t[PD_TIME_STRLEN];
+	g_string_append_printf(o, "## %s\n\n| | |\n|---|---|\n", l->capture);
+
+	for (guint i = 0; c->files && i < c->files->len; i++) {
+		if (i)
+			g_string_append(v, ", ");
+		pd_escape_markdown(v, c->files->pdata[i]);
+	}
+	row2(o, l->files, v->str);
+	g_string_printf(v, "%llu (%llu bytes)", (unsigned long long)c->packets,
+			(unsigned long long)c->wire_bytes);
+	row2(o, l->packets, v->str);
+	if (c->packets) {
+		pd_time_iso(c->first_ts, t, sizeof t);
+		row2(o, l->start, t);
+		double dur = c->last_ts > c->first_ts ? (double)(c->last_ts - c->first_ts) / 1e9 : 0;
+		g_string_printf(v, "%.3f s", dur);
+		row2(o, l->duration, v->str);
+	}
+	g_string_truncate(v, 0);
+	for (guint i = 0; c->linktypes && i < c->linktypes->len; i++) {
+		const pd_linktype_count *lt = &g_array_index(c->linktypes, pd_linktype_count, i);
+		const char *name = pcap_datalink_val_to_name(lt->linktype);
+		g_string_append_printf(v, "%s%s %llu", i ? ", " : "", name ? name : "?",
+				       (unsigned long long)lt->packets);
+	}
+	if (v->len)
+		row2(o, l->link_types, v->str);
+	g_string_printf(v, "IPv4 %llu, IPv6 %llu, TCP %llu, UDP %llu, ICMP %llu, fragments %llu",
+			(unsigned long long)c->ipv4, (unsigned long long)c->ipv6,
+			(unsigned long long)c->tcp, (unsigned long long)c->udp,
+			(unsigned long long)c->icmp, (unsigned long long)c->fragments);
+	row2(o, l->protocols, v->str);
+	g_string_printf(v, "TCP %llu, UDP %llu", (unsigned long long)c->tcp_flows,
+			(unsigned long long)c->udp_flows);
+	row2(o, l->flows, v->str);
+	g_string_truncate(v, 0);
+	for (guint i = 0; c->apps && i < c->apps->len; i++) {
+		const pd_app_count *a = &g_array_index(c->apps, pd_app_count, i);
+		if (i)
+			g_string_append(v, ", ");
+		md_esc_fixed(v, a->name, sizeof a->name);
+		g_string_append_printf(v, " %llu", (unsigned long long)a->flows);
+	}
+	if (v->len)
+		row2(o, l->apps, v->str);
+	g_string_printf(v, "%u (%llu %s)", c->snaplen, (unsigned long long)c->snap_truncated,
+			l->truncated);
+	row2(o, l->snaplen, v->str);
+	g_string_truncate(v, 0);
+	for (int m = 1; m < PD_MAL__COUNT; m++)
+		if (c->malformed[m])
+			g_string_append_printf(v, "%s%s %llu", v->len ? ", " : "",
+					       pd_malformed_name((pd_malformed)m),
+					       (unsigned long long)c->malformed[m]);
+	if (v->len)
+		row2(o, l->malformed, v->str);
+	g_string_append_c(o, '\n');
+
+	if (c->input_truncated)
+		g_string_append_printf(o, "- %s\n", l->input_truncated);
+	for (guint i = 0; c->notes && i < c->notes->len; i++) {
+		g_string_append_printf(o, "- %s: ", l->notes);
+		pd_escape_markdown(o, c->notes->pdata[i]);
+		g_string_append_c(o, '\n');
+	}
+	for (guint i = 0; c->errors && i < c->errors->len; i++) {
+		g_string_append_printf(o, "- %s: ", l->errors);
+		pd_escape_markdown(o, c->errors->pdata[i]);
+		g_string_append_c(o, '\n');
+	}
+	if (c->input_truncated || (c->notes && c->notes->len) || (c->errors && c->errors->len))
+		g_string_append_c(o, '\n');
+	g_string_free(v, TRUE);
+}
+
+static void metric_md(GString *o, const pd_metric *m)
+{
+	double v = pd_r_finite(m->value);
+	g_string_append_printf(o, "- `%s`: ", m->key);
+	if (v == (double)(long long)v && v < 1e15 && v > -1e15)
+		g_string_append_printf(o, "%lld", (long long)v);
+	else
+		g_string_append_printf(o, "%.6g", v);
+	if (m->unit && *m->unit && strcmp(m->unit, "count") != 0)
+		g_string_append_printf(o, " %s", m->unit);
+	g_string_append_c(o, '\n');
+}
+
+static void evidence_md(GString *o, const pd_evidence *e)
+{
+	char iso[PD_TIME_STRLEN];
+	pd_time_iso(e->ts, iso, sizeof iso);
+	g_string_append_printf(o, "#%llu (%s)", (unsigned long long)e->frame, iso);
+}
+
+static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
+			   const pd_finding *f)
+{
+	const pd_finding_def *d = f->def;
+	unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
+
+	g_string_append_printf(o, "### %zu. %s: %s\n\n", n, l->sev[sev], pd_r_title(d, zh));
+	g_string_append_printf(o, "`%s` · %s · %s %.2f", d ? d->id : "unknown",
+			       d ? pd_category_name(d->category) : "unknown", l->confidence,
+			       pd_r_finite(f->confidence));
+	if (f->impact_s > 0)
+		g_string_append_printf(o, " · %s %.3f", l->time_lost, pd_r_finite(f->impact_s));
+	if (f->known)
+		g_string_append_printf(o, " · %s", l->known);
+	g_string_append_printf(o, "\n\n%s\n\n", pd_r_explain(d, zh));
+
+	bool has_metrics = f->metrics && f->metrics->len;
+	if ((f->detail && *f->detail) || has_metrics) {
+		g_string_append_printf(o, "**%s:** ", l->seen);
+		pd_escape_markdown(o, f->detail ? f->detail : "");
+		g_string_append(o, "\n\n");
+		for (guint i = 0; has_metrics && i < f->metrics->len; i++) {
+			const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
+			if (m->key)
+				metric_md(o, m);
+		}
+		if (has_metrics)
+			g_string_append_c(o, '\n');
+	}
+
+	guint listed = f->flows ? f->flows->len : 0;
+	if (listed) {
+		g_string_append_printf(o, "**%s** (%llu):\n\n", l->where,
+				       (unsigned long long)f->flow_count);
+		g_string_append_printf(o, "| %s | %s | %s | %s |\n|---|---|---|---|\n", l->flow,
+				       l->client, l->server, l->application);
+		for (guint i = 0; i < listed; i++) {
+			const pd_flow_ref *fr = &g_array_index(f->flows, pd_flow_ref, i);
+			g_string_append_printf(o, "| %llu | ", (unsigned long long)fr->flow_id);
+			pd_r_endpoint(o, &fr->client, fr->client_port);
+			g_string_append(o, " | ");
+			pd_r_endpoint(o, &fr->server, fr->server_port);
+			g_string_append(o, " | ");
+			md_esc_fixed(o, fr->app, sizeof fr->app);
+			g_string_append(o, " |\n");
+		}
+		g_string_append_c(o, '\n');
+	}
+
+	if (f->first.frame) {
+		g_string_append_printf(o, "**%s:** %s ", l->packets_h, l->first);
+		evidence_md(o, &f->first);
+		if (f->last.frame && f->last.frame != f->first.frame) {
+			g_string_append_printf(o, ", %s ", l->last);
+			evidence_md(o, &f->last);
+		}
+		g_string_append(o, "\n\n");
+		for (guint i = 0; f->examples && i < f->examples->len; i++) {
+			const pd_evidence *e = &g_array_index(f->examples, pd_evidence, i);
+			g_string_append_printf(o, "- #%llu ", (unsigned long long)e->frame);
+			md_esc_fixed(o, e->what, sizeof e->what);
+			g_string_append_c(o, '\n');
+		}
+		if (f->examples && f->examples->len)
+			g_string_append_c(o, '\n');
+	}
+
+	const char *names[PD_FINDING_MAX_SETTINGS + PD_DEF_MAX_SETTINGS];
+	size_t ns = pd_r_settings(f, names);
+	if (ns) {
+		g_string_append_printf(o, "**%s**\n\n", l->settings);
+		for (size_t i = 0; i < ns; i++) {
+			const pd_setting *s = pd_kb_find(names[i]);
+			g_string_append_printf(o, "%zu. **", i + 1);
+			pd_escape_markdown(o, names[i]);
+			g_string_append(o, "**");
+			if (!s) {
+				g_string_append_c(o, '\n');
+				continue;
+			}
+			g_string_append_printf(o, " (%s, %s", pd_kb_kind_name(s->kind),
+					       pd_kb_side_name(s->side));
+			if (s->default_value)
+				g_string_append_printf(o, "; %s %s", l->default_, s->default_value);
+			if (s->removed_in)
+				g_string_append_printf(o, "; %s %s", l->removed_in, s->removed_in);
+			g_string_append(o, ")\n");
+			g_string_append_printf(o, "   - %s: `%s`\n", l->check, s->check);
+			g_string_append_printf(o, "   - %s: %s\n", l->change,
+					       zh ? s->change_zh : s->change_en);
+			g_string_append_printf(o, "   - %s: %s\n", l->caveat,
+					       zh ? s->caveat_zh : s->caveat_en);
+		}
+		g_string_append_c(o, '\n');
+	}
+
+	if (d && d->alternatives_en[0]) {
+		g_string_append_printf(o, "**%s**\n\n", l->alternatives);
+		for (size_t i = 0; i < PD_DEF_MAX_ALTS && d->alternatives_en[i]; i++)
+			g_string_append_printf(o, "- %s\n",
+					       zh && d->alternatives_zh[i] ? d->alternatives_zh[i]
+									   : d->alternatives_en[i]);
+		g_string_append_c(o, '\n');
+	}
+}
+
+static void render_flows(GString *o, const md_labels *l, const pd_report *r)
+{
+	char tmp[8], t[PD_TIME_STRLEN];
+	g_string_append_printf(o, "## %s\n\n", l->flow_details);
+	for (guint i = 0; i < r->flows->len; i++) {
+		const pd_flow_row *row = &g_array_index(r->flows, pd_flow_row, i);
+		const pd_flow_ref *f = &row->ref;
+		GString *s = g_string_new(NULL);
+		g_string_append_printf(s, "#%llu %s ", (unsigned long long)f->flow_id,
+				       pd_r_proto_name(f->proto, tmp, sizeof tmp));
+		endpoints(s, f);
+		char *app = g_strndup(f->app, sizeof f->app);
+		if (*app) {
+			g_string_append_c(s, ' ');
+			html_esc(s, app);
+		}
+		g_free(app);
+		g_string_append_printf(o, "<details><summary>%s</summary>\n\n", s->str);
+		g_string_free(s, TRUE);
+
+		g_string_append_printf(o, "| | %s |\n|---|---|\n", l->value);
+		if (row->first_frame)
+			g_string_append_printf(o, "| frames | #%llu to #%llu |\n",
+					       (unsigned long long)row->first_frame,
+					       (unsigned long long)row->last_frame);
+		pd_time_iso(row->first_ts, t, sizeof t);
+		g_string_append_printf(o, "| first | %s |\n", t);
+		pd_time_iso(row->last_ts, t, sizeof t);
+		g_string_append_printf(o, "| last | %s |\n", t);
+		g_string_append_printf(o, "| packets c→s / s→c | %llu / %llu |\n",
+				       (unsigned long long)row->pkts[0],
+				       (unsigned long long)row->pkts[1]);
+		g_string_append_printf(o, "| payload bytes c→s / s→c | %llu / %llu |\n",
+				       (unsigned long long)row->bytes[0],
+				       (unsigned long long)row->bytes[1]);
+		if (row->hs_rtt >= 0)
+			g_string_append_printf(o, "| handshake RTT | %.3f ms |\n",
+					       (double)row->hs_rtt / 1e6);
+		g_string_append_printf(o,
+				       "| retransmissions | %u |\n| out of order | %u |\n"
+				       "| duplicate ACKs | %u |\n| zero windows | %u |\n",
+				       row->retrans, row->ooo, row->dupacks, row->zero_win);
+		g_string_append_printf(o, "| state | %s |\n", row->state ? row->state : "?");
+		if (f->community_id[0]) {
+			g_string_append(o, "| community id | ");
+			md_esc_fixed(o, f->community_id, sizeof f->community_id);
+			g_string_append(o, " |\n");
+		}
+		g_string_append(o, "\n</details>\n\n");
+	}
+	if (r->flows_omitted)
+		g_string_append_printf(o, "(%llu %s)\n\n", (unsigned long long)r->flows_omitted,
+				       l->omitted);
+}
+
+static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE *out)
+{
+	bool zh = pd_r_is_zh(opt);
+	const md_labels *l = zh ? &M_ZH : &M_EN;
+	GString *o = g_string_new(NULL);
+
+	g_string_append_printf(o, "# %s\n\n", l->report);
+	if (opt && opt->version) {
+		g_string_append(o, "pcapdoc ");
+		pd_escape_markdown(o, opt->version);
+		g_string_append(o, "\n\n");
+	}
+	render_capture(o, l, &r->cap);
+
+	guint nf = r->findings ? r->findings->len : 0;
+	g_string_append_printf(o, "## %s\n\n", l->summary);
+	if (!nf) {
+		g_string_append_printf(o, "%s\n\n", l->no_findings);
+	} else {
+		g_string_append_printf(o, "| # | %s | %s | id | %s | %s | %s |\n",
+				       l->severity, l->finding, l->flows, l->occurrences,
+				       l->time_lost);
+		g_string_append(o, "|---|---|---|---|---|---|---|\n");
+		for (guint i = 0; i < nf; i++) {
+			const pd_finding *f = r->findings->pdata[i];
+			unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
+			g_string_append_printf(o, "| %u | %s | %s | `%s` | %llu | %llu | %.3f |\n",
+					       i + 1, l->sev[sev], pd_r_title(f->def, zh),
+					       f->def ? f->def->id : "unknown",
+					       (unsigned long long)f->flow_count,
+					       (unsigned long long)f->occurrences,
+					       pd_r_finite(f->impact_s));
+		}
+		g_string_append_c(o, '\n');
+		g_string_append_printf(o, "## %s\n\n", l->findings);
+		for (guint i = 0; i < nf; i++)
+			render_finding(o, l, zh, i + 1, r->findings->pdata[i]);
+	}
+
+	/* collapsed, so always included when the run kept the flow table */
+	if (r->flows)
+		render_flows(o, l, r);
+
+	bool ok = fwrite(o->str, 1, o->len, out) == o->len;
+	g_string_free(o, TRUE);
+	return ok && !ferror(out);
+}
+
+const pd_renderer pd_fmt_markdown = {
+	.name = "markdown",
+	.render = render_markdown,
+};

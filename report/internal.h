@@ -1,0 +1,39 @@
+/* Helpers shared by the report renderers (render.c). Not part of the
+ * public interface: only report/ includes this. */
+#ifndef PD_REPORT_INTERNAL_H
+#define PD_REPORT_INTERNAL_H
+
+#include "heuristics/kb.h"
+#include "report/render.h"
+
+/* "10.0.0.1" / "2001:db8::1"; "" for an empty address. */
+void pd_r_addr(const pd_addr *a, char *buf, size_t len);
+/* "10.0.0.1:80" / "[2001:db8::1]:80" appended to buf. */
+void pd_r_endpoint(GString *buf, const pd_addr *a, uint16_t port);
+/* "tcp", "udp", "icmp", or the number. */
+const char *pd_r_proto_name(uint8_t proto, char *tmp, size_t len);
+
+/* The finding's settings ranking, falling back to the catalogue's default
+ * when the detector left it empty. Returns the count (<= PD_DEF_MAX_SETTINGS). */
+size_t pd_r_settings(const pd_finding *f, const char **out);
+
+/* A finite number for JSON and text (NaN/inf would break determinism). */
+double pd_r_finite(double v);
+
+bool pd_r_is_zh(const pd_render_opts *o);
+const char *pd_r_title(const pd_finding_def *d, bool zh);
+const char *pd_r_explain(const pd_finding_def *d, bool zh);
+
+/* Matching key of a finding in a JSON report (json_model.c's layout):
+ * "id" for capture-wide findings, else "id|client_ip>server_ip:port,..."
+ * over its distinct listed flows, sorted. The client port is left out on
+ * purpose: it is ephemeral, so the same problem seen again gets the same key. */
+char *pd_r_json_finding_key(const cJSON *finding);
+
+/* Reads and parses a JSON report; NULL with *err set. */
+cJSON *pd_r_load_json(const char *path, GError **err);
+
+/* Counts of findings per severity. */
+void pd_r_count(const pd_report *r, uint64_t counts[3]);
+
+#endif

@@ -1,0 +1,295 @@
+/* The JSON document: the one machine-readable form of a report, used by
+ * --format json, baselines and diffs. Key order is fixed, times are
+ * strings, every string that could come from a packet or the command line
+ * is passed through pd_escape_text (so the document is valid UTF-8 without
+ * control characters), and numbers are finite: the same report always
+ * prints to the same bytes. docs/report.schema.json describes it. */
+#include "report/internal.h"
+
+#include <pcap/pcap.h>
+#include <string.h>
+
+static cJSON *safe_string(const char *s)
+{
+	GString *b = g_string_new(NULL);
+	pd_escape_text(b, s ? s : "");
+	cJSON *j = cJSON_CreateString(b->str);
+	g_string_free(b, TRUE);
+	return j;
+}
+
+/* A fixed char[] that may lack its terminator. */
+static cJSON *safe_fixed(const char *a, size_t n)
+{
+	char *tmp = g_strndup(a, n);
+	cJSON *j = safe_string(tmp);
+	g_free(tmp);
+	return j;
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	cJSON_AddItemToObject(o, k, cJSON_CreateNumber(pd_r_finite(v)));
+}
+
+static void add_u64(cJSON *o, const char *k, uint64_t v)
+{
+	cJSON_AddItemToObject(o, k, cJSON_CreateNumber((double)v));
+}
+
+static void add_str_or_null(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddItemToObject(o, k, cJSON_CreateString(v));
+	else
+		cJSON_AddItemToObject(o, k, cJSON_CreateNull());
+}
+
+static void add_time(cJSON *o, const char *k, pd_time t)
+{
+	char buf[PD_TIME_STRLEN];
+	pd_time_str(t, buf, sizeof buf);
+	cJSON_AddItemToObject(o, k, cJSON_CreateString(buf));
+}
+
+static void add_time_iso(cJSON *o, const char *k, pd_time t)
+{
+	char buf[PD_TIME_STRLEN];
+	pd_time_iso(t, buf, sizeof buf);
+	cJSON_AddItemToObject(o, k, cJSON_CreateString(buf));
+}
+
+static cJSON *endpoint(const pd_addr *a, uint16_t port)
+{
+	char ip[64];
+	pd_r_addr(a, ip, sizeof ip);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "ip", cJSON_CreateString(ip));
+	add_u64(o, "port", port);
+	return o;
+}
+
+static void add_flow_ref(cJSON *o, const pd_flow_ref *f)
+{
+	char tmp[8];
+	add_u64(o, "flow_id", f->flow_id);
+	cJSON_AddItemToObject(o, "proto",
+			      cJSON_CreateString(pd_r_proto_name(f->proto, tmp, sizeof tmp)));
+	cJSON_AddItemToObject(o, "client", endpoint(&f->client, f->client_port));
+	cJSON_AddItemToObject(o, "server", endpoint(&f->server, f->server_port));
+	cJSON_AddItemToObject(o, "application", safe_fixed(f->app, sizeof f->app));
+	cJSON_AddItemToObject(o, "community_id",
+			      safe_fixed(f->community_id, sizeof f->community_id));
+}
+
+static cJSON *evidence(const pd_evidence *e, bool with_what)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_u64(o, "frame", e->frame);
+	add_time(o, "ts", e->ts);
+	if (with_what)
+		cJSON_AddItemToObject(o, "what", safe_fixed(e->what, sizeof e->what));
+	return o;
+}
+
+static cJSON *setting_json(const char *name)
+{
+	const pd_setting *s = pd_kb_find(name);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "name", safe_string(name));
+	add_str_or_null(o, "kind", s ? pd_kb_kind_name(s->kind) : NULL);
+	add_str_or_null(o, "side", s ? pd_kb_side_name(s->side) : NULL);
+	add_str_or_null(o, "default", s ? s->default_value : NULL);
+	add_str_or_null(o, "check", s ? s->check : NULL);
+	add_str_or_null(o, "change", s ? s->change_en : NULL);
+	add_str_or_null(o, "caveat", s ? s->caveat_en : NULL);
+	add_str_or_null(o, "removed_in", s ? s->removed_in : NULL);
+	return o;
+}
+
+static cJSON *finding_json(const pd_finding *f)
+{
+	const pd_finding_def *d = f->def;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "id", cJSON_CreateString(d ? d->id : "unknown"));
+	cJSON_AddItemToObject(o, "category",
+			      cJSON_CreateString(d ? pd_category_name(d->category) : "unknown"));
+	cJSON_AddItemToObject(o, "severity", cJSON_CreateString(pd_severity_name(f->severity)));
+	double conf = pd_r_finite(f->confidence);
+	add_num(o, "confidence", conf < 0 ? 0 : conf > 1 ? 1 : conf);
+	cJSON_AddItemToObject(o, "title", cJSON_CreateString(pd_r_title(d, false)));
+	cJSON_AddItemToObject(o, "explanation", cJSON_CreateString(pd_r_explain(d, false)));
+	cJSON_AddItemToObject(o, "detail", safe_string(f->detail));
+	cJSON_AddItemToObject(o, "scope", cJSON_CreateString(f->capture_wide ? "capture" : "flow"));
+	add_u64(o, "flow_count", f->flow_count);
+
+	cJSON *flows = cJSON_AddArrayToObject(o, "flows");
+	for (guint i = 0; f->flows && i < f->flows->len; i++) {
+		cJSON *fo = cJSON_CreateObject();
+		add_flow_ref(fo, &g_array_index(f->flows, pd_flow_ref, i));
+		cJSON_AddItemToArray(flows, fo);
+	}
+	add_u64(o, "occurrences", f->occurrences);
+
+	cJSON *ev = cJSON_AddObjectToObject(o, "evidence");
+	cJSON_AddItemToObject(ev, "first", evidence(&f->first, false));
+	cJSON_AddItemToObject(ev, "last", evidence(&f->last, false));
+	cJSON *ex = cJSON_AddArrayToObject(ev, "examples");
+	for (guint i = 0; f->examples && i < f->examples->len; i++)
+		cJSON_AddItemToArray(ex, evidence(&g_array_index(f->examples, pd_evidence, i), true));
+
+	cJSON *metrics = cJSON_AddObjectToObject(o, "metrics");
+	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
+		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
+		if (!m->key)
+			continue;
+		cJSON *mo = cJSON_CreateObject();
+		add_num(mo, "value", m->value);
+		cJSON_AddItemToObject(mo, "unit", cJSON_CreateString(m->unit ? m->unit : ""));
+		/* a repeated key keeps its first position and its latest value */
+		if (cJSON_GetObjectItemCaseSensitive(metrics, m->key))
+			cJSON_ReplaceItemInObjectCaseSensitive(metrics, m->key, mo);
+		else
+			cJSON_AddItemToObject(metrics, m->key, mo);
+	}
+	add_num(o, "impact_s", f->impact_s < 0 ? 0 : f->impact_s);
+
+	cJSON *settings = cJSON_AddArrayToObject(o, "settings");
+	const char *names[PD_FINDING_MAX_SETTINGS + PD_DEF_MAX_SETTINGS];
+	size_t n = pd_r_settings(f, names);
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(settings, setting_json(names[i]));
+
+	cJSON *alts = cJSON_AddArrayToObject(o, "alternatives");
+	for (size_t i = 0; d && i < PD_DEF_MAX_ALTS && d->alternatives_en[i]; i++)
+		cJSON_AddItemToArray(alts, cJSON_CreateString(d->alternatives_en[i]));
+	cJSON_AddItemToObject(o, "known", cJSON_CreateBool(f->known));
+	return o;
+}
+
+static cJSON *strings_json(const GPtrArray *a)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (guint i = 0; a && i < a->len; i++)
+		cJSON_AddItemToArray(arr, safe_string(a->pdata[i]));
+	return arr;
+}
+
+static cJSON *capture_json(const pd_capture_summary *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "files", strings_json(c->files));
+
+	cJSON *lts = cJSON_AddArrayToObject(o, "link_types");
+	for (guint i = 0; c->linktypes && i < c->linktypes->len; i++) {
+		const pd_linktype_count *l = &g_array_index(c->linktypes, pd_linktype_count, i);
+		const char *name = pcap_datalink_val_to_name(l->linktype);
+		cJSON *lo = cJSON_CreateObject();
+		cJSON_AddItemToObject(lo, "linktype", cJSON_CreateNumber(l->linktype));
+		cJSON_AddItemToObject(lo, "name", cJSON_CreateString(name ? name : "unknown"));
+		add_u64(lo, "packets", l->packets);
+		cJSON_AddItemToArray(lts, lo);
+	}
+	add_u64(o, "packets", c->packets);
+	add_u64(o, "wire_bytes", c->wire_bytes);
+	add_u64(o, "captured_bytes", c->captured_bytes);
+	add_time(o, "first_ts", c->first_ts);
+	add_time(o, "last_ts", c->last_ts);
+	add_time_iso(o, "first_ts_iso", c->first_ts);
+	add_time_iso(o, "last_ts_iso", c->last_ts);
+	double dur = c->packets && c->last_ts > c->first_ts
+			     ? (double)(c->last_ts - c->first_ts) / 1e9
+			     : 0.0;
+	add_num(o, "duration_s", dur);
+	add_u64(o, "snaplen", c->snaplen);
+	add_u64(o, "snap_truncated", c->snap_truncated);
+	cJSON *mal = cJSON_AddObjectToObject(o, "malformed");
+	for (int m = 1; m < PD_MAL__COUNT; m++)
+		if (c->malformed[m])
+			add_u64(mal, pd_malformed_name((pd_malformed)m), c->malformed[m]);
+	add_u64(o, "not_ip", c->not_ip);
+	add_u64(o, "unsupported_link", c->unsupported_link);
+	add_u64(o, "ip_truncated", c->ip_truncated);
+	add_u64(o, "ipv4", c->ipv4);
+	add_u64(o, "ipv6", c->ipv6);
+	add_u64(o, "tcp", c->tcp);
+	add_u64(o, "udp", c->udp);
+	add_u64(o, "icmp", c->icmp);
+	add_u64(o, "other_l4", c->other_l4);
+	add_u64(o, "fragments", c->fragments);
+	cJSON *fl = cJSON_AddObjectToObject(o, "flows");
+	add_u64(fl, "tcp", c->tcp_flows);
+	add_u64(fl, "udp", c->udp_flows);
+	add_u64(fl, "evicted", c->flows_evicted);
+	cJSON *apps = cJSON_AddArrayToObject(o, "applications");
+	for (guint i = 0; c->apps && i < c->apps->len; i++) {
+		const pd_app_count *a = &g_array_index(c->apps, pd_app_count, i);
+		cJSON *ao = cJSON_CreateObject();
+		cJSON_AddItemToObject(ao, "name", safe_fixed(a->name, sizeof a->name));
+		add_u64(ao, "flows", a->flows);
+		cJSON_AddItemToArray(apps, ao);
+	}
+	cJSON_AddItemToObject(o, "input_truncated", cJSON_CreateBool(c->input_truncated));
+	cJSON_AddItemToObject(o, "notes", strings_json(c->notes));
+	cJSON_AddItemToObject(o, "errors", strings_json(c->errors));
+	return o;
+}
+
+static cJSON *flow_row_json(const pd_flow_row *row)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_flow_ref(o, &row->ref);
+	add_u64(o, "first_frame", row->first_frame);
+	add_u64(o, "last_frame", row->last_frame);
+	add_time(o, "first_ts", row->first_ts);
+	add_time(o, "last_ts", row->last_ts);
+	cJSON *p = cJSON_AddObjectToObject(o, "packets");
+	add_u64(p, "client_to_server", row->pkts[0]);
+	add_u64(p, "server_to_client", row->pkts[1]);
+	cJSON *b = cJSON_AddObjectToObject(o, "bytes");
+	add_u64(b, "client_to_server", row->bytes[0]);
+	add_u64(b, "server_to_client", row->bytes[1]);
+	if (row->hs_rtt >= 0)
+		add_num(o, "handshake_rtt_s", (double)row->hs_rtt / 1e9);
+	else
+		cJSON_AddItemToObject(o, "handshake_rtt_s", cJSON_CreateNull());
+	add_u64(o, "retransmissions", row->retrans);
+	add_u64(o, "out_of_order", row->ooo);
+	add_u64(o, "dup_acks", row->dupacks);
+	add_u64(o, "zero_windows", row->zero_win);
+	cJSON_AddItemToObject(o, "state", cJSON_CreateString(row->state ? row->state : "unknown"));
+	return o;
+}
+
+cJSON *pd_report_to_json(const pd_report *r, const char *version)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddItemToObject(doc, "schema_version", cJSON_CreateString(PD_SCHEMA_VERSION));
+	cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
+	cJSON_AddItemToObject(tool, "name", cJSON_CreateString("pcapdoc"));
+	cJSON_AddItemToObject(tool, "version", safe_string(version ? version : "unknown"));
+	cJSON_AddItemToObject(doc, "lang", cJSON_CreateString("en"));
+	cJSON_AddItemToObject(doc, "capture", capture_json(&r->cap));
+
+	cJSON *findings = cJSON_AddArrayToObject(doc, "findings");
+	for (guint i = 0; r->findings && i < r->findings->len; i++)
+		cJSON_AddItemToArray(findings, finding_json(r->findings->pdata[i]));
+
+	if (r->flows) {
+		cJSON *flows = cJSON_AddArrayToObject(doc, "flows");
+		for (guint i = 0; i < r->flows->len; i++)
+			cJSON_AddItemToArray(flows,
+					     flow_row_json(&g_array_index(r->flows, pd_flow_row, i)));
+		add_u64(doc, "flows_omitted", r->flows_omitted);
+	}
+
+	uint64_t counts[3];
+	pd_r_count(r, counts);
+	cJSON *summary = cJSON_AddObjectToObject(doc, "summary");
+	add_u64(summary, "findings", r->findings ? r->findings->len : 0);
+	cJSON *by = cJSON_AddObjectToObject(summary, "findings_by_severity");
+	add_u64(by, "info", counts[PD_SEV_INFO]);
+	add_u64(by, "warning", counts[PD_SEV_WARNING]);
+	add_u64(by, "error", counts[PD_SEV_ERROR]);
+	return doc;
+}

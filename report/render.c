@@ -1,0 +1,173 @@
+/* Renderer lookup and the helpers the formats share. */
+#include "report/internal.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <string.h>
+
+const pd_renderer *pd_renderer_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < pd_renderers_len; i++)
+		if (pd_renderers[i] && strcmp(pd_renderers[i]->name, name) == 0)
+			return pd_renderers[i];
+	return NULL;
+}
+
+void pd_r_addr(const pd_addr *a, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (a->family == 4) {
+		if (!inet_ntop(AF_INET, a->bytes, buf, (socklen_t)len))
+			buf[0] = '\0';
+	} else if (a->family == 6) {
+		if (!inet_ntop(AF_INET6, a->bytes, buf, (socklen_t)len))
+			buf[0] = '\0';
+	}
+}
+
+void pd_r_endpoint(GString *buf, const pd_addr *a, uint16_t port)
+{
+	char ip[INET6_ADDRSTRLEN];
+	pd_r_addr(a, ip, sizeof ip);
+	if (a->family == 6)
+		g_string_append_printf(buf, "[%s]:%u", ip, port);
+	else
+		g_string_append_printf(buf, "%s:%u", ip[0] ? ip : "?", port);
+}
+
+const char *pd_r_proto_name(uint8_t proto, char *tmp, size_t len)
+{
+	switch (proto) {
+	case 6:
+		return "tcp";
+	case 17:
+		return "udp";
+	case 1:
+		return "icmp";
+	case 58:
+		return "icmpv6";
+	default:
+		snprintf(tmp, len, "%u", proto);
+		return tmp;
+	}
+}
+
+size_t pd_r_settings(const pd_finding *f, const char **out)
+{
+	size_t n = 0;
+	if (f->n_settings > 0) {
+		for (size_t i = 0; i < f->n_settings && i < PD_FINDING_MAX_SETTINGS; i++)
+			if (f->settings[i])
+				out[n++] = f->settings[i];
+		return n;
+	}
+	if (f->def)
+		for (size_t i = 0; i < PD_DEF_MAX_SETTINGS && f->def->settings[i]; i++)
+			out[n++] = f->def->settings[i];
+	return n;
+}
+
+double pd_r_finite(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (isinf(v))
+		return v > 0 ? 1e300 : -1e300;
+	return v;
+}
+
+bool pd_r_is_zh(const pd_render_opts *o)
+{
+	return o && o->lang && strcmp(o->lang, "zh") == 0;
+}
+
+const char *pd_r_title(const pd_finding_def *d, bool zh)
+{
+	if (!d)
+		return "";
+	return zh && d->title_zh ? d->title_zh : d->title_en;
+}
+
+const char *pd_r_explain(const pd_finding_def *d, bool zh)
+{
+	if (!d)
+		return "";
+	return zh && d->explain_zh ? d->explain_zh : d->explain_en;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *pd_r_json_finding_key(const cJSON *finding)
+{
+	GString *key = g_string_new(jstr(finding, "id"));
+	if (strcmp(jstr(finding, "scope"), "capture") == 0)
+		return g_string_free(key, FALSE);
+
+	GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
+	const cJSON *flows = cJSON_GetObjectItemCaseSensitive(finding, "flows");
+	const cJSON *fl;
+	cJSON_ArrayForEach(fl, flows)
+	{
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(fl, "client");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(fl, "server");
+		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(s, "port");
+		char *p = g_strdup_printf("%s %s>%s:%d", jstr(fl, "proto"), jstr(c, "ip"),
+					  jstr(s, "ip"), cJSON_IsNumber(sp) ? sp->valueint : 0);
+		bool dup = false;
+		for (guint i = 0; i < parts->len; i++)
+			if (strcmp(parts->pdata[i], p) == 0)
+				dup = true;
+		if (dup)
+			g_free(p);
+		else
+			g_ptr_array_add(parts, p);
+	}
+	g_ptr_array_sort(parts, cmp_str);
+	for (guint i = 0; i < parts->len; i++) {
+		g_string_append_c(key, i ? ',' : '|');
+		g_string_append(key, parts->pdata[i]);
+	}
+	g_ptr_array_unref(parts);
+	return g_string_free(key, FALSE);
+}
+
+cJSON *pd_r_load_json(const char *path, GError **err)
+{
+	gchar *text = NULL;
+	gsize len = 0;
+	if (!g_file_get_contents(path, &text, &len, err))
+		return NULL;
+	cJSON *doc = cJSON_ParseWithLength(text, len);
+	g_free(text);
+	if (!doc || !cJSON_IsObject(doc) ||
+	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "findings"))) {
+		cJSON_Delete(doc);
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s: not a pcapdoc JSON report", path);
+		return NULL;
+	}
+	return doc;
+}
+
+void pd_r_count(const pd_report *r, uint64_t counts[3])
+{
+	counts[0] = counts[1] = counts[2] = 0;
+	for (guint i = 0; r->findings && i < r->findings->len; i++) {
+		const pd_finding *f = r->findings->pdata[i];
+		if ((unsigned)f->severity <= PD_SEV_ERROR)
+			counts[f->severity]++;
+	}
+}

@@ -1,0 +1,647 @@
+/* The report model and its renderers, on a report built by hand: JSON
+ * valid against docs/report.schema.json, byte-identical re-rendering, no
+ * packet-derived control sequence or invalid UTF-8 reaching a terminal or
+ * a Markdown file, Chinese output, baselines, diffs, JUnit. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyzer/model.h"
+#include "heuristics/kb.h"
+#include "report/render.h"
+#include "testutil.h"
+
+/* tests/meson.build links each test with testutil.c only */
+#include "schema_check.c"
+
+#define EVIL_APP "\x1b[31mEVIL\xff\xfe"
+#define EVIL_DETAIL "ACK then SYN-ACK again \x1b]0;pwned\x07 \xc2\x9b done"
+
+static pd_addr v4(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	pd_addr x = {.family = 4};
+	x.bytes[0] = a;
+	x.bytes[1] = b;
+	x.bytes[2] = c;
+	x.bytes[3] = d;
+	return x;
+}
+
+static pd_flow_ref flow_ref(uint64_t id, uint16_t cport, uint16_t sport, const char *app)
+{
+	pd_flow_ref r = {.flow_id = id, .proto = 6};
+	r.client = v4(10, 0, 0, 1);
+	r.server = v4(10, 0, 0, 2);
+	r.client_port = cport;
+	r.server_port = sport;
+	g_strlcpy(r.app, app, sizeof r.app);
+	g_strlcpy(r.community_id, "1:abcdefghijklmnopqrstuvwxyz0=", sizeof r.community_id);
+	return r;
+}
+
+static pd_finding *finding(const char *id, pd_severity sev, double impact, uint64_t frame)
+{
+	pd_finding *f = g_new0(pd_finding, 1);
+	f->def = pd_catalog_find(id);
+	cr_assert_not_null(f->def, "%s", id);
+	f->severity = sev;
+	f->confidence = 0.8;
+	f->flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_ref));
+	f->examples = g_array_new(FALSE, TRUE, sizeof(pd_evidence));
+	f->metrics = g_array_new(FALSE, TRUE, sizeof(pd_metric));
+	f->impact_s = impact;
+	f->first.frame = frame;
+	f->first.ts = INT64_C(1700000000123456789);
+	f->last.frame = frame + 10;
+	f->last.ts = INT64_C(1700000001000000000);
+	f->occurrences = 3;
+	return f;
+}
+
+static void add_metric(pd_finding *f, const char *k, double v, const char *unit)
+{
+	pd_metric m = {.key = k, .value = v, .unit = unit};
+	g_array_append_val(f->metrics, m);
+}
+
+static void add_example(pd_finding *f, uint64_t frame, const char *what)
+{
+	pd_evidence e = {.frame = frame, .ts = INT64_C(1700000000500000000)};
+	g_strlcpy(e.what, what, sizeof e.what);
+	g_array_append_val(f->examples, e);
+}
+
+/* A report with a bit of everything; extra adds one more flow finding. */
+static pd_report *sample(bool with_flows, bool extra)
+{
+	pd_report *r = pd_report_new();
+	pd_capture_summary *c = &r->cap;
+	g_ptr_array_add(c->files, g_strdup("capture.pcap"));
+	g_ptr_array_add(c->files, g_strdup("odd\x1b[2Jname\xff.pcap"));
+	pd_linktype_count lt = {.linktype = 1, .packets = 1234};
+	g_array_append_val(c->linktypes, lt);
+	c->packets = 1234;
+	c->wire_bytes = 987654;
+	c->captured_bytes = 900000;
+	c->first_ts = INT64_C(1700000000000000000);
+	c->last_ts = INT64_C(1700000012345678901);
+	c->snaplen = 262144;
+	c->snap_truncated = 2;
+	c->malformed[PD_MAL_TCP_OPTIONS] = 1;
+	c->ipv4 = 1200;
+	c->tcp = 1100;
+	c->udp = 100;
+	c->tcp_flows = 20;
+	c->udp_flows = 5;
+	pd_app_count app = {.flows = 3};
+	g_strlcpy(app.name, EVIL_APP, sizeof app.name);
+	g_array_append_val(c->apps, app);
+	g_ptr_array_add(c->notes, g_strdup("a note with \x1b[5m blink"));
+
+	pd_finding *a = finding("accept-queue-overflow", PD_SEV_ERROR, 3.0, 12);
+	a->detail = g_strdup(EVIL_DETAIL);
+	a->flow_count = 2;
+	pd_flow_ref fr1 = flow_ref(3, 40000, 80, EVIL_APP);
+	pd_flow_ref fr2 = flow_ref(4, 40001, 80, "HTTP");
+	g_array_append_val(a->flows, fr1);
+	g_array_append_val(a->flows, fr2);
+	add_metric(a, "synack_retransmits", 3, "count");
+	add_metric(a, "connect_delay", 1.5, "s");
+	add_metric(a, "bad_value", 0.0 / 0.0, "ratio");
+	add_example(a, 12, "SYN-ACK retransmission #1");
+	add_example(a, 15, "evil \x1b[31m what");
+	a->settings[0] = "net.core.somaxconn";
+	a->settings[1] = "listen() backlog";
+	a->settings[2] = "not-in-kb";
+	a->n_settings = 3;
+	g_ptr_array_add(r->findings, a);
+
+	pd_finding *t = finding("capture-offload-tso", PD_SEV_INFO, 0, 1);
+	t->capture_wide = true;
+	t->flow_count = 7;
+	t->detail = g_strdup("7 flows with segments larger than the MSS");
+	g_ptr_array_add(r->findings, t);
+
+	pd_finding *n = finding("nagle-delayed-ack", PD_SEV_WARNING, 0.42, 100);
+	n->flow_count = 1;
+	pd_flow_ref fr3 = flow_ref(5, 40002, 6379, "Redis");
+	g_array_append_val(n->flows, fr3);
+	n->detail = g_strdup("10 stalls of about 40 ms");
+	add_metric(n, "stalls", 10, "count");
+	add_metric(n, "stall_share", 0.375, "ratio");
+	g_ptr_array_add(r->findings, n);
+
+	if (extra) {
+		pd_finding *z = finding("zero-window", PD_SEV_WARNING, 1.0, 200);
+		z->flow_count = 1;
+		pd_flow_ref fr4 = flow_ref(6, 40003, 443, "TLS");
+		g_array_append_val(z->flows, fr4);
+		g_ptr_array_add(r->findings, z);
+	}
+
+	if (with_flows) {
+		r->flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_row));
+		pd_flow_row row = {.ref = fr1, .hs_rtt = 1500000, .state = "closed"};
+		row.first_ts = c->first_ts;
+		row.last_ts = c->last_ts;
+		row.pkts[0] = 10;
+		row.pkts[1] = 12;
+		row.bytes[0] = 500;
+		row.bytes[1] = 12000;
+		g_array_append_val(r->flows, row);
+		pd_flow_row row2 = {.ref = fr2, .hs_rtt = -1, .state = "syn-only"};
+		g_array_append_val(r->flows, row2);
+		r->flows_omitted = 4;
+	}
+	pd_report_sort(r);
+	return r;
+}
+
+static char *render(const pd_report *r, const char *fmt, const char *lang, bool color,
+		    bool flows)
+{
+	const pd_renderer *rd = pd_renderer_find(fmt);
+	cr_assert_not_null(rd, "no renderer %s", fmt);
+	pd_render_opts o = {.lang = lang, .color = color, .show_flows = flows, .version = "0.1.0"};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	cr_assert(rd->render(r, &o, m));
+	fclose(m);
+	return buf;
+}
+
+static cJSON *load_schema(void)
+{
+	char *p = pd_test_src("docs/report.schema.json");
+	char *text = NULL;
+	cr_assert(g_file_get_contents(p, &text, NULL, NULL), "cannot read %s", p);
+	cJSON *s = cJSON_Parse(text);
+	cr_assert_not_null(s, "schema is not JSON");
+	g_free(text);
+	g_free(p);
+	return s;
+}
+
+static void expect_safe(const char *out, const char *what)
+{
+	cr_expect(g_utf8_validate(out, -1, NULL), "%s: invalid UTF-8", what);
+	cr_expect_null(strstr(out, "\x1b["), "%s: raw escape sequence", what);
+	cr_expect_null(strstr(out, "\x1b]"), "%s: raw OSC sequence", what);
+	cr_expect_null(strchr(out, '\x07'), "%s: raw BEL", what);
+	cr_expect_null(strstr(out, "\xc2\x9b"), "%s: raw C1 CSI", what);
+}
+
+/* ---------------- model ---------------- */
+
+Test(model, time_strings)
+{
+	char b[PD_TIME_STRLEN];
+	pd_time_str(INT64_C(1700000000123456789), b, sizeof b);
+	cr_expect_str_eq(b, "1700000000.123456789");
+	pd_time_str(0, b, sizeof b);
+	cr_expect_str_eq(b, "0.000000000");
+	pd_time_str(-1, b, sizeof b);
+	cr_expect_str_eq(b, "-0.000000001");
+	pd_time_str(INT64_C(-1500000000), b, sizeof b);
+	cr_expect_str_eq(b, "-1.500000000");
+	pd_time_str(INT64_MIN, b, sizeof b);
+	cr_expect_str_eq(b, "-9223372036.854775808");
+	pd_time_iso(INT64_C(1700000000123456789), b, sizeof b);
+	cr_expect_str_eq(b, "2023-11-14T22:13:20.123456789Z");
+	pd_time_iso(-1, b, sizeof b);
+	cr_expect_str_eq(b, "1969-12-31T23:59:59.999999999Z");
+}
+
+Test(model, names_and_parse)
+{
+	cr_expect_str_eq(pd_severity_name(PD_SEV_INFO), "info");
+	cr_expect_str_eq(pd_severity_name(PD_SEV_WARNING), "warning");
+	cr_expect_str_eq(pd_severity_name(PD_SEV_ERROR), "error");
+	pd_severity s;
+	cr_expect(pd_severity_parse("warning", &s) && s == PD_SEV_WARNING);
+	cr_expect(pd_severity_parse("ERROR", &s) && s == PD_SEV_ERROR);
+	cr_expect(!pd_severity_parse("fatal", &s));
+	cr_expect(!pd_severity_parse(NULL, &s));
+	cr_expect_str_eq(pd_category_name(PD_CAT_NAGLE_DELAYED_ACK), "nagle-delayed-ack");
+	cr_expect_str_eq(pd_category_name(PD_CAT_FRAGMENTATION_PMTU), "fragmentation-pmtu");
+	cr_expect_str_eq(pd_category_name(PD_CAT_CONNECTION_CHURN), "connection-churn");
+}
+
+Test(model, sort_order)
+{
+	pd_report *r = pd_report_new();
+	g_ptr_array_add(r->findings, finding("retransmissions", PD_SEV_WARNING, 1.0, 50));
+	g_ptr_array_add(r->findings, finding("capture-drops", PD_SEV_INFO, 9.0, 1));
+	g_ptr_array_add(r->findings, finding("syn-unanswered", PD_SEV_ERROR, 0.5, 9));
+	g_ptr_array_add(r->findings, finding("retransmissions", PD_SEV_WARNING, 1.0, 20));
+	g_ptr_array_add(r->findings, finding("nagle-delayed-ack", PD_SEV_WARNING, 1.0, 1));
+	g_ptr_array_add(r->findings, finding("zero-window", PD_SEV_WARNING, 2.0, 99));
+	pd_report_sort(r);
+	const char *ids[] = {"syn-unanswered", "zero-window", "nagle-delayed-ack",
+			     "retransmissions", "retransmissions", "capture-drops"};
+	for (guint i = 0; i < r->findings->len; i++) {
+		const pd_finding *f = r->findings->pdata[i];
+		cr_expect_str_eq(f->def->id, ids[i], "position %u", i);
+	}
+	cr_expect_eq(((pd_finding *)r->findings->pdata[3])->first.frame, 20);
+	pd_report_free(r);
+	pd_report_free(NULL);
+	pd_finding_free(NULL);
+}
+
+/* ---------------- escaping ---------------- */
+
+Test(escape, text_and_markdown)
+{
+	GString *b = g_string_new(NULL);
+	pd_escape_text(b, "a\x1b[31mb\xff\xc2\x85\xc3\xbc\xe2\x80\xae\x7f\n中");
+	cr_expect_str_eq(b->str, "a\\x1B[31mb\\xFF\\xC2\\x85\xc3\xbc\\u{202E}\\x7F\\x0A中");
+	g_string_truncate(b, 0);
+	pd_escape_text(b, "\xe4\xb8"); /* truncated sequence */
+	cr_expect_str_eq(b->str, "\\xE4\\xB8");
+	g_string_truncate(b, 0);
+	pd_escape_text(b, "\xc0\xaf"); /* overlong */
+	cr_expect_str_eq(b->str, "\\xC0\\xAF");
+	g_string_truncate(b, 0);
+	pd_escape_markdown(b, "*x*|<script>&[a](b)`c`");
+	cr_expect_str_eq(b->str, "\\*x\\*\\|&lt;script&gt;&amp;\\[a\\](b)\\`c\\`");
+	g_string_free(b, TRUE);
+}
+
+/* ---------------- JSON ---------------- */
+
+Test(json, validates_against_schema)
+{
+	cJSON *schema = load_schema();
+	for (int flows = 0; flows < 2; flows++) {
+		pd_report *r = sample(flows, flows);
+		char *out = render(r, "json", "en", false, true);
+		cJSON *doc = cJSON_Parse(out);
+		cr_assert_not_null(doc, "output is not JSON");
+		GString *errs = g_string_new(NULL);
+		cr_expect(pd_schema_validate(schema, doc, errs), "schema errors:\n%s", errs->str);
+		g_string_free(errs, TRUE);
+		cr_expect_eq(cJSON_GetObjectItemCaseSensitive(doc, "flows") != NULL, flows == 1);
+		expect_safe(out, "json");
+		cJSON_Delete(doc);
+		free(out);
+		pd_report_free(r);
+	}
+	/* an empty report too */
+	pd_report *r = pd_report_new();
+	char *out = render(r, "json", "en", false, false);
+	cJSON *doc = cJSON_Parse(out);
+	cr_expect(pd_schema_validate(schema, doc, NULL));
+	cJSON_Delete(doc);
+	free(out);
+	pd_report_free(r);
+	cJSON_Delete(schema);
+}
+
+Test(json, schema_rejects_bad_documents)
+{
+	cJSON *schema = load_schema();
+	pd_report *r = sample(true, false);
+	cJSON *doc = pd_report_to_json(r, "x");
+	cJSON *f0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "findings"), 0);
+	cJSON_ReplaceItemInObjectCaseSensitive(f0, "severity", cJSON_CreateString("fatal"));
+	cJSON_AddItemToObject(doc, "surprise", cJSON_CreateTrue());
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "summary");
+	GString *errs = g_string_new(NULL);
+	cr_expect(!pd_schema_validate(schema, doc, errs));
+	cr_expect(strstr(errs->str, "severity"), "%s", errs->str);
+	cr_expect(strstr(errs->str, "surprise"), "%s", errs->str);
+	cr_expect(strstr(errs->str, "summary"), "%s", errs->str);
+	g_string_free(errs, TRUE);
+	cJSON_Delete(doc);
+	pd_report_free(r);
+	cJSON_Delete(schema);
+}
+
+Test(json, content)
+{
+	pd_report *r = sample(true, false);
+	cJSON *doc = pd_report_to_json(r, "0.1.0");
+	cr_expect_str_eq(cJSON_GetObjectItem(doc, "schema_version")->valuestring, PD_SCHEMA_VERSION);
+	cr_expect_str_eq(cJSON_GetObjectItem(doc, "lang")->valuestring, "en");
+	const cJSON *cap = cJSON_GetObjectItem(doc, "capture");
+	cr_expect_str_eq(cJSON_GetObjectItem(cap, "first_ts")->valuestring, "1700000000.000000000");
+	cr_expect_str_eq(cJSON_GetObjectItem(cap, "last_ts_iso")->valuestring,
+			 "2023-11-14T22:13:32.345678901Z");
+	const cJSON *mal = cJSON_GetObjectItem(cap, "malformed");
+	cr_expect_eq(cJSON_GetArraySize(mal), 1);
+	const cJSON *f = pd_test_finding(doc, "accept-queue-overflow", 0);
+	cr_assert_not_null(f);
+	cr_expect_str_eq(cJSON_GetObjectItem(f, "scope")->valuestring, "flow");
+	cr_expect_str_eq(cJSON_GetObjectItem(f, "category")->valuestring, "handshake");
+	const cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(f, "metrics"), "bad_value");
+	cr_expect_eq(cJSON_GetObjectItem(m, "value")->valuedouble, 0.0, "NaN clamped");
+	const cJSON *settings = cJSON_GetObjectItem(f, "settings");
+	cr_expect_eq(cJSON_GetArraySize(settings), 3);
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(settings, 0), "kind")->valuestring,
+			 "sysctl");
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(settings, 2), "kind")));
+	/* default ranking from the catalogue when the detector set none */
+	const cJSON *n = pd_test_finding(doc, "nagle-delayed-ack", 0);
+	const cJSON *ns = cJSON_GetObjectItem(n, "settings");
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(ns, 0), "name")->valuestring,
+			 "TCP_NODELAY");
+	const cJSON *t = pd_test_finding(doc, "capture-offload-tso", 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(t, "scope")->valuestring, "capture");
+	const cJSON *by = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"),
+					      "findings_by_severity");
+	cr_expect_eq(cJSON_GetObjectItem(by, "error")->valueint, 1);
+	cr_expect_eq(cJSON_GetObjectItem(by, "warning")->valueint, 1);
+	cr_expect_eq(cJSON_GetObjectItem(by, "info")->valueint, 1);
+	cr_expect_eq(pd_test_count_at_least(doc, "warning"), 2);
+	cJSON_Delete(doc);
+	pd_report_free(r);
+}
+
+/* ---------------- determinism and safety, all formats ---------------- */
+
+Test(render, deterministic_and_safe)
+{
+	static const char *fmts[] = {"text", "json", "markdown"};
+	static const char *langs[] = {"en", "zh"};
+	for (size_t i = 0; i < G_N_ELEMENTS(fmts); i++)
+		for (size_t k = 0; k < G_N_ELEMENTS(langs); k++) {
+			pd_report *r1 = sample(true, true), *r2 = sample(true, true);
+			char *a = render(r1, fmts[i], langs[k], false, true);
+			char *b = render(r2, fmts[i], langs[k], false, true);
+			char *c = render(r1, fmts[i], langs[k], false, true);
+			cr_expect_str_eq(a, b, "%s/%s differs between identical reports", fmts[i],
+					 langs[k]);
+			cr_expect_str_eq(a, c, "%s/%s differs between two renderings", fmts[i],
+					 langs[k]);
+			expect_safe(a, fmts[i]);
+			cr_expect_null(strchr(a, '\x1b'), "%s: ESC without --color", fmts[i]);
+			cr_expect_null(strstr(a, "\xff"), "%s: raw invalid byte", fmts[i]);
+			free(a);
+			free(b);
+			free(c);
+			pd_report_free(r1);
+			pd_report_free(r2);
+		}
+}
+
+Test(render, unknown_format)
+{
+	cr_expect_null(pd_renderer_find("yaml"));
+	cr_expect_null(pd_renderer_find(NULL));
+	cr_expect_not_null(pd_renderer_find("text"));
+}
+
+static int display_width(const char *line, size_t len)
+{
+	int w = 0;
+	for (const char *p = line; p < line + len; p = g_utf8_next_char(p))
+		w += g_unichar_iswide(g_utf8_get_char(p)) ? 2 : 1;
+	return w;
+}
+
+/* Text without whitespace, so wrapped prose can be searched for. */
+static char *squash(const char *s)
+{
+	GString *b = g_string_new(NULL);
+	for (; *s; s++)
+		if (!g_ascii_isspace(*s))
+			g_string_append_c(b, *s);
+	return g_string_free(b, FALSE);
+}
+
+Test(text, content_and_wrapping)
+{
+	pd_report *r = sample(true, false);
+	char *en = render(r, "text", "en", false, true);
+	char *zh = render(r, "text", "zh", false, true);
+	const pd_finding_def *d = pd_catalog_find("accept-queue-overflow");
+	cr_expect(strstr(en, d->title_en));
+	cr_expect(strstr(en, "sysctl net.core.somaxconn"), "check command shown");
+	cr_expect(strstr(en, "#12"), "first frame shown");
+	cr_expect(strstr(en, "3.000 s"), "impact shown");
+	cr_expect(strstr(en, "10.0.0.1:40000 -> 10.0.0.2:80"), "flow endpoints shown");
+	cr_expect(strstr(en, "\\x1B[31mEVIL\\xFF\\xFE"), "app name escaped visibly");
+	cr_expect(strstr(en, "37.5%"), "ratio as percentage");
+	/* capture-quality findings come before the others */
+	char *tso = strstr(en, pd_catalog_find("capture-offload-tso")->title_en);
+	cr_expect(tso && tso < strstr(en, d->title_en));
+	cr_expect(strstr(en, "pkts 10/12"), "flow table");
+	cr_expect(strstr(zh, d->title_zh), "Chinese title");
+	char *zh_flat = squash(zh), *ex = squash(d->explain_zh);
+	char *adv = squash(pd_kb_find("net.core.somaxconn")->caveat_zh);
+	cr_expect(strstr(zh_flat, ex), "Chinese explanation");
+	cr_expect(strstr(zh_flat, adv), "Chinese advice");
+	g_free(zh_flat);
+	g_free(ex);
+	g_free(adv);
+	const char *outs[] = {en, zh};
+	for (size_t k = 0; k < 2; k++) {
+		const char *p = outs[k];
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			cr_expect(display_width(p, len) <= 100, "line over 100 columns: %.*s",
+				  (int)len, p);
+			p += len + (nl ? 1 : 0);
+		}
+	}
+	char *col = render(r, "text", "en", true, false);
+	cr_expect(strstr(col, "\x1b[1;31m"), "colour when allowed");
+	cr_expect_null(strstr(col, "\x1b[31mEVIL"), "but never from the packet");
+	cr_expect_null(strstr(col, "pkts 10/12"), "no flow table without --flows");
+	free(col);
+	free(en);
+	free(zh);
+	pd_report_free(r);
+}
+
+Test(markdown, content)
+{
+	pd_report *r = sample(true, false);
+	char *md = render(r, "markdown", "en", false, false);
+	cr_expect(strstr(md, "| # |"), "summary table");
+	cr_expect(strstr(md, "<details><summary>"), "flow details");
+	cr_expect(strstr(md, "`sysctl net.core.somaxconn"), "check in a code span");
+	cr_expect(strstr(md, "\\x1B\\[31mEVIL"), "app name escaped for Markdown");
+	cr_expect_null(strstr(md, "<script"));
+	free(md);
+	char *zh = render(r, "markdown", "zh", false, false);
+	cr_expect(strstr(zh, pd_catalog_find("nagle-delayed-ack")->title_zh));
+	free(zh);
+	pd_report_free(r);
+}
+
+/* ---------------- baseline, diff, junit ---------------- */
+
+static char *write_json(const pd_report *r, const char *dir, const char *name)
+{
+	cJSON *doc = pd_report_to_json(r, "0.1.0");
+	char *text = cJSON_Print(doc);
+	char *path = g_build_filename(dir, name, NULL);
+	cr_assert(g_file_set_contents(path, text, -1, NULL));
+	cJSON_free(text);
+	cJSON_Delete(doc);
+	return path;
+}
+
+static int run_diff(const char *a, const char *b, char **out)
+{
+	char *argv[] = {(char *)"diff", (char *)a, (char *)b, NULL};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int st = pd_diff_main(3, argv, m);
+	fclose(m);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return st;
+}
+
+Test(baseline, marks_known_and_diff_exit_codes)
+{
+	char *dir = g_dir_make_tmp("pdtest-XXXXXX", NULL);
+	cr_assert_not_null(dir);
+	pd_report *old = sample(false, false);
+	pd_report *cur = sample(false, true);
+	char *old_path = write_json(old, dir, "old.json");
+	char *new_path = write_json(cur, dir, "new.json");
+
+	GError *err = NULL;
+	cr_assert(pd_baseline_apply(cur, old_path, &err));
+	for (guint i = 0; i < cur->findings->len; i++) {
+		const pd_finding *f = cur->findings->pdata[i];
+		bool want = strcmp(f->def->id, "zero-window") != 0;
+		cr_expect_eq(f->known, want, "%s known=%d", f->def->id, f->known);
+	}
+
+	char *out = NULL;
+	cr_expect_eq(run_diff(old_path, new_path, &out), 1, "new finding -> 1");
+	cr_expect(strstr(out, "zero-window"), "%s", out);
+	cr_expect(strstr(out, "1 new"), "%s", out);
+	free(out);
+	cr_expect_eq(run_diff(new_path, old_path, &out), 0, "only resolved -> 0");
+	cr_expect(strstr(out, "1 resolved"), "%s", out);
+	free(out);
+	cr_expect_eq(run_diff(old_path, old_path, NULL), 0);
+
+	char *missing = g_build_filename(dir, "missing.json", NULL);
+	cr_expect_eq(run_diff(old_path, missing, NULL), 3);
+	char *garbage = g_build_filename(dir, "garbage.json", NULL);
+	g_file_set_contents(garbage, "{not json", -1, NULL);
+	cr_expect_eq(run_diff(garbage, new_path, NULL), 3);
+	cr_expect(!pd_baseline_apply(cur, garbage, &err));
+	cr_expect_not_null(err);
+	g_clear_error(&err);
+	char *argv[] = {(char *)"diff", (char *)old_path, NULL};
+	cr_expect_eq(pd_diff_main(2, argv, stdout), 2, "usage error");
+
+	/* JUnit: known findings do not fail; the new one does */
+	char *junit = g_build_filename(dir, "junit.xml", NULL);
+	cr_assert(pd_junit_write(cur, junit, PD_SEV_WARNING, &err));
+	char *xml = NULL;
+	cr_assert(g_file_get_contents(junit, &xml, NULL, NULL));
+	cr_expect(strstr(xml, "<testsuites"));
+	cr_expect(strstr(xml, "name=\"zero-window\">\n      <failure"), "%s", xml);
+	cr_expect_null(strstr(xml, "name=\"accept-queue-overflow\">\n      <failure"));
+	cr_expect(strstr(xml, "failures=\"1\""));
+	expect_safe(xml, "junit");
+	cr_expect_null(strchr(xml, '\x1b'));
+	g_free(xml);
+
+	g_unlink(junit);
+	g_unlink(garbage);
+	g_unlink(old_path);
+	g_unlink(new_path);
+	g_rmdir(dir);
+	g_free(junit);
+	g_free(garbage);
+	g_free(missing);
+	g_free(old_path);
+	g_free(new_path);
+	g_free(dir);
+	pd_report_free(old);
+	pd_report_free(cur);
+}
+
+Test(baseline, pcapdoc_diff_cli)
+{
+	/* through the binary, when the build provides it */
+	if (!g_getenv("PD_PCAPDOC"))
+		cr_skip_test("PD_PCAPDOC not set");
+	char *dir = g_dir_make_tmp("pdtest-XXXXXX", NULL);
+	pd_report *old = sample(false, false);
+	pd_report *cur = sample(false, true);
+	char *a = write_json(old, dir, "a.json"), *b = write_json(cur, dir, "b.json");
+	char *out = NULL, *err = NULL;
+	const char *argv1[] = {"diff", a, b, NULL};
+	cr_expect_eq(pd_test_run(&out, &err, argv1), 1, "stdout %s stderr %s", out, err);
+	g_free(out);
+	g_free(err);
+	const char *argv2[] = {"diff", a, a, NULL};
+	cr_expect_eq(pd_test_run(&out, &err, argv2), 0);
+	g_free(out);
+	g_free(err);
+	const char *argv3[] = {"diff", a, "/nonexistent/x.json", NULL};
+	cr_expect_eq(pd_test_run(&out, &err, argv3), 3);
+	g_free(out);
+	g_free(err);
+	g_unlink(a);
+	g_unlink(b);
+	g_rmdir(dir);
+	g_free(a);
+	g_free(b);
+	g_free(dir);
+	pd_report_free(old);
+	pd_report_free(cur);
+}
+
+/* ---------------- the real binary on the golden captures ---------------- */
+
+Test(captures, json_valid_deterministic_and_safe, .timeout = 240)
+{
+	if (!g_getenv("PD_PCAPDOC"))
+		cr_skip_test("PD_PCAPDOC not set");
+	cJSON *schema = load_schema();
+	char *root = pd_test_src("testdata/captures");
+	GPtrArray *files = pd_test_list_captures(root);
+	for (guint i = 0; i < files->len; i++) {
+		const char *cap = files->pdata[i];
+		const char *json_args[] = {"--format", "json", "--flows", cap, NULL};
+		char *a = NULL, *b = NULL, *err = NULL;
+		int st = pd_test_run(&a, &err, json_args);
+		g_free(err);
+		cr_expect(st == 0 || st == 3 || st == 4, "%s: exit %d", cap, st);
+		pd_test_run(&b, NULL, json_args);
+		cr_expect_str_eq(a ? a : "", b ? b : "", "%s: JSON differs between runs", cap);
+		cJSON *doc = a ? cJSON_Parse(a) : NULL;
+		cr_expect_not_null(doc, "%s: not JSON", cap);
+		if (doc) {
+			GString *errs = g_string_new(NULL);
+			cr_expect(pd_schema_validate(schema, doc, errs), "%s:\n%s", cap, errs->str);
+			g_string_free(errs, TRUE);
+			cJSON_Delete(doc);
+		}
+		cr_expect(a && g_utf8_validate(a, -1, NULL), "%s: JSON not UTF-8", cap);
+		g_free(a);
+		g_free(b);
+		static const char *fmts[] = {"text", "markdown"};
+		for (size_t k = 0; k < G_N_ELEMENTS(fmts); k++) {
+			const char *args[] = {"--format", fmts[k], "--flows", "--lang", "zh", cap, NULL};
+			char *o = NULL;
+			pd_test_run(&o, NULL, args);
+			cr_expect(o && *o, "%s: no %s output", cap, fmts[k]);
+			if (o)
+				expect_safe(o, fmts[k]);
+			g_free(o);
+		}
+	}
+	g_ptr_array_unref(files);
+	g_free(root);
+	cJSON_Delete(schema);
+}

@@ -1,0 +1,196 @@
+/* Helpers shared by the criterion tests (see testutil.h). Paths come from
+ * the environment meson sets: PD_SOURCE_ROOT, PD_SHARED, PD_PCAPDOC. */
+/* testutil.h uses GPtrArray without including glib.h */
+#include <glib.h>
+
+#include "testutil.h"
+#include <string.h>
+#include <sys/wait.h>
+
+static char *from_env(const char *var, const char *fallback, const char *rel)
+{
+	const char *root = g_getenv(var);
+	if (!root || !*root)
+		root = fallback;
+	char *abs = g_canonicalize_filename(root, NULL);
+	char *path = g_build_filename(abs, rel, NULL);
+	g_free(abs);
+	return path;
+}
+
+char *pd_test_src(const char *rel)
+{
+	return from_env("PD_SOURCE_ROOT", ".", rel);
+}
+
+char *pd_test_shared(const char *rel)
+{
+	return from_env("PD_SHARED", "../shared", rel);
+}
+
+int pd_test_run(char **out, char **err, const char *const *argv)
+{
+	const char *bin = g_getenv("PD_PCAPDOC");
+	if (out)
+		*out = NULL;
+	if (err)
+		*err = NULL;
+	if (!bin || !*bin)
+		return -1;
+
+	GPtrArray *args = g_ptr_array_new();
+	g_ptr_array_add(args, (gpointer)bin);
+	for (size_t i = 0; argv && argv[i]; i++)
+		g_ptr_array_add(args, (gpointer)argv[i]);
+	g_ptr_array_add(args, NULL);
+
+	char *o = NULL, *e = NULL;
+	int wait_status = 0;
+	GError *gerr = NULL;
+	gboolean ran = g_spawn_sync(NULL, (gchar **)args->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+				    NULL, &o, &e, &wait_status, &gerr);
+	g_ptr_array_free(args, TRUE);
+	if (!ran) {
+		if (err)
+			*err = g_strdup(gerr ? gerr->message : "spawn failed");
+		g_clear_error(&gerr);
+		return -1;
+	}
+	if (out)
+		*out = o;
+	else
+		g_free(o);
+	if (err)
+		*err = e;
+	else
+		g_free(e);
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	return -1;
+}
+
+cJSON *pd_test_json(const char *capture_rel, const char *const *extra_args)
+{
+	char *cap = pd_test_src(capture_rel);
+	cJSON *doc = pd_test_json_abs(cap, extra_args);
+	g_free(cap);
+	return doc;
+}
+
+cJSON *pd_test_json_abs(const char *capture_path, const char *const *extra_args)
+{
+	char *cap = g_strdup(capture_path);
+	GPtrArray *args = g_ptr_array_new();
+	g_ptr_array_add(args, (gpointer) "--format");
+	g_ptr_array_add(args, (gpointer) "json");
+	for (size_t i = 0; extra_args && extra_args[i]; i++)
+		g_ptr_array_add(args, (gpointer)extra_args[i]);
+	g_ptr_array_add(args, cap);
+	g_ptr_array_add(args, NULL);
+
+	char *out = NULL, *err = NULL;
+	int st = pd_test_run(&out, &err, (const char *const *)args->pdata);
+	g_ptr_array_free(args, TRUE);
+	g_free(cap);
+	cJSON *doc = NULL;
+	/* 1 only means findings at or above --fail-on: the output is still a report */
+	if ((st == 0 || st == 1) && out)
+		doc = cJSON_Parse(out);
+	g_free(out);
+	g_free(err);
+	return doc;
+}
+
+int pd_test_count_findings(const cJSON *report, const char *id)
+{
+	int n = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(report, "findings"))
+	{
+		const cJSON *fid = cJSON_GetObjectItemCaseSensitive(f, "id");
+		if (cJSON_IsString(fid) && strcmp(fid->valuestring, id) == 0)
+			n++;
+	}
+	return n;
+}
+
+const cJSON *pd_test_finding(const cJSON *report, const char *id, int n)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(report, "findings"))
+	{
+		const cJSON *fid = cJSON_GetObjectItemCaseSensitive(f, "id");
+		if (cJSON_IsString(fid) && strcmp(fid->valuestring, id) == 0 && n-- == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static int rank(const char *s)
+{
+	if (!s)
+		return -1;
+	if (strcmp(s, "info") == 0)
+		return 0;
+	if (strcmp(s, "warning") == 0)
+		return 1;
+	if (strcmp(s, "error") == 0)
+		return 2;
+	return -1;
+}
+
+int pd_test_count_at_least(const cJSON *report, const char *severity)
+{
+	int min = rank(severity), n = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(report, "findings"))
+	{
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "severity");
+		if (cJSON_IsString(s) && rank(s->valuestring) >= min)
+			n++;
+	}
+	return n;
+}
+
+static bool is_capture(const char *name)
+{
+	return g_str_has_suffix(name, ".pcap") || g_str_has_suffix(name, ".pcapng") ||
+	       g_str_has_suffix(name, ".gz");
+}
+
+static void collect(GPtrArray *out, const char *dir, int depth)
+{
+	if (depth > 16)
+		return;
+	GDir *d = g_dir_open(dir, 0, NULL);
+	if (!d)
+		return;
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+		bool link = g_file_test(path, G_FILE_TEST_IS_SYMLINK);
+		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+			if (!link) /* directory links are not followed: no loops */
+				collect(out, path, depth + 1);
+		} else if (is_capture(name) && g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+			g_ptr_array_add(out, path);
+			path = NULL;
+		}
+		g_free(path);
+	}
+	g_dir_close(d);
+}
+
+static int cmp_path(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+GPtrArray *pd_test_list_captures(const char *dir)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	if (dir)
+		collect(out, dir, 0);
+	g_ptr_array_sort(out, cmp_path);
+	return out;
+}
