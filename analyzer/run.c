@@ -543,10 +543,11 @@ void pd_finding_add_flow(pd_run *run, pd_finding *f, const pd_flow *flow)
 	pd_flow_ref_fill(&ref, flow);
 	g_array_append_val(f->flows, ref);
 	uint64_t key = flow->id;
-	GSList *l = g_hash_table_lookup(run->flow_findings, &key);
-	if (l)
-		g_hash_table_steal(run->flow_findings, &key);
-	g_hash_table_insert(run->flow_findings, g_memdup2(&key, sizeof(key)), g_slist_prepend(l, f));
+	gpointer old_key = NULL, old_list = NULL;
+	if (g_hash_table_steal_extended(run->flow_findings, &key, &old_key, &old_list))
+		g_hash_table_insert(run->flow_findings, old_key, g_slist_prepend(old_list, f));
+	else
+		g_hash_table_insert(run->flow_findings, g_memdup2(&key, sizeof(key)), g_slist_prepend(NULL, f));
 }
 
 void pd_finding_occurrence_at(pd_finding *f, uint64_t frame, pd_time ts, const char *what)

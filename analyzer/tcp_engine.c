@@ -126,8 +126,9 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 				if (f->state < PD_FLOW_SYN_SENT)
 					f->state = PD_FLOW_SYN_SENT;
 			}
-			if (!f->synack_frame)
-				f->syn_last_ts = pkt->ts;
+			/* The handshake RTT is measured from the SYN the ACK answers:
+			 * the latest one, even when it crossed a SYN-ACK. */
+			f->syn_last_ts = pkt->ts;
 		} else if (!f->synack_frame) {
 			f->synack_frame = pkt->frame_no;
 			f->synack_ts = pkt->ts;
