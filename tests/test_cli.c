@@ -1,0 +1,369 @@
+/* The command line end to end, through the real binary: inputs (stdin,
+ * gzip, several files, filters), errors and exit codes, output errors,
+ * the CI options, and the README's examples (so the docs cannot drift). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+/* Runs `sh -c CMD` in the source root with $PCAPDOC set; returns the exit
+ * status (-1 on a signal). */
+static int sh(const char *cmd, char **out, char **err)
+{
+	char *root = pd_test_src("");
+	const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	gchar **env = g_get_environ();
+	env = g_environ_setenv(env, "PCAPDOC", g_getenv("PD_PCAPDOC"), TRUE);
+	env = g_environ_unsetenv(env, "NO_COLOR");
+	int status = 0;
+	char *o = NULL, *e = NULL;
+	gboolean ok = g_spawn_sync(root, (gchar **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &o, &e,
+				   &status, NULL);
+	g_strfreev(env);
+	g_free(root);
+	if (out)
+		*out = o;
+	else
+		g_free(o);
+	if (err)
+		*err = e;
+	else
+		g_free(e);
+	if (!ok || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static cJSON *sh_json(const char *cmd, int *rc)
+{
+	char *out = NULL;
+	*rc = sh(cmd, &out, NULL);
+	cJSON *doc = out ? cJSON_Parse(out) : NULL;
+	g_free(out);
+	return doc;
+}
+
+static double num(const cJSON *o, const char *path)
+{
+	gchar **parts = g_strsplit(path, ".", -1);
+	const cJSON *cur = o;
+	for (gchar **p = parts; *p && cur; p++)
+		cur = cJSON_GetObjectItemCaseSensitive(cur, *p);
+	g_strfreev(parts);
+	return cJSON_IsNumber(cur) ? cur->valuedouble : -1;
+}
+
+#define ETH "testdata/captures/linktypes/eth.pcap"
+
+Test(cli, version_and_help)
+{
+	char *out = NULL;
+	cr_assert_eq(sh("$PCAPDOC --version", &out, NULL), 0);
+	cr_expect(g_str_has_prefix(out, "pcapdoc "), "%s", out);
+	g_free(out);
+	cr_assert_eq(sh("$PCAPDOC --help", &out, NULL), 0);
+	cr_expect(strstr(out, "--fail-on") != NULL);
+	g_free(out);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+	char *err = NULL;
+	cr_expect_eq(sh("$PCAPDOC", NULL, &err), 2);
+	cr_expect(strstr(err, "no capture file") != NULL, "%s", err);
+	g_free(err);
+	cr_expect_eq(sh("$PCAPDOC --format xml " ETH, NULL, NULL), 2);
+	cr_expect_eq(sh("$PCAPDOC --fail-on bad " ETH, NULL, NULL), 2);
+	cr_expect_eq(sh("$PCAPDOC --lang fr " ETH, NULL, NULL), 2);
+	cr_expect_eq(sh("$PCAPDOC --no-such-option " ETH, NULL, NULL), 2);
+	cr_expect_eq(sh("$PCAPDOC -f 'tcp' " ETH " udp", NULL, NULL), 2);
+}
+
+Test(cli, unreadable_inputs_exit_3_naming_the_file)
+{
+	char *dir = g_dir_make_tmp("pdcli-XXXXXX", NULL);
+	char *empty = g_build_filename(dir, "empty.pcap", NULL);
+	char *text = g_build_filename(dir, "notes.pcap", NULL);
+	g_file_set_contents(empty, "", 0, NULL);
+	g_file_set_contents(text, "this is not a capture at all\n", -1, NULL);
+	struct {
+		const char *path, *expect;
+	} cases[] = {
+		{empty, "empty file"},
+		{text, "not a pcap or pcapng capture"},
+		{"/nonexistent/x.pcap", "cannot open"},
+		{dir, "is a directory"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *cmd = g_strdup_printf("$PCAPDOC -q '%s'", cases[i].path);
+		char *err = NULL;
+		int rc = sh(cmd, NULL, &err);
+		cr_expect_eq(rc, 3, "%s: exit %d", cases[i].path, rc);
+		cr_expect(strstr(err, cases[i].path) && strstr(err, cases[i].expect), "%s: %s",
+			  cases[i].path, err);
+		g_free(err);
+		g_free(cmd);
+	}
+	/* One bad file among good ones: the report covers the good one, exit 3. */
+	char *cmd = g_strdup_printf("$PCAPDOC -q --format json " ETH " '%s'", empty);
+	int rc;
+	cJSON *doc = sh_json(cmd, &rc);
+	cr_expect_eq(rc, 3);
+	cr_assert_not_null(doc);
+	cr_expect_eq(num(doc, "capture.packets"), 10);
+	cJSON_Delete(doc);
+	g_free(cmd);
+	g_remove(empty);
+	g_remove(text);
+	g_rmdir(dir);
+	g_free(empty);
+	g_free(text);
+	g_free(dir);
+}
+
+Test(cli, truncated_file_is_analysed_and_strict_exits_4)
+{
+	int rc;
+	char *err = NULL;
+	rc = sh("$PCAPDOC --format json testdata/captures/linktypes/truncated.pcap", NULL, &err);
+	cr_expect_eq(rc, 0);
+	cr_expect(strstr(err, "truncated.pcap") && strstr(err, "truncated"), "%s", err);
+	g_free(err);
+	cJSON *doc = sh_json("$PCAPDOC -q --format json testdata/captures/linktypes/truncated.pcap", &rc);
+	cr_assert_not_null(doc);
+	cr_expect_eq(num(doc, "capture.packets"), 9);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(doc, "capture"), "input_truncated")));
+	cJSON_Delete(doc);
+	cr_expect_eq(sh("$PCAPDOC -q --strict testdata/captures/linktypes/truncated.pcap", NULL, NULL), 4);
+}
+
+Test(cli, stdin_and_gzip_read_like_files)
+{
+	int rc;
+	cJSON *a = sh_json("cat " ETH " | $PCAPDOC -q --format json -", &rc);
+	cr_expect_eq(rc, 0);
+	cJSON *b = sh_json("$PCAPDOC -q --format json testdata/captures/linktypes/http.pcap.gz", &rc);
+	cr_expect_eq(rc, 0);
+	cJSON *c = sh_json("gzip -c " ETH " | $PCAPDOC -q --format json -", &rc);
+	cr_expect_eq(rc, 0);
+	cr_assert(a && b && c);
+	cr_expect_eq(num(a, "capture.packets"), 10);
+	cr_expect_eq(num(b, "capture.packets"), 10);
+	cr_expect_eq(num(c, "capture.packets"), 10);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+}
+
+/* Rotated files merge by time: the second file's packets, which are later,
+ * are numbered after the first's whatever the order given. */
+Test(cli, several_files_merge_in_time_order)
+{
+	int rc;
+	cJSON *doc = sh_json("$PCAPDOC -q --format json --flows testdata/captures/linktypes/ipv6.pcap "
+			     ETH, &rc);
+	cr_assert_not_null(doc);
+	cr_expect_eq(num(doc, "capture.packets"), 20);
+	cr_expect_eq(num(doc, "capture.flows.tcp"), 2);
+	const cJSON *flows = cJSON_GetObjectItemCaseSensitive(doc, "flows");
+	cr_assert_eq(cJSON_GetArraySize(flows), 2);
+	/* eth.pcap was captured first: its flow starts at frame 1 */
+	const cJSON *f0 = cJSON_GetArrayItem(flows, 0);
+	cr_expect_eq(num(f0, "first_frame"), 1);
+	cr_expect(strchr(cJSON_GetObjectItemCaseSensitive(
+				 cJSON_GetObjectItemCaseSensitive(f0, "client"), "ip")->valuestring,
+			 '.') != NULL);
+	cJSON_Delete(doc);
+}
+
+/* A filter hides packets but keeps the original frame numbers. */
+Test(cli, filter_keeps_frame_numbers)
+{
+	int rc;
+	cJSON *doc = sh_json("$PCAPDOC -q --format json --flows "
+			     "testdata/captures/syn-drop-recover/syn-drop-recover.pcap "
+			     "'tcp[tcpflags] & tcp-syn != 0'", &rc);
+	cr_assert_not_null(doc);
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(num(doc, "capture.packets"), 4); /* 3 SYNs + 1 SYN-ACK */
+	const cJSON *f = pd_test_finding(doc, "syn-retransmit", 0);
+	cr_assert_not_null(f, "syn-retransmit expected with the filter on");
+	cr_expect_eq(num(f, "evidence.first.frame"), 2);
+	cJSON_Delete(doc);
+	doc = sh_json("$PCAPDOC -q --format json -f 'port 9' "
+		      "testdata/captures/syn-drop-recover/syn-drop-recover.pcap", &rc);
+	cr_assert_not_null(doc);
+	cr_expect_eq(num(doc, "capture.packets"), 0);
+	cJSON_Delete(doc);
+	char *err = NULL;
+	cr_expect_eq(sh("$PCAPDOC -q -f 'tcp port' " ETH, NULL, &err), 3);
+	cr_expect(strstr(err, "bad filter") != NULL, "%s", err);
+	g_free(err);
+}
+
+Test(cli, mixed_link_types_explained)
+{
+	char *err = NULL;
+	int rc = sh("$PCAPDOC -q testdata/captures/linktypes/mixed-linktypes.pcapng", NULL, &err);
+	cr_expect_eq(rc, 3);
+	cr_expect(strstr(err, "different link types") && strstr(err, "interface_id"), "%s", err);
+	g_free(err);
+}
+
+Test(cli, write_errors_are_reported)
+{
+	char *err = NULL;
+	int rc = sh("$PCAPDOC -q " ETH " > /dev/full", NULL, &err);
+	cr_expect_eq(rc, 5, "exit %d", rc);
+	cr_expect(strstr(err, "error writing") != NULL, "%s", err);
+	g_free(err);
+	err = NULL;
+	rc = sh("$PCAPDOC -q -o /nonexistent-dir/r.txt " ETH, NULL, &err);
+	cr_expect_eq(rc, 5);
+	cr_expect(strstr(err, "/nonexistent-dir/r.txt") != NULL, "%s", err);
+	g_free(err);
+	/* A reader that goes away: exit 5 with a message, never a silent death
+	 * by SIGPIPE or a report cut short without a word. */
+	char *dir = g_dir_make_tmp("pdpipe-XXXXXX", NULL);
+	char *cmd = g_strdup_printf("{ $PCAPDOC -q --flows testdata/captures/churn-ports/churn-ports.pcap "
+				    "2>%s/err; echo $? >%s/rc; } | true", dir, dir);
+	sh(cmd, NULL, NULL);
+	char *rcs = NULL, *errs = NULL, *rcp = g_build_filename(dir, "rc", NULL),
+	     *errp = g_build_filename(dir, "err", NULL);
+	cr_assert(g_file_get_contents(rcp, &rcs, NULL, NULL));
+	g_file_get_contents(errp, &errs, NULL, NULL);
+	cr_expect_eq(atoi(rcs), 5, "closed pipe: exit %s", rcs);
+	cr_expect(errs && strstr(errs, "Broken pipe"), "%s", errs ? errs : "");
+	g_remove(rcp);
+	g_remove(errp);
+	g_rmdir(dir);
+	g_free(rcs);
+	g_free(errs);
+	g_free(rcp);
+	g_free(errp);
+	g_free(cmd);
+	g_free(dir);
+}
+
+Test(cli, colour_only_when_asked)
+{
+	char *out = NULL;
+	sh("$PCAPDOC -q --color always testdata/captures/syn-drop-recover/syn-drop-recover.pcap", &out, NULL);
+	cr_expect(strchr(out, '\033') != NULL);
+	g_free(out);
+	sh("NO_COLOR=1 $PCAPDOC -q --color always testdata/captures/syn-drop-recover/syn-drop-recover.pcap",
+	   &out, NULL);
+	cr_expect(strchr(out, '\033') == NULL, "NO_COLOR must win");
+	g_free(out);
+	sh("$PCAPDOC -q testdata/captures/syn-drop-recover/syn-drop-recover.pcap", &out, NULL);
+	cr_expect(strchr(out, '\033') == NULL, "no colour on a pipe");
+	g_free(out);
+}
+
+/* --fail-on, --baseline and --junit, the way a CI job uses them. */
+Test(cli, ci_gate_baseline_and_junit)
+{
+	char *dir = g_dir_make_tmp("pdci-XXXXXX", NULL);
+	char *cmd;
+	const char *bad = "testdata/captures/syn-drop-recover/syn-drop-recover.pcap";
+	const char *good = "testdata/captures/healthy-http/healthy-http.pcap";
+
+	cmd = g_strdup_printf("$PCAPDOC -q --fail-on warning %s", good);
+	cr_expect_eq(sh(cmd, NULL, NULL), 0, "healthy capture must pass the gate");
+	g_free(cmd);
+	cmd = g_strdup_printf("$PCAPDOC -q --fail-on warning %s", bad);
+	cr_expect_eq(sh(cmd, NULL, NULL), 1, "a warning must fail the gate");
+	g_free(cmd);
+	cmd = g_strdup_printf("$PCAPDOC -q --fail-on error %s", bad);
+	cr_expect_eq(sh(cmd, NULL, NULL), 0, "only warnings: the error gate passes");
+	g_free(cmd);
+
+	/* Baseline: the same findings again are known and do not fail. */
+	cmd = g_strdup_printf("$PCAPDOC -q --format json -o %s/base.json %s && "
+			      "$PCAPDOC -q --fail-on warning --baseline %s/base.json --junit %s/j.xml %s",
+			      dir, bad, dir, dir, bad);
+	cr_expect_eq(sh(cmd, NULL, NULL), 0, "baseline must suppress known findings");
+	g_free(cmd);
+	char *xml = NULL;
+	char *xml_path = g_build_filename(dir, "j.xml", NULL);
+	cr_assert(g_file_get_contents(xml_path, &xml, NULL, NULL));
+	cr_expect(g_str_has_prefix(xml, "<?xml"), "%.80s", xml);
+	cr_expect(strstr(xml, "<testsuite") && strstr(xml, "</testsuites>"));
+	cr_expect(strstr(xml, "syn-retransmit") != NULL);
+	g_free(xml);
+	/* xmllint, when present, checks it is well-formed */
+	cmd = g_strdup_printf("command -v xmllint >/dev/null || exit 0; xmllint --noout %s", xml_path);
+	cr_expect_eq(sh(cmd, NULL, NULL), 0);
+	g_free(cmd);
+	/* Against a healthy baseline the same capture fails again. */
+	cmd = g_strdup_printf("$PCAPDOC -q --format json -o %s/healthy.json %s && "
+			      "$PCAPDOC -q --fail-on warning --baseline %s/healthy.json --junit %s/j2.xml %s",
+			      dir, good, dir, dir, bad);
+	cr_expect_eq(sh(cmd, NULL, NULL), 1);
+	g_free(cmd);
+	char *j2 = g_build_filename(dir, "j2.xml", NULL);
+	cr_assert(g_file_get_contents(j2, &xml, NULL, NULL));
+	cr_expect(strstr(xml, "<failure") != NULL, "new finding must fail its test case");
+	g_free(xml);
+	/* diff: what changed between two runs */
+	char *out = NULL;
+	cmd = g_strdup_printf("$PCAPDOC diff %s/healthy.json %s/base.json", dir, dir);
+	cr_expect_eq(sh(cmd, &out, NULL), 1);
+	cr_expect(strstr(out, "syn-retransmit") != NULL, "%s", out);
+	g_free(out);
+	g_free(cmd);
+	cmd = g_strdup_printf("rm -rf '%s'", dir);
+	sh(cmd, NULL, NULL);
+	g_free(cmd);
+	g_free(xml_path);
+	g_free(j2);
+	g_free(dir);
+}
+
+/* Every `pcapdoc ...` line in the README's sh blocks runs as written
+ * (exit 0, or 1 for a --fail-on gate). */
+Test(cli, readme_examples_run)
+{
+	char *readme_path = pd_test_src("README.md");
+	char *readme = NULL;
+	cr_assert(g_file_get_contents(readme_path, &readme, NULL, NULL));
+	char *dir = g_dir_make_tmp("pdreadme-XXXXXX", NULL);
+	gchar **lines = g_strsplit(readme, "\n", -1);
+	bool in_sh = false;
+	int ran = 0;
+	for (gchar **l = lines; *l; l++) {
+		if (g_str_has_prefix(*l, "```")) {
+			in_sh = !in_sh && g_str_has_prefix(*l, "```sh");
+			continue;
+		}
+		if (!in_sh || !g_str_has_prefix(*l, "pcapdoc "))
+			continue;
+		/* drop the trailing "# comment"; outputs go to a scratch dir */
+		gchar *line = g_strdup(*l);
+		char *hash = strstr(line, "  #");
+		if (hash)
+			*hash = '\0';
+		gchar *cmd = g_strdup_printf("cd '%s' && cp -r \"$OLDPWD/testdata\" . && $PCAPDOC %s >/dev/null",
+					     dir, line + strlen("pcapdoc "));
+		int rc = sh(cmd, NULL, NULL);
+		bool gate = strstr(line, "--fail-on") != NULL || g_str_has_prefix(line, "pcapdoc diff");
+		cr_expect(rc == 0 || (gate && rc == 1), "README example failed (exit %d): %s", rc, line);
+		ran++;
+		g_free(cmd);
+		g_free(line);
+	}
+	cr_expect_geq(ran, 5, "README lost its examples");
+	g_strfreev(lines);
+	g_free(readme);
+	g_free(readme_path);
+	char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	sh(rm, NULL, NULL);
+	g_free(rm);
+	g_free(dir);
+}
