@@ -1,0 +1,566 @@
+/* Loss: retransmission rate per data direction, fast/SACK retransmissions
+ * vs retransmission timeouts (with the measured RTO durations and their
+ * backoff) vs tail-loss probes, spurious retransmissions (data already
+ * acknowledged, or reported back by D-SACK), and retransmissions whose
+ * original never appeared in the capture.
+ *
+ * A segment below the highest sequence already sent is classified here
+ * rather than by the engine's flags: on a sender-side capture the engine
+ * (like Wireshark) calls many SACK-recovery retransmissions "out of order"
+ * because the sender was busy just before. A segment that fills a hole
+ * (a gap in the sequence the capture saw) is a late original when it comes
+ * well within one RTT, and a retransmission of data lost before the
+ * capture point otherwise; on a capture taken at the sender that means the
+ * first copy was dropped inside the sending host (local-drop). */
+#include <arpa/inet.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heuristics/detector.h"
+
+#define LS_HOLES 32 /* sequence gaps remembered per direction; oldest replaced */
+#define LS_RTO_MIN_NS (180 * 1000 * 1000LL) /* Linux RTO floor is 200 ms; margin */
+#define LS_EV 6
+
+typedef struct ls_hole {
+	uint32_t start, end;
+	pd_time ts;
+} ls_hole;
+
+typedef struct ls_ev {
+	uint64_t frame;
+	pd_time ts;
+	uint32_t quiet_us;
+} ls_ev;
+
+/* Allocated on the first gap or retransmission of a direction, so that
+ * the common loss-free flow costs only the counters below. */
+typedef struct ls_more {
+	ls_hole holes[LS_HOLES];
+	uint32_t n_holes;
+	ls_ev ev_retx[LS_EV], ev_rto[LS_EV], ev_unseen[LS_EV], ev_spur[LS_EV], ev_tail[LS_EV];
+} ls_more;
+
+#define LS_RECENT 8
+typedef struct ls_sig {
+	uint32_t hash; /* of seq, length, IPv4 ID, ack */
+	uint32_t ts_us; /* low bits of the capture time, for IPv6 copies */
+} ls_sig;
+
+typedef struct ls_dir {
+	ls_sig recent[LS_RECENT]; /* to recognise the same datagram captured twice */
+	uint32_t recent_next, dups;
+	bool hi_valid;
+	uint32_t hi; /* highest seq_end sent by S as captured */
+	ls_more *x;
+
+	uint32_t data_segs, retrans, fast, rto, rto_follow, tlp, other, pmtu, spurious, dsack, reorder, unseen;
+	bool rec_after_rto; /* the current recovery began with a timeout */
+	uint32_t tail; /* timer-driven with no duplicate ACK or SACK before it */
+	pd_time last_tx_ts, last_adv_ts; /* S's last segment; R's last advancing ACK */
+	bool in_recovery;
+	uint32_t recovery_point;
+
+	/* RTO durations */
+	pd_time rto_sum, rto_max, rto_min;
+	uint32_t rto_backoffs; /* consecutive timeouts of the same segment */
+	double backoff_ratio_sum;
+	uint32_t last_rto_seq;
+	pd_time last_rto_dur;
+	bool last_was_rto;
+	pd_time tail_sum;
+	/* the latest timer-driven retransmission, undone if D-SACK shows it arrived twice */
+	bool tail_open;
+	uint32_t tail_seq, tail_end;
+	pd_time tail_quiet;
+
+	uint32_t n_ev_retx, n_ev_rto, n_ev_unseen, n_ev_spur, n_ev_tail;
+	uint64_t lost_frame; /* first gap seen */
+} ls_dir;
+
+/* Recent ICMP frag-needed / packet-too-big messages: a resend at a smaller
+ * size right after one is PMTU discovery at work (reported by the PMTU
+ * detector), not loss. A small ring, so memory stays bounded. */
+#define LS_PMTU_RING 32
+#define LS_PMTU_WINDOW_NS (2 * PD_NS_PER_SEC)
+typedef struct ls_pmtu {
+	pd_addr src;
+	uint16_t sport;
+	pd_time ts;
+} ls_pmtu;
+
+typedef struct ls_global {
+	ls_pmtu ring[LS_PMTU_RING];
+	uint32_t next;
+} ls_global;
+
+typedef struct ls_flow {
+	ls_dir d[2];
+	bool r_sack[2]; /* latest ACK from this side carried SACK above its ACK */
+} ls_flow;
+
+static void ls_addr_str(const pd_flow *f, int side, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	const pd_addr *a = &f->addr[side];
+	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
+	if (a->family == 6)
+		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
+	else
+		snprintf(buf, len, "%s:%u", ip, f->port[side]);
+}
+
+/* The handshake RTT, unless data/ACK samples show it cannot be right (a
+ * handshake spread over SYN retransmissions): then the largest sample. */
+static pd_time ls_rtt(const pd_flow *f)
+{
+	if (f->hs_rtt > 0) {
+		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
+			return f->rtt_max;
+		return f->hs_rtt;
+	}
+	return f->rtt_min > 0 ? f->rtt_min : 0;
+}
+
+static ls_more *ls_x(ls_dir *d)
+{
+	if (!d->x)
+		d->x = g_new0(ls_more, 1);
+	return d->x;
+}
+
+static void ls_ev_add(ls_ev *arr, uint32_t *n, const pd_packet *pkt, pd_time quiet)
+{
+	if (*n < LS_EV) {
+		arr[*n].frame = pkt->frame_no;
+		arr[*n].ts = pkt->ts;
+		arr[*n].quiet_us = quiet > 0 ? (uint32_t)(quiet / 1000) : 0;
+	}
+	(*n)++;
+}
+
+/* Removes [s,e) from the holes; returns the hole's creation time, or -1 if
+ * the range was not inside a remembered hole. */
+static pd_time ls_fill_hole(ls_more *d, uint32_t s, uint32_t e)
+{
+	for (uint32_t i = 0; i < d->n_holes; i++) {
+		ls_hole *h = &d->holes[i];
+		if (pd_seq_le(e, h->start) || pd_seq_le(h->end, s))
+			continue;
+		pd_time ts = h->ts;
+		if (pd_seq_le(s, h->start) && pd_seq_le(h->end, e)) {
+			d->holes[i] = d->holes[--d->n_holes];
+		} else if (pd_seq_le(s, h->start)) {
+			h->start = e;
+		} else if (pd_seq_le(h->end, e)) {
+			h->end = s;
+		} else if (d->n_holes < LS_HOLES) {
+			/* split */
+			d->holes[d->n_holes++] = (ls_hole){e, h->end, h->ts};
+			h->end = s;
+		} else {
+			h->end = s; /* table full: forget the upper part */
+		}
+		return ts;
+	}
+	return -1;
+}
+
+/* Which side the capture was taken near, from the handshake: the side that
+ * answers within a small fraction of the RTT. -1 when it cannot be told. */
+static int ls_vantage(const pd_flow *f)
+{
+	if (!f->syn_ts || !f->synack_frame || !f->hs_ack_frame || f->hs_rtt < 1000 * 1000)
+		return -1;
+	pd_time syn = f->syn_last_ts ? f->syn_last_ts : f->syn_ts;
+	pd_time srv = f->synack_ts - syn, cli = f->hs_ack_ts - f->synack_ts;
+	if (srv >= 0 && srv * 4 < f->hs_rtt)
+		return PD_SERVER;
+	if (cli >= 0 && cli * 4 < f->hs_rtt)
+		return PD_CLIENT;
+	return -1;
+}
+
+static void ls_on_packet(pd_run *run, void *g, const pd_packet *pkt)
+{
+	(void)run;
+	ls_global *gl = g;
+	if ((pkt->l4 != PD_L4_ICMP && pkt->l4 != PD_L4_ICMP6) || !pkt->icmp.is_frag_needed ||
+	    !pkt->icmp.has_inner || !pkt->icmp.inner_has_ports)
+		return;
+	ls_pmtu *e = &gl->ring[gl->next++ % LS_PMTU_RING];
+	e->src = pkt->icmp.inner_ip.src;
+	e->sport = pkt->icmp.inner_sport;
+	e->ts = pkt->ts;
+}
+
+static bool ls_recent_pmtu(const ls_global *gl, const pd_flow *f, int s, pd_time now)
+{
+	for (uint32_t i = 0; i < LS_PMTU_RING; i++) {
+		const ls_pmtu *e = &gl->ring[i];
+		if (e->ts && now - e->ts <= LS_PMTU_WINDOW_NS && now >= e->ts && e->sport == f->port[s] &&
+		    e->src.family == f->addr[s].family && !memcmp(e->src.bytes, f->addr[s].bytes, 16))
+			return true;
+	}
+	return false;
+}
+
+static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+{
+	(void)run;
+	const ls_global *gl = g;
+	ls_flow *st = fs;
+	const pd_tcp *t = &pkt->tcp;
+	int dir = seg->dir;
+	if (t->flags & PD_TCP_RST)
+		return;
+
+	/* ---- as receiver R = dir: ACK progress, SACK, D-SACK */
+	ls_dir *dr = &st->d[pd_peer(dir)];
+	if (t->flags & PD_TCP_ACK) {
+		if (seg->acked > 0) {
+			dr->last_adv_ts = pkt->ts;
+			if (dr->in_recovery && pd_seq_le(dr->recovery_point, t->ack))
+				dr->in_recovery = false;
+			dr->last_was_rto = false;
+		}
+		bool sack_above = false, dsack = false;
+		uint32_t dl = 0, dh = 0;
+		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++) {
+			if (pd_seq_lt(t->ack, t->sack_right[i]) && pd_seq_lt(t->ack, t->sack_left[i]))
+				sack_above = true;
+			if (i == 0 && pd_seq_le(t->sack_right[0], t->ack))
+				dsack = true;
+			if (i == 0 && t->sack_count > 1 && pd_seq_le(t->sack_left[1], t->sack_left[0]) &&
+			    pd_seq_le(t->sack_right[0], t->sack_right[1]))
+				dsack = true;
+			if (i == 0 && dsack) {
+				dl = t->sack_left[0];
+				dh = t->sack_right[0];
+			}
+		}
+		st->r_sack[dir] = sack_above;
+		if (dsack && dr->tail_open && pd_seq_le(dl, dr->tail_seq) && pd_seq_le(dr->tail_end, dh)) {
+			/* the probe's original had arrived: no tail loss after all */
+			dr->tail--;
+			dr->tail_sum -= dr->tail_quiet;
+			dr->tail_open = false;
+		}
+		if (dsack) {
+			dr->dsack++;
+			ls_ev_add(ls_x(dr)->ev_spur, &dr->n_ev_spur, pkt, 0);
+		}
+	}
+
+	/* ---- as sender S = dir */
+	ls_dir *d = &st->d[dir];
+	uint32_t len = t->payload_len;
+	if ((t->flags & PD_TCP_SYN) || len == 0 || (seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP))) {
+		d->last_tx_ts = pkt->ts;
+		return;
+	}
+	/* The same IPv4 datagram (same ID) seen again, or an IPv6 copy within
+	 * 1 ms, is a capture duplicate (mirror port, two interfaces), not a
+	 * retransmission: a resend gets a new IPv4 ID from Linux. */
+	uint32_t h = t->seq * 2654435761u ^ len * 40503u ^ (pkt->ip.version == 4 ? pkt->ip.ident : 0) * 97u ^
+		     t->ack * 2246822519u;
+	h |= 1; /* 0 marks an empty slot */
+	ls_sig sig = {h, (uint32_t)(pkt->ts / 1000)};
+	for (uint32_t i = 0; i < LS_RECENT; i++) {
+		const ls_sig *o = &d->recent[i];
+		if (o->hash == h && (pkt->ip.version == 4 || sig.ts_us - o->ts_us < 1000)) {
+			d->dups++;
+			return;
+		}
+	}
+	d->recent[d->recent_next++ % LS_RECENT] = sig;
+	d->data_segs++;
+	uint32_t s = t->seq, e = t->seq + len;
+	pd_time quiet_from = d->last_tx_ts > d->last_adv_ts ? d->last_tx_ts : d->last_adv_ts;
+	pd_time quiet = quiet_from > 0 ? pkt->ts - quiet_from : 0;
+	d->last_tx_ts = pkt->ts;
+
+	if (!d->hi_valid) {
+		d->hi_valid = true;
+		d->hi = e;
+		return;
+	}
+	if (pd_seq_lt(d->hi, s)) { /* a gap: data the capture did not see */
+		ls_more *x = ls_x(d);
+		if (x->n_holes < LS_HOLES) {
+			x->holes[x->n_holes++] = (ls_hole){d->hi, s, pkt->ts};
+		} else {
+			uint32_t old = 0;
+			for (uint32_t i = 1; i < LS_HOLES; i++)
+				if (x->holes[i].ts < x->holes[old].ts)
+					old = i;
+			x->holes[old] = (ls_hole){d->hi, s, pkt->ts};
+		}
+		if (!d->lost_frame)
+			d->lost_frame = pkt->frame_no;
+		d->hi = e;
+		return;
+	}
+	if (!pd_seq_lt(s, d->hi)) {
+		d->hi = e; /* in order */
+		return;
+	}
+	if (pd_seq_lt(d->hi, e))
+		d->hi = e;
+
+	/* below the highest sequence sent: a late original or a retransmission */
+	pd_time rtt = ls_rtt(flow);
+	pd_time hole_ts = d->x ? ls_fill_hole(d->x, s, e) : -1;
+	if (hole_ts >= 0) {
+		pd_time thr = rtt * 4 / 5;
+		if (thr < 1000 * 1000)
+			thr = 1000 * 1000;
+		if (pkt->ts - hole_ts < thr) {
+			d->reorder++;
+			return;
+		}
+		d->unseen++;
+		ls_ev_add(ls_x(d)->ev_unseen, &d->n_ev_unseen, pkt, pkt->ts - hole_ts);
+	}
+	d->retrans++;
+	ls_ev_add(ls_x(d)->ev_retx, &d->n_ev_retx, pkt, quiet);
+	if (seg->flags & PD_SEG_SPURIOUS)
+		d->spurious++;
+
+	int r = pd_peer(dir);
+	const pd_tcp_half *hr = &flow->half[r];
+	bool dup_evidence = st->r_sack[r] || hr->dupack_run >= 1 || (seg->flags & PD_SEG_FAST_RETRANS);
+	bool at_una = hr->ack_valid && s == hr->last_ack;
+	pd_time rto_floor = rtt + rtt / 5 > LS_RTO_MIN_NS ? rtt + rtt / 5 : LS_RTO_MIN_NS;
+	pd_time tlp_floor = rtt + rtt / 2 > 5 * 1000 * 1000 ? rtt + rtt / 2 : 5 * 1000 * 1000;
+	if (at_una && quiet >= rto_floor) {
+		d->rto++;
+		d->rto_sum += quiet;
+		if (quiet > d->rto_max)
+			d->rto_max = quiet;
+		if (!d->rto_min || quiet < d->rto_min)
+			d->rto_min = quiet;
+		bool repeat = d->last_was_rto && d->last_rto_seq == s && d->last_rto_dur > 0;
+		if (repeat) {
+			d->rto_backoffs++;
+			d->backoff_ratio_sum += (double)quiet / (double)d->last_rto_dur;
+		}
+		d->last_was_rto = true;
+		d->last_rto_seq = s;
+		d->last_rto_dur = quiet;
+		ls_ev_add(ls_x(d)->ev_rto, &d->n_ev_rto, pkt, quiet);
+		if (!dup_evidence && !repeat) { /* one tail loss per episode, not per backoff */
+			d->tail++;
+			d->tail_sum += quiet;
+			d->tail_open = true;
+			d->tail_seq = s;
+			d->tail_end = e;
+			d->tail_quiet = quiet;
+			ls_ev_add(ls_x(d)->ev_tail, &d->n_ev_tail, pkt, quiet);
+		}
+		d->in_recovery = true;
+		d->rec_after_rto = true;
+		d->recovery_point = d->hi;
+	} else if (d->in_recovery && d->rec_after_rto) {
+		d->rto_follow++; /* resent in slow start after the timeout */
+	} else if (d->in_recovery || dup_evidence) {
+		d->fast++;
+		if (!d->in_recovery) {
+			d->in_recovery = true;
+			d->rec_after_rto = false;
+			d->recovery_point = d->hi;
+		}
+	} else if (ls_recent_pmtu(gl, flow, dir, pkt->ts)) {
+		d->pmtu++;
+	} else if (!dup_evidence && pd_seq_le(d->hi, e) && quiet >= tlp_floor) {
+		/* the last segment sent again after ~2 RTT of silence: a tail-loss probe */
+		d->tlp++;
+		d->tail++;
+		d->tail_sum += quiet;
+		d->tail_open = true;
+		d->tail_seq = s;
+		d->tail_end = e;
+		d->tail_quiet = quiet;
+		ls_ev_add(ls_x(d)->ev_tail, &d->n_ev_tail, pkt, quiet);
+	} else {
+		d->other++;
+	}
+}
+
+static void ls_occ(pd_finding *f, const ls_ev *ev, uint32_t n, const char *label)
+{
+	for (uint32_t i = 0; i < n && i < LS_EV; i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "%s (%.1f ms)", label, ev[i].quiet_us / 1000.0);
+		pd_finding_occurrence_at(f, ev[i].frame, ev[i].ts, what);
+	}
+	if (n > LS_EV)
+		f->occurrences += n - LS_EV;
+}
+
+static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
+{
+	int r = pd_peer(s);
+	if ((!d->retrans && !d->dsack) || !d->x)
+		return;
+	ls_more *x = d->x;
+	char sname[64], rname[64];
+	ls_addr_str(flow, s, sname, sizeof(sname));
+	ls_addr_str(flow, r, rname, sizeof(rname));
+	const char *sside = s == PD_CLIENT ? "client" : "server";
+	const char *rside = r == PD_CLIENT ? "client" : "server";
+	uint32_t spurious = d->spurious > d->dsack ? d->spurious : d->dsack;
+	/* retransmissions the receiver did need: spurious ones lost nothing */
+	uint32_t real = d->retrans > spurious + d->pmtu ? d->retrans - spurious - d->pmtu : 0;
+	double rate = d->data_segs ? (double)d->retrans / d->data_segs : 0;
+	double real_rate = d->data_segs ? (double)real / d->data_segs : 0;
+	double rtt_ms = (double)ls_rtt(flow) / 1e6;
+	int vantage = ls_vantage(flow);
+	const char *where = vantage < 0 ? "capture point not determinable from the handshake"
+			    : vantage == s ? "captured at the sender"
+					   : "captured at the receiver";
+	bool sack = flow->half[s].sack_permitted && flow->half[r].sack_permitted;
+	double rto_s = (double)d->rto_sum / 1e9;
+	double tail_s = (double)d->tail_sum / 1e9;
+
+	if (real > 0) { /* all spurious or PMTU resends: reported elsewhere */
+		pd_finding *f = pd_finding_get(run, "retransmissions", flow);
+		ls_occ(f, x->ev_retx, d->n_ev_retx, "retransmission, quiet before");
+		pd_finding_detail(f,
+				  "%s %s retransmitted %u of %u data segments (%.2f%%) to %s %s: %u fast/SACK recovery, "
+				  "%u on a retransmission timeout (+%u resent after it), %u tail-loss probes, %u resent "
+				  "smaller after an ICMP too-big message (PMTU discovery, not loss), %u other; %u spurious; "
+				  "%u whose original the capture never saw; %u segments merely arrived out of order. RTT "
+				  "%.2f ms; SACK %s; %s. Congestion control reacts to each loss episode; a loss-tolerant "
+				  "algorithm (bbr) is a consideration for paths with random loss, not a fix for a "
+				  "congested or faulty link.",
+				  sside, sname, d->retrans, d->data_segs, rate * 100, rside, rname, d->fast, d->rto, d->rto_follow,
+				  d->tlp, d->pmtu, d->other, spurious, d->unseen, d->reorder, rtt_ms, sack ? "on" : "off", where);
+		pd_finding_metric(f, "retransmitted_segments", d->retrans, "count");
+		pd_finding_metric(f, "data_segments", d->data_segs, "count");
+		pd_finding_metric(f, "retransmission_rate", rate, "ratio");
+		pd_finding_metric(f, "fast_retransmissions", d->fast, "count");
+		pd_finding_metric(f, "rto_retransmissions", d->rto, "count");
+		pd_finding_metric(f, "tail_loss_probes", d->tlp, "count");
+		pd_finding_metric(f, "pmtu_resends", d->pmtu, "count");
+		pd_finding_metric(f, "spurious", spurious, "count");
+		pd_finding_metric(f, "original_unseen", d->unseen, "count");
+		pd_finding_metric(f, "reordered", d->reorder, "count");
+		pd_finding_metric(f, "rtt_ms", rtt_ms, "ms");
+		f->impact_s += rto_s;
+		f->severity = PD_SEV_INFO;
+		if (real_rate >= 0.01 && real >= 3)
+			f->severity = PD_SEV_WARNING;
+		if (real_rate >= 0.1 && d->data_segs >= 20)
+			f->severity = PD_SEV_ERROR;
+		f->confidence = 0.8;
+		if (!sack)
+			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
+					    "net.core.netdev_max_backlog", "qdisc limit", NULL);
+		else
+			pd_finding_settings(f, "net.ipv4.tcp_congestion_control", "NIC ring buffers",
+					    "net.core.netdev_max_backlog", "qdisc limit", "net.ipv4.tcp_sack", NULL);
+	}
+
+	if (d->rto) {
+		pd_finding *f = pd_finding_get(run, "rto-timeouts", flow);
+		ls_occ(f, x->ev_rto, d->n_ev_rto, "retransmission timeout after");
+		double backoff = d->rto_backoffs ? d->backoff_ratio_sum / d->rto_backoffs : 0;
+		pd_finding_detail(f,
+				  "%s %s waited for its retransmission timer %u times (%.0f-%.0f ms, %.3f s in all) before "
+				  "resending to %s %s%s; %u of them with no duplicate ACK or SACK before (the tail of a "
+				  "burst was lost, nothing came after it to trigger fast retransmit). %s.",
+				  sside, sname, d->rto, (double)d->rto_min / 1e6, (double)d->rto_max / 1e6, rto_s, rside,
+				  rname,
+				  d->rto_backoffs ? " with exponential backoff on repeats" : "", d->tail, where);
+		pd_finding_metric(f, "rto_count", d->rto, "count");
+		pd_finding_metric(f, "rto_time", rto_s, "s");
+		pd_finding_metric(f, "rto_min_ms", (double)d->rto_min / 1e6, "ms");
+		pd_finding_metric(f, "rto_max_ms", (double)d->rto_max / 1e6, "ms");
+		if (d->rto_backoffs) {
+			pd_finding_metric(f, "rto_backoffs", d->rto_backoffs, "count");
+			pd_finding_metric(f, "backoff_factor", backoff, "ratio");
+		}
+		f->impact_s += rto_s;
+		f->severity = rto_s >= 0.5 || d->rto >= 2 ? PD_SEV_WARNING : PD_SEV_INFO;
+		f->confidence = 0.8;
+		if (!sack)
+			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery",
+					    "net.ipv4.tcp_retries2", NULL);
+		else
+			pd_finding_settings(f, "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
+					    "net.ipv4.tcp_retries2", NULL);
+	}
+
+	if (d->tail && tail_s > 0) {
+		pd_finding *f = pd_finding_get(run, "tail-loss", flow);
+		ls_occ(f, x->ev_tail, d->n_ev_tail, "tail resent after silence");
+		pd_finding_detail(f,
+				  "%u times %s %s resent the last segment(s) of a burst only after a silence (%u by "
+				  "tail-loss probe, %u by timeout; %.3f s of silence in all): no later segment reached "
+				  "%s %s to trigger duplicate ACKs. RTT %.2f ms.",
+				  d->tail, sside, sname, d->tlp, d->tail - d->tlp, tail_s, rside, rname, rtt_ms);
+		pd_finding_metric(f, "tail_losses", d->tail, "count");
+		pd_finding_metric(f, "tail_silence", tail_s, "s");
+		f->impact_s += tail_s;
+		f->severity = PD_SEV_INFO;
+		f->confidence = 0.6;
+		pd_finding_settings(f, "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", NULL);
+	}
+
+	if (spurious) {
+		pd_finding *f = pd_finding_get(run, "spurious-retransmissions", flow);
+		if (d->n_ev_spur)
+			ls_occ(f, x->ev_spur, d->n_ev_spur, "D-SACK: data received twice");
+		else
+			pd_finding_occurrence_at(f, flow->first_frame, flow->first_ts, "flow start");
+		pd_finding_detail(f,
+				  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
+				  "by D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.",
+				  spurious, sside, sname, d->retrans, rside, rname, d->dsack);
+		pd_finding_metric(f, "spurious", spurious, "count");
+		pd_finding_metric(f, "dsack", d->dsack, "count");
+		f->severity = spurious >= 5 && d->retrans && spurious * 3 >= d->retrans ? PD_SEV_WARNING : PD_SEV_INFO;
+		f->confidence = 0.6;
+		pd_finding_settings(f, "net.ipv4.tcp_recovery", "net.ipv4.tcp_early_retrans", NULL);
+	}
+
+	if (d->unseen && vantage == s) {
+		pd_finding *f = pd_finding_get(run, "local-drop", flow);
+		ls_occ(f, x->ev_unseen, d->n_ev_unseen, "original never seen; gap age");
+		pd_finding_detail(f,
+				  "This capture was taken at the sender %s %s (it answers the handshake within a fraction "
+				  "of the %.2f ms RTT), yet %u retransmissions filled sequence gaps whose first copy never "
+				  "passed the capture point: they were dropped inside the sending host (qdisc, driver "
+				  "queue) - or by the capture itself (check tcpdump's 'dropped by kernel').",
+				  sside, sname, rtt_ms, d->unseen);
+		pd_finding_metric(f, "unseen_originals", d->unseen, "count");
+		f->severity = PD_SEV_WARNING;
+		f->confidence = 0.7;
+		pd_finding_settings(f, "qdisc limit", "NIC ring buffers", "net.core.netdev_max_backlog", "capture buffer",
+				    NULL);
+	}
+}
+
+static void ls_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+{
+	(void)g;
+	ls_flow *st = fs;
+	if (flow->proto != 6)
+		return;
+	for (int s = 0; s < 2; s++) {
+		ls_report(run, flow, &st->d[s], s);
+		g_free(st->d[s].x);
+		st->d[s].x = NULL;
+	}
+}
+
+const pd_detector pd_det_loss = {
+	.name = "loss",
+	.flow_state_size = sizeof(ls_flow),
+	.global_state_size = sizeof(ls_global),
+	.on_packet = ls_on_packet,
+	.on_tcp = ls_on_tcp,
+	.on_flow_end = ls_on_flow_end,
+};

@@ -1,0 +1,312 @@
+/* Nagle + delayed ACK: a sub-MSS segment held by the sender (Nagle) until
+ * the peer's ACK, and that ACK held by the peer's delayed-ACK timer.
+ *
+ * Per pair "holder A, acker B" we look for: a pure ACK from B that covers
+ * all of A's outstanding data and comes >= 30 ms after A's last new data,
+ * followed (within about one RTT) by A's next new data, which is sub-MSS,
+ * with no data from B in between. A server that is simply slow to answer
+ * does not match: its ACK carries the response, and the client's next
+ * request follows the response, not a bare ACK. The gaps are clustered;
+ * only a clear cluster of >= 3 is reported, with its measured period. */
+#include <arpa/inet.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heuristics/detector.h"
+
+#define NG_MIN_GAP_NS (30 * 1000 * 1000LL) /* below the 40 ms Linux minimum, with margin */
+#define NG_MAX_GAP_NS (600 * 1000 * 1000LL) /* 200 ms Windows timer plus an RTT */
+#define NG_SAMPLES 128 /* exact samples kept per direction; later ones counted */
+#define NG_MIN_STALLS 3
+
+typedef struct ng_samples {
+	uint32_t gap_us[NG_SAMPLES]; /* ACK time - A's last data time */
+	uint32_t rel_us[NG_SAMPLES]; /* A's released data - ACK time */
+	uint64_t frame[NG_SAMPLES]; /* the released segment */
+	pd_time ts[NG_SAMPLES];
+	uint32_t n;
+	/* after the buffer is full: counted against the centre of the first NG_SAMPLES */
+	bool centre_fixed;
+	double centre_us, half_width_us;
+	uint32_t extra_total, extra_in;
+	double extra_gap_sum_us;
+} ng_samples;
+
+typedef struct ng_dir {
+	pd_time last_data_ts; /* A's latest new data */
+	bool pending; /* B's qualifying ACK seen, waiting for A's next data */
+	pd_time ack_ts;
+	pd_time gap;
+} ng_dir;
+
+typedef struct ng_flow {
+	ng_dir d[2]; /* indexed by holder A */
+	ng_samples *s[2];
+} ng_flow;
+
+static void ng_addr_str(const pd_flow *f, int side, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	const pd_addr *a = &f->addr[side];
+	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
+	if (a->family == 6)
+		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
+	else
+		snprintf(buf, len, "%s:%u", ip, f->port[side]);
+}
+
+/* The largest payload the holder may send: the acker's announced MSS less
+ * the timestamp option when both sides use it. */
+static uint32_t ng_mss(const pd_flow *f, int a)
+{
+	const pd_tcp_half *ha = &f->half[a], *hb = &f->half[pd_peer(a)];
+	uint32_t mss = hb->mss;
+	if (mss && ha->ts_offered && hb->ts_offered)
+		mss -= 12;
+	if (!mss)
+		mss = ha->max_payload > 536 ? ha->max_payload : 536;
+	return mss;
+}
+
+/* The handshake RTT, unless data/ACK samples show it cannot be right (a
+ * handshake spread over SYN retransmissions): then the largest sample. */
+static pd_time ng_rtt(const pd_flow *f)
+{
+	if (f->hs_rtt > 0) {
+		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
+			return f->rtt_max;
+		return f->hs_rtt;
+	}
+	return f->rtt_min > 0 ? f->rtt_min : 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double ng_median(uint32_t *v, uint32_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u32);
+	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static double ng_window(double centre_us)
+{
+	double w = 0.15 * centre_us;
+	return w < 5000 ? 5000 : w;
+}
+
+static void ng_record(ng_flow *st, int a, pd_time gap, pd_time rel, const pd_packet *pkt)
+{
+	ng_samples *s = st->s[a];
+	if (!s)
+		s = st->s[a] = g_new0(ng_samples, 1);
+	uint32_t gap_us = (uint32_t)(gap / 1000);
+	if (s->n < NG_SAMPLES) {
+		s->gap_us[s->n] = gap_us;
+		s->rel_us[s->n] = (uint32_t)(rel / 1000);
+		s->frame[s->n] = pkt->frame_no;
+		s->ts[s->n] = pkt->ts;
+		s->n++;
+		return;
+	}
+	if (!s->centre_fixed) {
+		uint32_t tmp[NG_SAMPLES];
+		memcpy(tmp, s->gap_us, sizeof(tmp));
+		s->centre_us = ng_median(tmp, NG_SAMPLES);
+		s->half_width_us = ng_window(s->centre_us);
+		s->centre_fixed = true;
+	}
+	s->extra_total++;
+	double d = (double)gap_us - s->centre_us;
+	if (d < 0)
+		d = -d;
+	if (d <= s->half_width_us) {
+		s->extra_in++;
+		s->extra_gap_sum_us += gap_us;
+	}
+}
+
+static void ng_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+{
+	(void)run;
+	(void)g;
+	ng_flow *st = fs;
+	const pd_tcp *t = &pkt->tcp;
+	int dir = seg->dir;
+	if (t->flags & (PD_TCP_SYN | PD_TCP_RST))
+		return;
+
+	/* As acker B: a pure ACK that releases everything A had in flight. */
+	int a = pd_peer(dir);
+	ng_dir *da = &st->d[a];
+	const pd_tcp_half *ha = &flow->half[a];
+	if (t->payload_len > 0) {
+		da->pending = false; /* B sent data: A may be answering it */
+	} else if ((t->flags & PD_TCP_ACK) && !(t->flags & PD_TCP_FIN) && seg->acked > 0 && ha->seq_valid &&
+		   t->ack == ha->next_seq && da->last_data_ts > 0) {
+		pd_time gap = pkt->ts - da->last_data_ts;
+		if (gap >= NG_MIN_GAP_NS && gap <= NG_MAX_GAP_NS) {
+			da->pending = true;
+			da->ack_ts = pkt->ts;
+			da->gap = gap;
+		} else {
+			da->pending = false;
+		}
+	}
+
+	/* As holder A: new data right after such an ACK. */
+	ng_dir *dd = &st->d[dir];
+	if (!(seg->flags & PD_SEG_NEW_DATA))
+		return;
+	if (dd->pending) {
+		pd_time rel = pkt->ts - dd->ack_ts;
+		pd_time rtt = ng_rtt(flow);
+		pd_time limit = rtt + rtt / 2 + 2 * 1000 * 1000;
+		if (rel >= 0 && rel <= limit && t->payload_len < ng_mss(flow, dir))
+			ng_record(st, dir, dd->gap, rel, pkt);
+		dd->pending = false;
+	}
+	dd->last_data_ts = pkt->ts;
+}
+
+static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
+{
+	if (s->n < NG_MIN_STALLS)
+		return;
+	uint32_t tmp[NG_SAMPLES];
+	memcpy(tmp, s->gap_us, s->n * sizeof(uint32_t));
+	double centre = ng_median(tmp, s->n);
+	double hw = ng_window(centre);
+	if (s->centre_fixed) {
+		centre = s->centre_us;
+		hw = s->half_width_us;
+	}
+
+	uint32_t in_gaps[NG_SAMPLES], in_rel[NG_SAMPLES];
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		double d = (double)s->gap_us[i] - centre;
+		if (d < 0)
+			d = -d;
+		if (d <= hw) {
+			in_gaps[k] = s->gap_us[i];
+			in_rel[k] = s->rel_us[i];
+			k++;
+		}
+	}
+	uint32_t total = s->n + s->extra_total;
+	uint32_t stalls = k + s->extra_in;
+	/* a clear cluster: at least 3 and most of the candidates */
+	if (stalls < NG_MIN_STALLS || (double)stalls < 0.5 * total)
+		return;
+
+	double period_us = ng_median(in_gaps, k);
+	double gmin = in_gaps[0], gmax = in_gaps[k - 1];
+	double rel_us = ng_median(in_rel, k);
+	double rtt_us = (double)ng_rtt(flow) / 1000.0;
+
+	/* Vantage: next to the holder the released segment leaves right after
+	 * the ACK; next to the acker it arrives one RTT later. */
+	int vantage = -1; /* -1 unknown, else the side the capture is near */
+	if (rtt_us >= 1000)
+		vantage = rel_us < 0.5 * rtt_us ? a : pd_peer(a);
+	double delack_us = period_us;
+	if (vantage == a)
+		delack_us -= rtt_us;
+
+	double lost_us = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		double l = in_gaps[i] - (vantage == a ? rtt_us : 0);
+		lost_us += l > 0 ? l : 0;
+	}
+	if (s->extra_in) {
+		double l = s->extra_gap_sum_us - (vantage == a ? rtt_us : 0) * s->extra_in;
+		lost_us += l > 0 ? l : 0;
+	}
+	double lost_s = lost_us / 1e6;
+	double dur_s = (double)(flow->last_ts - flow->first_ts) / 1e9;
+	double share = dur_s > 0 ? lost_s / dur_s : 0;
+	if (share > 1)
+		share = 1;
+
+	pd_finding *f = pd_finding_get(run, "nagle-delayed-ack", flow);
+	for (uint32_t i = 0; i < s->n; i++) {
+		double d = (double)s->gap_us[i] - centre;
+		if (d < 0)
+			d = -d;
+		if (d > hw)
+			continue;
+		char what[64];
+		snprintf(what, sizeof(what), "sub-MSS data released by ACK after %.1f ms", s->gap_us[i] / 1000.0);
+		pd_finding_occurrence_at(f, s->frame[i], s->ts[i], what);
+	}
+	f->occurrences += s->extra_in;
+
+	char holder[64], acker[64];
+	ng_addr_str(flow, a, holder, sizeof(holder));
+	ng_addr_str(flow, pd_peer(a), acker, sizeof(acker));
+	const char *aname = a == PD_CLIENT ? "client" : "server";
+	const char *bname = a == PD_CLIENT ? "server" : "client";
+	const char *where = vantage < 0 ? "capture point not determinable (RTT under 1 ms)"
+			    : vantage == a ? (a == PD_CLIENT ? "captured near the client (the Nagle sender): its held "
+							       "segment leaves right after the delayed ACK arrives"
+							     : "captured near the server (the Nagle sender): its held "
+							       "segment leaves right after the delayed ACK arrives")
+			    : (a == PD_CLIENT ? "captured near the server (the ACK delayer): its ACK leaves one "
+						"delayed-ACK timer after the data, the held segment arrives one RTT later"
+					      : "captured near the client (the ACK delayer): its ACK leaves one "
+						"delayed-ACK timer after the data, the held segment arrives one RTT later");
+	pd_finding_detail(f,
+			  "%s %s holds small segments (Nagle) until %s %s ACKs its previous data; those ACKs come "
+			  "%.1f ms (median; %.1f-%.1f ms) after the data, i.e. a delayed-ACK timer of about %.0f ms. "
+			  "%u stalls of %u candidates, %.3f s lost = %.0f%% of the flow's %.3f s; RTT %.2f ms; %s.%s",
+			  aname, holder, bname, acker, period_us / 1000.0, gmin / 1000.0, gmax / 1000.0,
+			  delack_us / 1000.0, stalls, total, lost_s, share * 100.0, dur_s, rtt_us / 1000.0, where,
+			  delack_us > 150000 ? " A timer near 200 ms points to a Windows peer or a Linux peer whose "
+					       "delayed-ACK timeout grew (or was set with the route rto_min/ato)."
+					     : "");
+	pd_finding_metric(f, "stalls", stalls, "count");
+	pd_finding_metric(f, "candidate_gaps", total, "count");
+	pd_finding_metric(f, "period_ms", period_us / 1000.0, "ms");
+	pd_finding_metric(f, "period_min_ms", gmin / 1000.0, "ms");
+	pd_finding_metric(f, "period_max_ms", gmax / 1000.0, "ms");
+	pd_finding_metric(f, "delayed_ack_ms", delack_us / 1000.0, "ms");
+	pd_finding_metric(f, "release_delay_ms", rel_us / 1000.0, "ms");
+	pd_finding_metric(f, "rtt_ms", rtt_us / 1000.0, "ms");
+	pd_finding_metric(f, "time_lost", lost_s, "s");
+	pd_finding_metric(f, "time_lost_share", share, "ratio");
+	f->impact_s += lost_s;
+	f->severity = share >= 0.05 || lost_s >= 0.5 ? PD_SEV_WARNING : PD_SEV_INFO;
+	if (share >= 0.5 && stalls >= 10)
+		f->severity = PD_SEV_ERROR;
+	double conf = 0.55 + 0.3 * ((double)stalls / total) + (stalls >= 10 ? 0.1 : 0);
+	f->confidence = conf > 0.95 ? 0.95 : conf;
+	pd_finding_settings(f, "TCP_NODELAY", "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_QUICKACK",
+			    "route quickack", NULL);
+}
+
+static void ng_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+{
+	(void)g;
+	ng_flow *st = fs;
+	for (int a = 0; a < 2; a++) {
+		if (!st->s[a])
+			continue;
+		if (flow->proto == 6)
+			ng_report(run, flow, a, st->s[a]);
+		g_free(st->s[a]);
+		st->s[a] = NULL;
+	}
+}
+
+const pd_detector pd_det_nagle = {
+	.name = "nagle",
+	.flow_state_size = sizeof(ng_flow),
+	.on_tcp = ng_on_tcp,
+	.on_flow_end = ng_on_flow_end,
+};

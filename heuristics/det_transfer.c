@@ -1,0 +1,338 @@
+/* Transfer shape: slow start after idle, the initial window, keep-alive
+ * probes and tiny application writes.
+ *
+ * Flights are measured by time, not by ACKs, so the measure holds on either
+ * side of the path: the bytes of a burst that pass the capture point within
+ * 3/4 of an RTT from its first segment are the first flight (at the sender
+ * they leave back to back; at the receiver they arrive back to back; the
+ * next flight comes one RTT later). This needs a path RTT the capture can
+ * resolve (>= 2 ms); on a LAN the flight analysis is skipped. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heuristics/detector.h"
+
+#define TR_MIN_RTT_NS (2 * 1000 * 1000LL)
+#define TR_IDLE_FLOOR_NS (200 * 1000 * 1000LL) /* Linux RTO floor: idle must exceed the RTO */
+#define TR_EV 4
+
+typedef struct tr_ev {
+	uint64_t frame;
+	pd_time ts;
+} tr_ev;
+
+typedef struct tr_dir {
+	/* burst / flight measurement */
+	bool in_burst;
+	pd_time burst_start, burst_last;
+	uint64_t burst_frame;
+	uint32_t flight_bytes; /* bytes within the first flight of the burst */
+	uint32_t burst_bytes;
+	bool after_idle; /* this burst followed an idle period > RTO */
+	pd_time idle_len;
+	uint32_t max_flight; /* largest first-RTT volume seen in any window so far */
+	uint32_t win_bytes; /* sliding: bytes in the current RTT window */
+	pd_time win_start;
+	bool first_burst_done;
+	uint32_t iw_bytes;
+	uint32_t iw_total; /* bytes of the first burst */
+	uint64_t iw_frame;
+	pd_time iw_ts;
+
+	uint32_t ssai_events;
+	uint32_t ssai_flight_sum, ssai_prev_sum;
+	pd_time ssai_idle_sum;
+	double ssai_cost_s;
+	tr_ev ssai_ev[TR_EV];
+
+	/* keep-alive */
+	uint32_t ka, ka_answered;
+	pd_time ka_last, ka_first_idle, ka_int_sum;
+	uint32_t ka_int_n;
+	pd_time last_activity;
+	bool ka_wait;
+	tr_ev ka_ev[TR_EV];
+
+	/* writes */
+	uint32_t data_segs, tiny_segs;
+	uint64_t data_bytes;
+	tr_ev tiny_ev;
+} tr_dir;
+
+typedef struct tr_flow {
+	tr_dir d[2];
+} tr_flow;
+
+static void tr_addr_str(const pd_flow *f, int side, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	const pd_addr *a = &f->addr[side];
+	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
+	if (a->family == 6)
+		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
+	else
+		snprintf(buf, len, "%s:%u", ip, f->port[side]);
+}
+
+static uint32_t tr_mss(const pd_flow *f, int s)
+{
+	const pd_tcp_half *hs = &f->half[s], *hr = &f->half[pd_peer(s)];
+	uint32_t mss = hr->mss;
+	if (mss && hs->ts_offered && hr->ts_offered)
+		mss -= 12;
+	if (!mss)
+		mss = hs->max_payload > 536 ? hs->max_payload : 536;
+	return mss;
+}
+
+/* The handshake RTT, unless data/ACK samples show it cannot be right (a
+ * handshake spread over SYN retransmissions): then the largest sample. */
+static pd_time tr_rtt(const pd_flow *f)
+{
+	if (f->hs_rtt > 0) {
+		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
+			return f->rtt_max;
+		return f->hs_rtt;
+	}
+	return f->rtt_min > 0 ? f->rtt_min : 0;
+}
+
+static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
+{
+	if (!d->in_burst)
+		return;
+	d->in_burst = false;
+	uint32_t mss = tr_mss(flow, s);
+	if (!d->first_burst_done) {
+		d->first_burst_done = true;
+		d->iw_bytes = d->flight_bytes;
+		d->iw_total = d->burst_bytes;
+	} else if (d->after_idle) {
+		/* restarted small although the sender had more, and had run much larger before */
+		if (d->flight_bytes <= 12 * mss && d->burst_bytes >= 2 * d->flight_bytes &&
+		    d->max_flight >= 3 * d->flight_bytes && d->max_flight >= 20 * mss) {
+			if (d->ssai_events < TR_EV)
+				d->ssai_ev[d->ssai_events] = (tr_ev){d->burst_frame, d->burst_start};
+			d->ssai_events++;
+			d->ssai_flight_sum += d->flight_bytes;
+			d->ssai_prev_sum += d->max_flight;
+			d->ssai_idle_sum += d->idle_len;
+			/* rounds needed to grow back, doubling per RTT */
+			double rounds = 0;
+			for (uint32_t w = d->flight_bytes; w && w < d->max_flight && rounds < 30; w *= 2)
+				rounds++;
+			d->ssai_cost_s += rounds * (double)tr_rtt(flow) / 1e9;
+		}
+	}
+}
+
+static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+{
+	(void)run;
+	(void)g;
+	tr_flow *st = fs;
+	const pd_tcp *t = &pkt->tcp;
+	int dir = seg->dir, peer = pd_peer(dir);
+	tr_dir *d = &st->d[dir], *dp = &st->d[peer];
+	if (t->flags & (PD_TCP_SYN | PD_TCP_RST))
+		return;
+
+	/* keep-alive: a probe not sent against a zero window (that is a persist
+	 * probe), after at least 1 s of silence (the smallest tcp_keepalive_time) */
+	pd_time quiet = d->last_activity > 0 ? pkt->ts - d->last_activity : 0;
+	if ((seg->flags & PD_SEG_KEEPALIVE) && !(flow->half[peer].win_known && flow->half[peer].win == 0) &&
+	    (quiet >= PD_NS_PER_SEC || (d->ka && pkt->ts - d->ka_last >= PD_NS_PER_SEC))) {
+		if (d->ka < TR_EV)
+			d->ka_ev[d->ka] = (tr_ev){pkt->frame_no, pkt->ts};
+		if (d->ka == 0)
+			d->ka_first_idle = quiet;
+		else {
+			d->ka_int_sum += pkt->ts - d->ka_last;
+			d->ka_int_n++;
+		}
+		d->ka++;
+		d->ka_last = pkt->ts;
+		d->ka_wait = true;
+		return;
+	}
+	if (dp->ka_wait && t->payload_len == 0) {
+		dp->ka_answered++;
+		dp->ka_wait = false;
+	}
+	if (t->payload_len > 0 || seg->acked > 0) {
+		d->last_activity = pkt->ts;
+		dp->last_activity = pkt->ts;
+	}
+
+	if (!(seg->flags & PD_SEG_NEW_DATA))
+		return;
+	uint32_t len = t->payload_len;
+	uint32_t mss = tr_mss(flow, dir);
+	d->data_segs++;
+	d->data_bytes += len;
+	if (len * 4 < mss) {
+		d->tiny_segs++;
+		if (!d->tiny_ev.frame)
+			d->tiny_ev = (tr_ev){pkt->frame_no, pkt->ts};
+	}
+
+	pd_time rtt = tr_rtt(flow);
+	if (rtt < TR_MIN_RTT_NS)
+		return;
+	pd_time flight_span = rtt * 3 / 4;
+
+	/* volume per RTT window, to know how large flights got */
+	if (pkt->ts - d->win_start >= flight_span) {
+		d->win_start = pkt->ts;
+		d->win_bytes = 0;
+	}
+	d->win_bytes += len;
+	if (d->win_bytes > d->max_flight)
+		d->max_flight = d->win_bytes;
+
+	/* a burst ends when the sender was silent for more than an RTT */
+	pd_time idle = d->burst_last ? pkt->ts - d->burst_last : 0;
+	if (d->in_burst && idle > rtt + rtt / 2)
+		tr_end_burst(d, flow, dir);
+	if (!d->in_burst) {
+		pd_time idle_floor = rtt * 3 > TR_IDLE_FLOOR_NS ? rtt * 3 : TR_IDLE_FLOOR_NS;
+		d->in_burst = true;
+		d->burst_start = pkt->ts;
+		d->burst_frame = pkt->frame_no;
+		d->flight_bytes = 0;
+		d->burst_bytes = 0;
+		d->after_idle = d->first_burst_done && idle > idle_floor;
+		d->idle_len = idle;
+		if (!d->first_burst_done) {
+			d->iw_frame = pkt->frame_no;
+			d->iw_ts = pkt->ts;
+		}
+	}
+	if (pkt->ts - d->burst_start < flight_span)
+		d->flight_bytes += len;
+	d->burst_bytes += len;
+	d->burst_last = pkt->ts;
+}
+
+static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
+{
+	int r = pd_peer(s);
+	tr_end_burst(d, flow, s);
+	char sname[64], rname[64];
+	tr_addr_str(flow, s, sname, sizeof(sname));
+	tr_addr_str(flow, r, rname, sizeof(rname));
+	const char *sside = s == PD_CLIENT ? "client" : "server";
+	uint32_t mss = tr_mss(flow, s);
+	double rtt_ms = (double)tr_rtt(flow) / 1e6;
+
+	if (d->ssai_events) {
+		pd_finding *f = pd_finding_get(run, "slow-start-after-idle", flow);
+		for (uint32_t i = 0; i < d->ssai_events && i < TR_EV; i++)
+			pd_finding_occurrence_at(f, d->ssai_ev[i].frame, d->ssai_ev[i].ts, "burst after idle restarts small");
+		if (d->ssai_events > TR_EV)
+			f->occurrences += d->ssai_events - TR_EV;
+		double fl = (double)d->ssai_flight_sum / d->ssai_events, prev = (double)d->ssai_prev_sum / d->ssai_events;
+		pd_finding_detail(f,
+				  "%u times %s %s resumed after an idle period (average %.0f ms, longer than its RTO) with "
+				  "a first flight of %.0f bytes (%.1f segments) although earlier flights reached %.0f bytes: "
+				  "the congestion window was reset to the restart window "
+				  "(net.ipv4.tcp_slow_start_after_idle=1, the default) and took about %.3f s of extra round "
+				  "trips (RTT %.2f ms) to grow back.",
+				  d->ssai_events, sside, sname, (double)d->ssai_idle_sum / d->ssai_events / 1e6, fl,
+				  fl / mss, prev, d->ssai_cost_s, rtt_ms);
+		pd_finding_metric(f, "restarts", d->ssai_events, "count");
+		pd_finding_metric(f, "first_flight_bytes", fl, "bytes");
+		pd_finding_metric(f, "earlier_flight_bytes", prev, "bytes");
+		pd_finding_metric(f, "extra_time", d->ssai_cost_s, "s");
+		f->impact_s += d->ssai_cost_s;
+		f->severity = PD_SEV_INFO;
+		f->confidence = 0.6;
+		pd_finding_settings(f, "net.ipv4.tcp_slow_start_after_idle", "route initcwnd", NULL);
+	}
+
+	/* initial window: a first flight under 10 segments although the sender
+	 * had more to send and the receiver's window allowed 10 */
+	const pd_tcp_half *hr = &flow->half[r];
+	if (flow->roles_from_syn && d->first_burst_done && d->iw_bytes > 0 && d->iw_bytes < 9 * mss &&
+	    d->iw_total >= 2 * d->iw_bytes && d->iw_total > 10 * mss && hr->win_known && hr->win >= 10 * mss &&
+	    !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss)) {
+		pd_finding *f = pd_finding_get(run, "initial-window", flow);
+		pd_finding_occurrence_at(f, d->iw_frame, d->iw_ts, "first flight of data");
+		pd_finding_detail(f,
+				  "%s %s's first flight was %u bytes (%.1f segments of %u) before it waited a round trip "
+				  "(RTT %.2f ms), although it had %u bytes to send and %s %s's window allowed more: an "
+				  "initial congestion window below the Linux default of 10 segments (route initcwnd), "
+				  "or a sender that is not Linux.",
+				  sside, sname, d->iw_bytes, (double)d->iw_bytes / mss, mss, rtt_ms, d->iw_total,
+				  r == PD_CLIENT ? "client" : "server", rname);
+		pd_finding_metric(f, "initial_flight_bytes", d->iw_bytes, "bytes");
+		pd_finding_metric(f, "initial_flight_segments", (double)d->iw_bytes / mss, "count");
+		f->severity = PD_SEV_INFO;
+		f->confidence = 0.5;
+		pd_finding_settings(f, "route initcwnd", "route initrwnd", NULL);
+	}
+
+	if (d->ka) {
+		pd_finding *f = pd_finding_get(run, "keepalive", flow);
+		for (uint32_t i = 0; i < d->ka && i < TR_EV; i++)
+			pd_finding_occurrence_at(f, d->ka_ev[i].frame, d->ka_ev[i].ts, "keep-alive probe");
+		if (d->ka > TR_EV)
+			f->occurrences += d->ka - TR_EV;
+		double intv = d->ka_int_n ? (double)d->ka_int_sum / d->ka_int_n / 1e9 : 0;
+		uint32_t unanswered = d->ka - d->ka_answered;
+		pd_finding_detail(f,
+				  "%s %s sent %u keep-alive probes to %s (first after %.1f s idle%s%.1f s apart on "
+				  "average); %u answered, %u unanswered%s. Linux defaults: first probe after 7200 s "
+				  "idle, then every 75 s, 9 probes.",
+				  sside, sname, d->ka, rname, (double)d->ka_first_idle / 1e9, d->ka_int_n ? ", then " : "",
+				  intv, d->ka_answered, unanswered,
+				  unanswered >= 2 ? ": the peer or a NAT/firewall state on the path is probably gone" : "");
+		pd_finding_metric(f, "probes", d->ka, "count");
+		pd_finding_metric(f, "unanswered", unanswered, "count");
+		pd_finding_metric(f, "idle_before_first", (double)d->ka_first_idle / 1e9, "s");
+		if (d->ka_int_n)
+			pd_finding_metric(f, "interval", intv, "s");
+		f->severity = unanswered >= 2 ? PD_SEV_WARNING : PD_SEV_INFO;
+		f->confidence = 0.7;
+		pd_finding_settings(f, "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl",
+				    "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE", NULL);
+	}
+
+	/* tiny writes: a sizeable stream made mostly of segments under MSS/4 */
+	if (d->data_segs >= 200 && d->data_bytes >= 20000 && d->tiny_segs * 2 >= d->data_segs) {
+		pd_finding *f = pd_finding_get(run, "tiny-writes", flow);
+		pd_finding_occurrence_at(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment");
+		f->occurrences += d->tiny_segs - 1;
+		double avg = (double)d->data_bytes / d->data_segs;
+		pd_finding_detail(f,
+				  "%u of %s %s's %u data segments (%.0f%%) carried less than a quarter of the %u-byte "
+				  "MSS (average %.0f bytes): each small application write went out as its own segment, "
+				  "so TCP/IP headers are about %.0f%% of the bytes sent.",
+				  d->tiny_segs, sside, sname, d->data_segs, 100.0 * d->tiny_segs / d->data_segs, mss, avg,
+				  100.0 * 52 / (52 + avg));
+		pd_finding_metric(f, "tiny_segments", d->tiny_segs, "count");
+		pd_finding_metric(f, "data_segments", d->data_segs, "count");
+		pd_finding_metric(f, "average_payload", avg, "bytes");
+		f->severity = PD_SEV_INFO;
+		f->confidence = 0.6;
+		pd_finding_settings(f, "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY", NULL);
+	}
+}
+
+static void tr_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+{
+	(void)g;
+	tr_flow *st = fs;
+	if (flow->proto != 6)
+		return;
+	for (int s = 0; s < 2; s++)
+		tr_report(run, flow, &st->d[s], s);
+}
+
+const pd_detector pd_det_transfer = {
+	.name = "transfer",
+	.flow_state_size = sizeof(tr_flow),
+	.on_tcp = tr_on_tcp,
+	.on_flow_end = tr_on_flow_end,
+};

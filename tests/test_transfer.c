@@ -1,0 +1,276 @@
+/* Golden tests for the data-transfer detectors (det_nagle, det_window,
+ * det_loss, det_transfer) on the captures in testdata/captures/. Figures
+ * come from each capture's README (tshark-verified facts). */
+#include <criterion/criterion.h>
+#include <glib.h> /* testutil.h needs GPtrArray */
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static cJSON *run(const char *rel)
+{
+	cJSON *r = pd_test_json(rel, NULL);
+	cr_assert_not_null(r, "pcapdoc failed on %s", rel);
+	return r;
+}
+
+static double metric(const cJSON *f, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key);
+	cr_assert_not_null(m, "metric %s missing", key);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
+	cr_assert(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsString(v), "%s not a string", key);
+	return v->valuestring;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsNumber(v), "%s not a number", key);
+	return v->valuedouble;
+}
+
+static const char *top_setting(const cJSON *f)
+{
+	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
+	cr_assert_not_null(s);
+	return str(s, "name");
+}
+
+static double first_frame(const cJSON *f)
+{
+	return num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "first"),
+		   "frame");
+}
+
+static double client_port(const cJSON *f)
+{
+	const cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "flows"), 0);
+	cr_assert_not_null(fl);
+	return num(cJSON_GetObjectItemCaseSensitive(fl, "client"), "port");
+}
+
+static bool has_example(const cJSON *f, double frame)
+{
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ex)
+	if (num(e, "frame") == frame)
+		return true;
+	return false;
+}
+
+#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), (double)(tol))
+
+/* ---------------------------------------------------------------- Nagle */
+
+Test(transfer, nagle_delack)
+{
+	cJSON *r = run("testdata/captures/nagle-delack/nagle-delack.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
+	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
+	cr_assert(!strcmp(str(f, "severity"), "warning") || !strcmp(str(f, "severity"), "error"));
+	/* README: 29 stalls, gaps 43.1-43.9 ms, median 43.7 ms; released bodies 12, 17, ..., 152 */
+	NEAR(metric(f, "stalls"), 29, 0);
+	NEAR(num(f, "occurrences"), 29, 0);
+	NEAR(metric(f, "period_ms"), 43.7, 0.5);
+	NEAR(metric(f, "period_ms"), 40, 5);
+	cr_assert(metric(f, "period_min_ms") >= 43.0 && metric(f, "period_max_ms") <= 44.0);
+	NEAR(first_frame(f), 12, 0);
+	cr_assert(has_example(f, 17));
+	cr_assert(has_example(f, 22));
+	/* nearly the whole 1.276 s flow waited for ACKs */
+	NEAR(metric(f, "time_lost"), 29 * 0.0437, 0.05);
+	cr_assert(metric(f, "time_lost_share") > 0.9);
+	NEAR(client_port(f), 59042, 0);
+	cr_assert_str_eq(top_setting(f), "TCP_NODELAY");
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, nagle_nodelay_healthy)
+{
+	cJSON *r = run("testdata/captures/nagle-nodelay/nagle-nodelay.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, reqresp_healthy)
+{
+	cJSON *r = run("testdata/captures/reqresp-healthy/reqresp-healthy.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+/* --------------------------------------------------------------- window */
+
+Test(transfer, zero_window)
+{
+	cJSON *r = run("testdata/captures/zero-window/zero-window.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
+	const cJSON *f = pd_test_finding(r, "zero-window", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	/* README: first zero window frame 16; 52 window updates end 52 stalls;
+	 * the two reader pauses give 1.57 s stalls with probes 156, 158, 296, 298 */
+	NEAR(first_frame(f), 16, 0);
+	NEAR(metric(f, "zero_window_events"), 52, 0);
+	NEAR(metric(f, "longest_stall"), 1.571, 0.01);
+	NEAR(metric(f, "window_probes"), 4, 0);
+	NEAR(metric(f, "window_full_events"), 160, 0);
+	/* 50 stalls of ~0.07-0.1 s plus two of 1.57 s */
+	cr_assert(metric(f, "zero_window_stall") > 2 * 1.57 + 50 * 0.05);
+	cr_assert(metric(f, "zero_window_stall") < 13.6);
+	cr_assert(num(f, "impact_s") > 3.0);
+	cr_assert_str_eq(top_setting(f), "slow-reading application");
+	/* the spurious tail-loss probes early on (frames 11, 20, 29, D-SACKed) are not loss */
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 1);
+	NEAR(metric(pd_test_finding(r, "spurious-retransmissions", 0), "spurious"), 3, 0);
+	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, window_limited)
+{
+	cJSON *r = run("testdata/captures/window-limited/window-limited.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 1);
+	const cJSON *f = pd_test_finding(r, "window-limited", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	/* README: window ~38 KiB (39096), RTT 40 ms, 7.5 Mbit/s achieved */
+	NEAR(metric(f, "max_window"), 39096, 0);
+	NEAR(metric(f, "rtt_ms"), 40.5, 1.5);
+	NEAR(metric(f, "achieved_rate") * 8 / 1e6, 7.5, 0.5);
+	NEAR(metric(f, "ceiling_rate"), 39096 / 0.0405, 60000);
+	cr_assert(metric(f, "window_limited_share") >= 0.8, "share %g", metric(f, "window_limited_share"));
+	cr_assert(metric(f, "achieved_vs_ceiling") >= 0.9);
+	NEAR(metric(f, "window_full_events"), 704, 0);
+	cr_assert_str_eq(top_setting(f), "SO_RCVBUF");
+	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 1);
+	cr_assert_str_eq(top_setting(pd_test_finding(r, "receive-window-fixed", 0)), "SO_RCVBUF");
+	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, wscale_off)
+{
+	cJSON *r = run("testdata/captures/wscale-off/wscale-off.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
+	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(metric(f, "window_cap"), 65535, 0);
+	NEAR(metric(f, "max_window"), 65535, 0);
+	NEAR(metric(f, "max_in_flight"), 65535, 0);
+	/* README: ~12.4 Mbit/s at 40 ms */
+	NEAR(metric(f, "achieved_rate") * 8 / 1e6, 12.4, 0.6);
+	cr_assert(metric(f, "window_limited_share") >= 0.8);
+	NEAR(metric(f, "window_full_events"), 1055, 0);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
+	/* a capped window is not reported a second time as a fixed buffer */
+	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
+	cJSON_Delete(r);
+}
+
+/* ----------------------------------------------------------------- loss */
+
+Test(transfer, random_loss_sender)
+{
+	cJSON *r = run("testdata/captures/random-loss/random-loss.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1);
+	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	/* README: 39 of 1489 data segments retransmitted, first at frame 440, no RTO */
+	NEAR(metric(f, "retransmitted_segments"), 39, 0);
+	NEAR(metric(f, "data_segments"), 1489, 0);
+	NEAR(metric(f, "retransmission_rate"), 39.0 / 1489, 0.001);
+	NEAR(metric(f, "fast_retransmissions"), 39, 0);
+	NEAR(metric(f, "rto_retransmissions"), 0, 0);
+	NEAR(metric(f, "original_unseen"), 0, 0);
+	NEAR(first_frame(f), 440, 0);
+	NEAR(metric(f, "rtt_ms"), 20.2, 1.0);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_congestion_control");
+	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, random_loss_receiver)
+{
+	cJSON *r = run("testdata/captures/random-loss/random-loss-client.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1);
+	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
+	/* same run seen at the receiver: the 39 dropped originals never arrive */
+	NEAR(metric(f, "retransmitted_segments"), 39, 0);
+	NEAR(metric(f, "original_unseen"), 39, 0);
+	NEAR(metric(f, "reordered"), 0, 0);
+	/* lost after the sender, so not a local drop on the sending host */
+	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, pmtu_blackhole_rto_backoff)
+{
+	cJSON *r = run("testdata/captures/pmtu-blackhole/pmtu-blackhole.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 1);
+	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
+	/* the same full-size segment timed out again and again, doubling from ~200 ms */
+	cr_assert(metric(f, "rto_count") >= 3);
+	NEAR(metric(f, "rto_min_ms"), 210, 20);
+	NEAR(metric(f, "backoff_factor"), 2.0, 0.2);
+	cr_assert(num(f, "impact_s") > 1.0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, pmtu_icmp_resends_are_not_loss)
+{
+	cJSON *r = run("testdata/captures/pmtu-icmp-ok/pmtu-icmp-ok.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
+	cJSON_Delete(r);
+}
+
+/* -------------------------------------------------------------- healthy */
+
+Test(transfer, bulk_healthy)
+{
+	cJSON *r = run("testdata/captures/bulk-healthy/bulk-healthy.pcap");
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, healthy_http)
+{
+	cJSON *r = run("testdata/captures/healthy-http/healthy-http.pcap");
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer, tso_sender)
+{
+	const char *caps[] = {"testdata/captures/tso-sender/tso-sender.pcap",
+			      "testdata/captures/tso-sender/tso-receiver.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 0);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+		cJSON_Delete(r);
+	}
+}
