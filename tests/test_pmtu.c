@@ -1,0 +1,318 @@
+/* Golden tests for det_fragments, det_pmtu and det_capture on the
+ * captures in testdata/captures/ (made with the real kernel in network
+ * namespaces; figures checked with tshark). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static cJSON *run(const char *rel)
+{
+	cJSON *r = pd_test_json(rel, NULL);
+	cr_assert_not_null(r, "pcapdoc failed on %s", rel);
+	return r;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static double metric(const cJSON *f, const char *key)
+{
+	const cJSON *m = get(get(f, "metrics"), key);
+	cr_assert_not_null(m, "metric %s missing", key);
+	const cJSON *v = get(m, "value");
+	cr_assert(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	cr_assert(cJSON_IsNumber(v), "%s not a number", key);
+	return v->valuedouble;
+}
+
+static const char *top_setting(const cJSON *f)
+{
+	const cJSON *s = cJSON_GetArrayItem(get(f, "settings"), 0);
+	cr_assert_not_null(s, "no settings");
+	const cJSON *n = get(s, "name");
+	cr_assert(cJSON_IsString(n));
+	return n->valuestring;
+}
+
+static double first_frame(const cJSON *f)
+{
+	return num(get(get(f, "evidence"), "first"), "frame");
+}
+
+static double client_port(const cJSON *f)
+{
+	const cJSON *fl = cJSON_GetArrayItem(get(f, "flows"), 0);
+	cr_assert_not_null(fl, "finding has no flow");
+	return num(get(fl, "client"), "port");
+}
+
+static bool has_example(const cJSON *f, double frame)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, get(get(f, "evidence"), "examples"))
+	{
+		if (num(e, "frame") == frame)
+			return true;
+	}
+	return false;
+}
+
+/* The finding with this id whose first flow has this client port. */
+static const cJSON *by_port(const cJSON *r, const char *id, int port)
+{
+	int n = pd_test_count_findings(r, id);
+	for (int i = 0; i < n; i++) {
+		const cJSON *f = pd_test_finding(r, id, i);
+		if ((int)client_port(f) == port)
+			return f;
+	}
+	cr_assert_fail("no %s finding for client port %d", id, port);
+	return NULL;
+}
+
+static int count_prefix(const cJSON *r, const char *prefix)
+{
+	int n = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, get(r, "findings"))
+	{
+		const cJSON *id = get(f, "id");
+		if (cJSON_IsString(id) && strncmp(id->valuestring, prefix, strlen(prefix)) == 0)
+			n++;
+	}
+	return n;
+}
+
+static int count_pmtu_frag(const cJSON *r)
+{
+	return count_prefix(r, "pmtu-") + count_prefix(r, "ip-fragmentation") +
+	       count_prefix(r, "fragment-reassembly") + count_prefix(r, "mss-exceeds");
+}
+
+/* ---------------------------------------------------------------- PMTU */
+
+Test(pmtu, icmp_frag_needed_adapted)
+{
+	cJSON *r = run("testdata/captures/pmtu-icmp-ok/pmtu-icmp-ok.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-frag-needed"), 1);
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-not-adapted"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
+	const cJSON *f = pd_test_finding(r, "pmtu-frag-needed", 0);
+	cr_assert_eq(client_port(f), 46312);
+	cr_assert_eq(first_frame(f), 9); /* first ICMP 3/4 */
+	cr_assert_eq(metric(f, "path_mtu"), 1400);
+	cr_assert_eq(metric(f, "icmp_messages"), 10);
+	cr_assert_eq(metric(f, "payload_before"), 1448);
+	cr_assert_eq(metric(f, "payload_reduced_to"), 1348); /* 1400 - 20 - 32 */
+	cr_assert_eq(metric(f, "payload_after"), 1348);
+	cr_assert(metric(f, "adapt_time") < 1.0, "adapted within a millisecond");
+	cr_assert_str_eq(top_setting(f), "MSS clamping");
+	/* MSS 1460 announced, 1400 carried: clamp to 1360 (info: PMTUD coped). */
+	const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(metric(m, "announced_mss"), 1460);
+	cr_assert_eq(metric(m, "clamp_mss_to"), 1360);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "PMTUD working is not a warning");
+	cJSON_Delete(r);
+}
+
+Test(pmtu, icmp6_packet_too_big_adapted)
+{
+	cJSON *r = run("testdata/captures/pmtu6-icmp-ok/pmtu6-icmp-ok.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-frag-needed"), 1);
+	const cJSON *f = pd_test_finding(r, "pmtu-frag-needed", 0);
+	cr_assert_eq(metric(f, "path_mtu"), 1400);
+	cr_assert_eq(metric(f, "payload_before"), 1428); /* 1500 - 40 - 32 */
+	cr_assert_eq(metric(f, "payload_reduced_to"), 1328);
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-not-adapted"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
+	cJSON_Delete(r);
+}
+
+Test(pmtu, blackhole_unrecovered)
+{
+	cJSON *r = run("testdata/captures/pmtu-blackhole/pmtu-blackhole.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-frag-needed"), 0);
+	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
+	cr_assert_str_eq(get(f, "severity")->valuestring, "error");
+	cr_assert_eq(client_port(f), 45076);
+	cr_assert_eq(first_frame(f), 4); /* the segment that never got through */
+	cr_assert(has_example(f, 15), "first timeout retransmission");
+	cr_assert_eq(metric(f, "segment_size"), 1448);
+	cr_assert_eq(metric(f, "retransmissions"), 6); /* frames 15-20 */
+	cr_assert(fabs(metric(f, "stall") - 21.0) < 0.1, "stall %f", metric(f, "stall"));
+	cr_assert(fabs(num(f, "impact_s") - 21.0) < 0.1);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_mtu_probing");
+	cJSON_Delete(r);
+}
+
+Test(pmtu, blackhole_recovered_by_probing)
+{
+	cJSON *r = run("testdata/captures/pmtu-blackhole-probing/pmtu-blackhole-probing.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
+	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
+	cr_assert_eq(metric(f, "segment_size"), 1448);
+	cr_assert_eq(metric(f, "retransmissions"), 4); /* frames 15-18 */
+	cr_assert_eq(metric(f, "recovered_size"), 1024); /* tcp_base_mss */
+	cr_assert(has_example(f, 19), "the 1024-byte retransmission");
+	cr_assert(fabs(metric(f, "time_to_recover") - 6.67) < 0.05, "recover %f", metric(f, "time_to_recover"));
+	cr_assert_eq(metric(f, "settled_size"), 1347);
+	/* Probing already on: the cause left is the filtered ICMP. */
+	cr_assert_str_eq(top_setting(f), "firewall dropping ICMP frag-needed");
+	const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(metric(m, "announced_mss"), 1460);
+	cr_assert_eq(metric(m, "path_mtu"), 1399); /* largest packet that got through */
+	cr_assert_str_eq(top_setting(m), "MSS clamping");
+	cJSON_Delete(r);
+}
+
+/* --------------------------------------------------------- fragments */
+
+Test(fragments, udp_complete)
+{
+	cJSON *r = run("testdata/captures/udp-frag/udp-frag.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "ip-fragmentation"), 2); /* IPv4 flow, IPv6 flow */
+	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 0);
+	const cJSON *f4 = pd_test_finding(r, "ip-fragmentation", 0);
+	const cJSON *f6 = pd_test_finding(r, "ip-fragmentation", 1);
+	if (first_frame(f4) > first_frame(f6)) {
+		const cJSON *t = f4;
+		f4 = f6;
+		f6 = t;
+	}
+	cr_assert_eq(first_frame(f4), 1);
+	cr_assert_eq(metric(f4, "fragmented_datagrams"), 10);
+	cr_assert_eq(metric(f4, "fragments"), 30);
+	cr_assert_eq(metric(f4, "max_datagram_size"), 3028); /* 20 + 8 + 3000 */
+	cr_assert_eq(metric(f4, "implied_mtu"), 1500);
+	cr_assert_str_eq(top_setting(f4), "application datagram size");
+	cr_assert_eq(first_frame(f6), 31);
+	cr_assert_eq(metric(f6, "fragments"), 30);
+	cr_assert_eq(metric(f6, "max_datagram_size"), 3048); /* 40 + 8 + 3000 */
+	cr_assert_eq(metric(f6, "implied_mtu"), 1496); /* 40 + 8 + 1448 */
+	cr_assert_str_eq(top_setting(f6), "application datagram size");
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+static void check_incomplete(const cJSON *r, bool receiver_side)
+{
+	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 2);
+	for (int i = 0; i < 2; i++) {
+		const cJSON *f = pd_test_finding(r, "fragment-reassembly-incomplete", i);
+		cr_assert_str_eq(get(f, "severity")->valuestring, "warning");
+		cr_assert_eq(metric(f, "incomplete_datagrams"), 4); /* datagrams 1, 4, 7, 10 */
+		cr_assert_eq(metric(f, "fragmented_datagrams"), 10);
+		cr_assert_eq(metric(f, "receiver_reassembly_timeouts"), 4);
+		cr_assert_eq(metric(f, "incomplete_in_capture"), receiver_side ? 4 : 0);
+		cr_assert_str_eq(top_setting(f), "firewall dropping fragments");
+	}
+}
+
+Test(fragments, loss_sender_side)
+{
+	/* Every fragment passes the sender's capture; the receiver's ICMP time
+	 * exceeded (code 1) tells which datagrams it gave up on. */
+	cJSON *r = run("testdata/captures/udp-frag-loss/udp-frag-loss.pcap");
+	check_incomplete(r, false);
+	const cJSON *f = by_port(r, "fragment-reassembly-incomplete", 37521);
+	cr_assert_eq(first_frame(f), 64);
+	cJSON_Delete(r);
+}
+
+Test(fragments, loss_receiver_side)
+{
+	cJSON *r = run("testdata/captures/udp-frag-loss/udp-frag-loss-receiver.pcap");
+	check_incomplete(r, true);
+	const cJSON *f = by_port(r, "fragment-reassembly-incomplete", 37521);
+	cr_assert_eq(first_frame(f), 1); /* datagram 1: its middle fragment never arrived */
+	cr_assert(has_example(f, 9));
+	const cJSON *g = pd_test_finding(r, "ip-fragmentation", 0);
+	cr_assert_not_null(g);
+	cr_assert_eq(metric(g, "fragments"), 26); /* 30 sent, 4 dropped by r1 */
+	cJSON_Delete(r);
+}
+
+/* ----------------------------------------------------------- capture */
+
+Test(capture, tso_sender_is_not_pmtu)
+{
+	cJSON *r = run("testdata/captures/tso-sender/tso-sender.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "capture-offload-tso"), 1);
+	const cJSON *f = pd_test_finding(r, "capture-offload-tso", 0);
+	cr_assert_eq(first_frame(f), 4);
+	cr_assert_eq(metric(f, "super_segments"), 22);
+	cr_assert_eq(metric(f, "largest_segment"), 65160);
+	cr_assert_str_eq(top_setting(f), "NIC offloads");
+	cr_assert_eq(count_pmtu_frag(r), 0, "super-segments are not a PMTU or fragmentation problem");
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(capture, healthy_nothing_at_warning)
+{
+	const char *caps[] = {
+		"testdata/captures/bulk-healthy/bulk-healthy.pcap",
+		"testdata/captures/healthy-http/healthy-http.pcap",
+		"testdata/captures/reqresp-healthy/reqresp-healthy.pcap",
+	};
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
+		cr_assert_eq(count_pmtu_frag(r), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "capture-drops"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "capture-duplicates"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "capture-one-direction"), 0, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+Test(capture, vantage_server_side)
+{
+	/* bulk-healthy: captured on the server, 20 ms RTT through the delay router. */
+	cJSON *r = run("testdata/captures/bulk-healthy/bulk-healthy.pcap");
+	const cJSON *f = pd_test_finding(r, "capture-vantage", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(get(f, "severity")->valuestring, "info");
+	cr_assert_eq(metric(f, "flows_near_server"), 1);
+	cr_assert_eq(metric(f, "flows_near_client"), 0);
+	cr_assert(metric(f, "synack_to_ack") > 15.0, "the RTT sits on the far leg");
+	cr_assert(metric(f, "syn_to_synack") < 1.0);
+	cJSON_Delete(r);
+}
+
+Test(capture, headers_only_snaplen)
+{
+	cJSON *r = run("testdata/captures/linktypes/headers-only.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "capture-snaplen"), 1);
+	const cJSON *f = pd_test_finding(r, "capture-snaplen", 0);
+	cr_assert_eq(metric(f, "snaplen"), 96);
+	cr_assert(metric(f, "truncated_frames") > 0);
+	/* The analysis still sees full-size segments from the headers. */
+	cr_assert_eq(metric(f, "max_tcp_payload_from_headers"), 1448);
+	cr_assert(metric(f, "max_tcp_payload_captured") < 96);
+	cr_assert_str_eq(top_setting(f), "capture snaplen");
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(capture, no_false_duplicates_on_synack_retries)
+{
+	/* Server SYN-ACKs 50 us apart with IP ID 0 are real re-sends. */
+	cJSON *r = run("testdata/captures/synack-drop/synack-drop.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "capture-duplicates"), 0);
+	cJSON_Delete(r);
+}
