@@ -1,0 +1,492 @@
+/* Connection churn and ephemeral ports, per (client IP, server IP:port):
+ * how many connections, their rate (busiest second and on average), how
+ * many were short one-request exchanges, which source ports they used and
+ * how often a 4-tuple came back while the previous connection on it could
+ * still be in TIME_WAIT (60 s, fixed in Linux).
+ *
+ * From a capture one only sees the ports used, never the configured range,
+ * so port pressure is stated as arithmetic (rate x 60 s against the
+ * default 28232 ports) or as a measured fact (a small contiguous block of
+ * ports cycled through and reused while in TIME_WAIT). All tables are
+ * fixed-size with eviction; port bitmaps are capped in number. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heuristics/detector.h"
+
+#define CH_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
+#define CH_ENT_SLOTS 4096
+#define CH_TUPLE_SLOTS 16384
+#define CH_PROBE 8
+#define CH_BIN_NS (PD_NS_PER_SEC / 10)
+#define CH_BINS 10 /* ten 100 ms bins: a sliding second */
+#define CH_SMALL_PORTS 16
+#define CH_MAX_BITMAPS 64
+#define CH_DEFAULT_RANGE 28232.0 /* 32768-60999 */
+#define CH_MIN_CONNS 50
+#define CH_MIN_PEAK 10 /* connections in the busiest second */
+#define CH_SHORT_SHARE 0.8
+
+typedef struct ch_fs {
+	bool counted;
+	bool reused;
+	int8_t prev_tw_side; /* who held TIME_WAIT on the previous connection */
+	pd_time reuse_gap;
+	uint64_t syn_frame;
+	pd_time syn_ts;
+	uint8_t first_fin; /* 0 none, 1 client, 2 server */
+	uint8_t last_data; /* 0 none, 1 client, 2 server */
+	uint16_t turns; /* changes of the direction data flows in */
+	uint32_t data_segs[2];
+} ch_fs;
+
+typedef struct ch_ent {
+	bool used;
+	pd_addr c, s;
+	uint16_t sp;
+	pd_time last_ts;
+	uint32_t conns, ended, short_conns;
+	pd_time first_syn, last_syn;
+	int64_t bin_idx;
+	uint32_t bins[CH_BINS];
+	uint32_t peak_1s;
+	pd_time peak_ts;
+	uint16_t small[CH_SMALL_PORTS];
+	uint8_t n_small;
+	uint8_t *bitmap; /* 65536 bits, once more than CH_SMALL_PORTS ports */
+	bool ports_approx; /* bitmap cap reached: distinct count is a floor */
+	uint32_t distinct_ports;
+	uint16_t pmin, pmax;
+	uint32_t reuses, reuse_fail, reuse_tw_client, reuse_tw_server;
+	pd_time min_reuse_gap;
+	double hs_time_s; /* handshake round trips paid by short connections */
+} ch_ent;
+
+typedef struct ch_tuple {
+	bool used;
+	pd_addr c, s;
+	uint16_t cp, sp;
+	pd_time end_ts;
+	int8_t tw_side; /* -1 none (RST or not closed), PD_CLIENT, PD_SERVER */
+} ch_tuple;
+
+typedef struct ch_g {
+	ch_ent ents[CH_ENT_SLOTS];
+	ch_tuple tuples[CH_TUPLE_SLOTS];
+	uint32_t bitmaps;
+	pd_finding *churn, *reuse, *ports;
+} ch_g;
+
+static uint32_t ch_addr_hash(const pd_addr *a)
+{
+	uint32_t h = 2166136261u ^ a->family;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ a->bytes[i]) * 16777619u;
+	return h;
+}
+
+static bool ch_addr_eq(const pd_addr *a, const pd_addr *b)
+{
+	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+}
+
+/* IPv6 in brackets so that "addr:port" stays readable. */
+static void ch_addr_str(const pd_addr *a, char *buf, size_t len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
+		snprintf(tmp, sizeof(tmp), "?");
+	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
+}
+
+static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, pd_time now)
+{
+	const pd_addr *c = &f->addr[PD_CLIENT], *s = &f->addr[PD_SERVER];
+	uint16_t sp = f->port[PD_SERVER];
+	uint32_t h = (ch_addr_hash(c) * 31u + ch_addr_hash(s) + sp * 2654435761u) & (CH_ENT_SLOTS - 1);
+	ch_ent *victim = NULL;
+	for (int i = 0; i < CH_PROBE; i++) {
+		ch_ent *e = &g->ents[(h + (uint32_t)i) & (CH_ENT_SLOTS - 1)];
+		if (e->used && e->sp == sp && ch_addr_eq(&e->c, c) && ch_addr_eq(&e->s, s)) {
+			e->last_ts = now;
+			return e;
+		}
+		if (!e->used) {
+			if (!victim || victim->used)
+				victim = e;
+		} else if (!victim || (victim->used && e->last_ts < victim->last_ts)) {
+			victim = e;
+		}
+	}
+	if (victim->bitmap) {
+		g_free(victim->bitmap);
+		g->bitmaps--;
+	}
+	memset(victim, 0, sizeof(*victim));
+	victim->used = true;
+	victim->c = *c;
+	victim->s = *s;
+	victim->sp = sp;
+	victim->last_ts = now;
+	victim->bin_idx = -1;
+	victim->pmin = 0xffff;
+	return victim;
+}
+
+static uint32_t ch_tuple_hash(const pd_flow *f)
+{
+	return (ch_addr_hash(&f->addr[0]) * 31u + ch_addr_hash(&f->addr[1])) ^
+	       ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
+}
+
+static bool ch_tuple_match(const ch_tuple *t, const pd_flow *f)
+{
+	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
+	       ch_addr_eq(&t->c, &f->addr[PD_CLIENT]) && ch_addr_eq(&t->s, &f->addr[PD_SERVER]);
+}
+
+static ch_tuple *ch_tuple_slot(ch_g *g, const pd_flow *f, pd_time now, bool create)
+{
+	uint32_t h = ch_tuple_hash(f);
+	ch_tuple *victim = NULL;
+	for (int i = 0; i < CH_PROBE; i++) {
+		ch_tuple *t = &g->tuples[(h + (uint32_t)i) & (CH_TUPLE_SLOTS - 1)];
+		if (ch_tuple_match(t, f))
+			return t;
+		bool stale = !t->used || now - t->end_ts > CH_TW_NS;
+		if (stale) {
+			if (!victim || (victim->used && now - victim->end_ts <= CH_TW_NS))
+				victim = t;
+		} else if (!victim || (victim->used && now - victim->end_ts <= CH_TW_NS &&
+				       t->end_ts < victim->end_ts)) {
+			victim = t;
+		}
+	}
+	if (!create)
+		return NULL;
+	memset(victim, 0, sizeof(*victim));
+	victim->used = true;
+	victim->c = f->addr[PD_CLIENT];
+	victim->s = f->addr[PD_SERVER];
+	victim->cp = f->port[PD_CLIENT];
+	victim->sp = f->port[PD_SERVER];
+	return victim;
+}
+
+static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
+{
+	if (port < e->pmin)
+		e->pmin = port;
+	if (port > e->pmax)
+		e->pmax = port;
+	if (e->bitmap) {
+		uint8_t bit = (uint8_t)(1u << (port & 7));
+		if (!(e->bitmap[port >> 3] & bit)) {
+			e->bitmap[port >> 3] |= bit;
+			e->distinct_ports++;
+		}
+		return;
+	}
+	for (int i = 0; i < e->n_small; i++)
+		if (e->small[i] == port)
+			return;
+	if (e->n_small < CH_SMALL_PORTS) {
+		e->small[e->n_small++] = port;
+		e->distinct_ports++;
+		return;
+	}
+	if (g->bitmaps >= CH_MAX_BITMAPS) {
+		e->ports_approx = true; /* count new-looking ports as a floor */
+		e->distinct_ports++;
+		return;
+	}
+	g->bitmaps++;
+	e->bitmap = g_malloc0(65536 / 8);
+	for (int i = 0; i < e->n_small; i++)
+		e->bitmap[e->small[i] >> 3] |= (uint8_t)(1u << (e->small[i] & 7));
+	e->bitmap[port >> 3] |= (uint8_t)(1u << (port & 7));
+	e->distinct_ports++;
+}
+
+static void ch_rate(ch_ent *e, pd_time ts)
+{
+	int64_t b = ts / CH_BIN_NS;
+	if (e->bin_idx < 0) {
+		e->bin_idx = b;
+	} else if (b > e->bin_idx) {
+		int64_t steps = b - e->bin_idx;
+		if (steps > CH_BINS)
+			steps = CH_BINS;
+		for (int64_t j = 1; j <= steps; j++)
+			e->bins[(e->bin_idx + j) % CH_BINS] = 0;
+		e->bin_idx = b;
+	}
+	e->bins[e->bin_idx % CH_BINS]++;
+	uint32_t sum = 0;
+	for (int i = 0; i < CH_BINS; i++)
+		sum += e->bins[i];
+	if (sum > e->peak_1s) {
+		e->peak_1s = sum;
+		e->peak_ts = ts;
+	}
+}
+
+static bool ch_is_churn(const ch_ent *e)
+{
+	return e->conns >= CH_MIN_CONNS && e->ended && e->peak_1s >= CH_MIN_PEAK &&
+	       (double)e->short_conns >= CH_SHORT_SHARE * (double)e->ended;
+}
+
+/* A small, dense block of ports cycled through with reuse in TIME_WAIT:
+ * the range itself is that small (or a NAT hands out that few). */
+static bool ch_narrow_range(const ch_ent *e)
+{
+	uint32_t span = e->pmax >= e->pmin ? (uint32_t)(e->pmax - e->pmin) + 1 : 0;
+	return e->distinct_ports >= 8 && !e->ports_approx && e->reuses >= e->distinct_ports &&
+	       span <= 2 * e->distinct_ports;
+}
+
+static double ch_projected(const ch_ent *e)
+{
+	return (double)e->peak_1s * 60.0;
+}
+
+static bool ch_port_pressure(const ch_ent *e)
+{
+	/* the rate must be sustained, not a one-off burst */
+	bool sustained = e->conns >= 1000 && e->last_syn - e->first_syn >= 5 * PD_NS_PER_SEC;
+	return ch_narrow_range(e) || (sustained && ch_projected(e) >= 0.8 * CH_DEFAULT_RANGE);
+}
+
+static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+{
+	ch_g *g = gv;
+	ch_fs *fs = fsv;
+	const pd_tcp *t = &pkt->tcp;
+	const uint8_t fl = t->flags;
+
+	if (seg->dir == PD_CLIENT && (fl & PD_TCP_SYN) && !(fl & PD_TCP_ACK) && !fs->counted) {
+		fs->counted = true;
+		fs->syn_frame = pkt->frame_no;
+		fs->syn_ts = pkt->ts;
+		ch_ent *e = ch_ent_get(g, flow, pkt->ts);
+		if (!e->conns)
+			e->first_syn = pkt->ts;
+		e->conns++;
+		e->last_syn = pkt->ts;
+		ch_port(g, e, flow->port[PD_CLIENT]);
+		ch_rate(e, pkt->ts);
+		ch_tuple *tu = ch_tuple_slot(g, flow, pkt->ts, false);
+		if (tu && tu->tw_side >= 0 && pkt->ts - tu->end_ts <= CH_TW_NS && pkt->ts >= tu->end_ts) {
+			fs->reused = true;
+			fs->prev_tw_side = tu->tw_side;
+			fs->reuse_gap = pkt->ts - tu->end_ts;
+		}
+		return;
+	}
+	if ((fl & PD_TCP_FIN) && !fs->first_fin)
+		fs->first_fin = (uint8_t)(seg->dir + 1);
+	if (t->payload_len && (seg->flags & PD_SEG_NEW_DATA)) {
+		fs->data_segs[seg->dir]++;
+		if (fs->last_data && fs->last_data != seg->dir + 1)
+			fs->turns++;
+		fs->last_data = (uint8_t)(seg->dir + 1);
+	}
+}
+
+static void ch_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+{
+	ch_g *g = gv;
+	ch_fs *fs = fsv;
+	if (flow->proto != 6)
+		return;
+	if (flow->roles_from_syn) {
+		ch_tuple *tu = ch_tuple_slot(g, flow, flow->last_ts, true);
+		tu->end_ts = flow->last_ts;
+		/* The side that sent the first FIN holds TIME_WAIT once both FINs passed;
+		 * a RST leaves no TIME_WAIT behind. */
+		bool both_fin = flow->half[0].fin_valid && flow->half[1].fin_valid;
+		tu->tw_side = (int8_t)(both_fin && !flow->rst_seen && fs->first_fin ? fs->first_fin - 1 : -1);
+	}
+	if (!fs->counted)
+		return;
+	ch_ent *e = ch_ent_get(g, flow, flow->last_ts);
+	e->ended++;
+	bool is_short = fs->turns <= 1 && fs->data_segs[PD_CLIENT] <= 4 &&
+			flow->last_ts - flow->first_ts < 10 * PD_NS_PER_SEC;
+	if (is_short) {
+		e->short_conns++;
+		if (flow->hs_rtt > 0)
+			e->hs_time_s += (double)flow->hs_rtt / 1e9;
+	}
+	if (fs->reused) {
+		e->reuses++;
+		if (fs->prev_tw_side == PD_CLIENT)
+			e->reuse_tw_client++;
+		else
+			e->reuse_tw_server++;
+		bool failed = !flow->synack_frame;
+		if (failed)
+			e->reuse_fail++;
+		if (!e->min_reuse_gap || fs->reuse_gap < e->min_reuse_gap)
+			e->min_reuse_gap = fs->reuse_gap;
+		if (!g->reuse)
+			g->reuse = pd_finding_get(run, "port-reuse-timewait", NULL);
+		pd_finding_add_flow(run, g->reuse, flow);
+		char what[64];
+		snprintf(what, sizeof(what), "4-tuple reused %.2f s after close%s", (double)fs->reuse_gap / 1e9,
+			 failed ? " (failed)" : "");
+		pd_finding_occurrence_at(g->reuse, fs->syn_frame, fs->syn_ts, what);
+	}
+	if (ch_is_churn(e)) {
+		if (!g->churn)
+			g->churn = pd_finding_get(run, "connection-churn", NULL);
+		pd_finding_add_flow(run, g->churn, flow);
+		pd_finding_occurrence_at(g->churn, fs->syn_frame, fs->syn_ts, "new short connection");
+	}
+	if (ch_port_pressure(e)) {
+		if (!g->ports)
+			g->ports = pd_finding_get(run, "ephemeral-port-pressure", NULL);
+		pd_finding_add_flow(run, g->ports, flow);
+		pd_finding_occurrence_at(g->ports, fs->syn_frame, fs->syn_ts, "new source port");
+	}
+}
+
+static void ch_on_end(pd_run *run, void *gv)
+{
+	ch_g *g = gv;
+	ch_ent *worst_churn = NULL, *worst_reuse = NULL, *worst_ports = NULL;
+	uint32_t reuses = 0, reuse_fail = 0;
+	for (size_t i = 0; i < CH_ENT_SLOTS; i++) {
+		ch_ent *e = &g->ents[i];
+		if (!e->used)
+			continue;
+		reuses += e->reuses;
+		reuse_fail += e->reuse_fail;
+		if (ch_is_churn(e) && (!worst_churn || e->conns > worst_churn->conns))
+			worst_churn = e;
+		if (e->reuses && (!worst_reuse || e->reuses > worst_reuse->reuses))
+			worst_reuse = e;
+		if (ch_port_pressure(e) && (!worst_ports || e->peak_1s > worst_ports->peak_1s))
+			worst_ports = e;
+	}
+	char c[64], s[64];
+
+	if (g->churn && !worst_churn) {
+		pd_finding_drop(run, g->churn); /* the share of short ones fell below the bar */
+		g->churn = NULL;
+	}
+	if (g->churn) {
+		ch_ent *e = worst_churn;
+		ch_addr_str(&e->c, c, sizeof(c));
+		ch_addr_str(&e->s, s, sizeof(s));
+		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
+		pd_finding *f = g->churn;
+		pd_finding_metric(f, "connections", e->conns, "count");
+		pd_finding_metric(f, "busiest_second_connections", e->peak_1s, "count");
+		pd_finding_metric(f, "duration_s", dur, "s");
+		pd_finding_metric(f, "short_share", (double)e->short_conns / (double)e->ended, "ratio");
+		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, "count");
+		pd_finding_metric(f, "reused_4tuples", e->reuses, "count");
+		f->impact_s = e->hs_time_s;
+		f->confidence = 0.8;
+		bool bad = e->peak_1s >= 50 || e->reuses || ch_port_pressure(e);
+		f->severity = bad ? PD_SEV_WARNING : PD_SEV_INFO;
+		pd_finding_detail(f,
+				  "%s opened %u connections to %s:%u within %.1f s (%u in the busiest "
+				  "second); %u of %u carried one request/response or less; %u distinct "
+				  "source ports, %u 4-tuples reused within 60 s; each paid a handshake "
+				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s",
+				  c, e->conns, s, e->sp, dur, e->peak_1s, e->short_conns, e->ended,
+				  e->distinct_ports, e->reuses, e->hs_time_s);
+		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
+				    "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_max_tw_buckets",
+				    NULL);
+	}
+
+	if (g->reuse && worst_reuse) {
+		ch_ent *e = worst_reuse;
+		ch_addr_str(&e->c, c, sizeof(c));
+		ch_addr_str(&e->s, s, sizeof(s));
+		pd_finding *f = g->reuse;
+		pd_finding_metric(f, "reused_4tuples", reuses, "count");
+		pd_finding_metric(f, "failed_reuses", reuse_fail, "count");
+		pd_finding_metric(f, "min_gap_after_close_s", (double)e->min_reuse_gap / 1e9, "s");
+		pd_finding_metric(f, "timewait_on_client", e->reuse_tw_client, "count");
+		pd_finding_metric(f, "timewait_on_server", e->reuse_tw_server, "count");
+		f->severity = (reuses >= 5 || reuse_fail) ? PD_SEV_WARNING : PD_SEV_INFO;
+		f->confidence = 0.85;
+		const char *who = e->reuse_tw_client >= e->reuse_tw_server
+					  ? "the client closed first, so the client held TIME_WAIT and reused "
+					    "its own port (tcp_tw_reuse, or it ran out of fresh ports)"
+					  : "the server closed first, so the server held TIME_WAIT and had to "
+					    "accept a SYN for a 4-tuple it still remembered";
+		pd_finding_detail(f,
+				  "%u 4-tuple(s) reused within 60 s of the previous connection's close "
+				  "(%s -> %s:%u: %u, the soonest %.2f s after close); %s; %u reuse(s) failed",
+				  reuses, c, s, e->sp, e->reuses, (double)e->min_reuse_gap / 1e9, who, reuse_fail);
+		if (e->reuse_tw_client < e->reuse_tw_server)
+			pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
+					    "NAT source-port reuse", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_fin_timeout",
+					    NULL);
+		else
+			pd_finding_settings(f, "net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
+					    "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", "net.ipv4.tcp_fin_timeout",
+					    NULL);
+	}
+
+	if (g->ports && !worst_ports) {
+		pd_finding_drop(run, g->ports);
+		g->ports = NULL;
+	}
+	if (g->ports) {
+		ch_ent *e = worst_ports;
+		ch_addr_str(&e->c, c, sizeof(c));
+		ch_addr_str(&e->s, s, sizeof(s));
+		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
+		pd_finding *f = g->ports;
+		double proj = ch_projected(e);
+		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, "count");
+		pd_finding_metric(f, "port_span", e->pmax >= e->pmin ? e->pmax - e->pmin + 1 : 0, "count");
+		pd_finding_metric(f, "busiest_second_connections", e->peak_1s, "count");
+		pd_finding_metric(f, "ports_needed_per_60s", proj, "count");
+		pd_finding_metric(f, "default_range_share", proj / CH_DEFAULT_RANGE, "ratio");
+		f->confidence = 0.75;
+		if (ch_narrow_range(e))
+			pd_finding_detail(f,
+					  "%s used only %u distinct source ports (%u-%u) for %u connections to "
+					  "%s:%u in %.1f s and reused them %u times within 60 s of their close: "
+					  "it cycles through a block that small, so its port range (or a NAT's "
+					  "pool) is exhausted; at the busiest second's rate (%u/s) it needs %.0f "
+					  "ports per 60 s TIME_WAIT, %.0f%% of the default 28232",
+					  c, e->distinct_ports, e->pmin, e->pmax, e->conns, s, e->sp, dur, e->reuses,
+					  e->peak_1s, proj, 100.0 * proj / CH_DEFAULT_RANGE);
+		else
+			pd_finding_detail(f,
+					  "%s used %u distinct source ports toward %s:%u in %.1f s; at the busiest "
+					  "second's rate (%u connections/s) it needs %.0f ports per 60 s of "
+					  "TIME_WAIT, %.0f%% of the default range (32768-60999, 28232 ports)",
+					  c, e->distinct_ports, s, e->sp, dur, e->peak_1s, proj,
+					  100.0 * proj / CH_DEFAULT_RANGE);
+		pd_finding_settings(f, "net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
+				    "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", NULL);
+	}
+}
+
+static void ch_fini(void *gv)
+{
+	ch_g *g = gv;
+	for (size_t i = 0; i < CH_ENT_SLOTS; i++)
+		g_free(g->ents[i].bitmap);
+}
+
+const pd_detector pd_det_churn = {
+	.name = "churn",
+	.flow_state_size = sizeof(ch_fs),
+	.global_state_size = sizeof(ch_g),
+	.on_tcp = ch_on_tcp,
+	.on_flow_end = ch_on_flow_end,
+	.on_end = ch_on_end,
+	.fini = ch_fini,
+};

@@ -1,0 +1,261 @@
+/* SYN flood: many half-open connections (the client sent a SYN and nothing
+ * else) from many distinct sources toward one server endpoint within
+ * seconds. Sources are counted with a HyperLogLog sketch (1 KiB per server
+ * endpoint, ~3 % error) instead of a set, so a million spoofed sources cost
+ * the same memory as ten; the server table itself is fixed-size. */
+#include <math.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heuristics/detector.h"
+
+#define SF_SLOTS 256
+#define SF_PROBE 8
+#define SF_HLL_P 10
+#define SF_HLL_M (1u << SF_HLL_P)
+#define SF_BIN_NS (PD_NS_PER_SEC / 10)
+#define SF_BINS 10
+#define SF_MIN_HALF_OPEN 200
+#define SF_MIN_SOURCES 100.0
+#define SF_MIN_RATE 100 /* SYNs in the busiest second */
+
+typedef struct sf_srv {
+	bool used;
+	pd_addr addr;
+	uint16_t port;
+	pd_time last_ts;
+	uint64_t syns, synacks, cookie_synacks, half_open, completed;
+	uint8_t hll[SF_HLL_M];
+	int64_t bin_idx;
+	uint32_t bins[SF_BINS];
+	uint32_t peak_1s;
+	pd_time peak_ts;
+	uint64_t first_frame;
+	pd_time first_ts;
+	bool flooded;
+} sf_srv;
+
+typedef struct sf_g {
+	sf_srv srv[SF_SLOTS];
+	pd_finding *flood;
+} sf_g;
+
+static uint64_t sf_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t sf_addr_hash(const pd_addr *a)
+{
+	uint64_t lo, hi;
+	memcpy(&lo, a->bytes, 8);
+	memcpy(&hi, a->bytes + 8, 8);
+	return sf_mix(lo ^ sf_mix(hi + a->family));
+}
+
+static bool sf_addr_eq(const pd_addr *a, const pd_addr *b)
+{
+	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+}
+
+/* IPv6 in brackets so that "addr:port" stays readable. */
+static void sf_addr_str(const pd_addr *a, char *buf, size_t len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
+		snprintf(tmp, sizeof(tmp), "?");
+	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
+}
+
+static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, bool create)
+{
+	uint32_t h = (uint32_t)(sf_addr_hash(a) ^ (port * 2654435761u)) & (SF_SLOTS - 1);
+	sf_srv *victim = NULL;
+	for (int i = 0; i < SF_PROBE; i++) {
+		sf_srv *s = &g->srv[(h + (uint32_t)i) & (SF_SLOTS - 1)];
+		if (s->used && s->port == port && sf_addr_eq(&s->addr, a)) {
+			s->last_ts = now;
+			return s;
+		}
+		if (!s->used) {
+			if (!victim || victim->used)
+				victim = s;
+		} else if (!victim || (victim->used && s->syns < victim->syns)) {
+			victim = s; /* evict the quietest, never the flooded one */
+		}
+	}
+	if (!create)
+		return NULL;
+	memset(victim, 0, sizeof(*victim));
+	victim->used = true;
+	victim->addr = *a;
+	victim->port = port;
+	victim->last_ts = now;
+	victim->bin_idx = -1;
+	return victim;
+}
+
+static void sf_hll_add(sf_srv *s, const pd_addr *a)
+{
+	uint64_t x = sf_mix(sf_addr_hash(a) + 0x9e3779b97f4a7c15ull);
+	uint32_t idx = (uint32_t)(x >> (64 - SF_HLL_P));
+	uint64_t rest = x << SF_HLL_P;
+	uint8_t rank = rest ? (uint8_t)(__builtin_clzll(rest) + 1) : (uint8_t)(64 - SF_HLL_P + 1);
+	if (rank > s->hll[idx])
+		s->hll[idx] = rank;
+}
+
+static double sf_hll_estimate(const sf_srv *s)
+{
+	double sum = 0;
+	uint32_t zeros = 0;
+	for (uint32_t i = 0; i < SF_HLL_M; i++) {
+		sum += ldexp(1.0, -s->hll[i]);
+		zeros += s->hll[i] == 0;
+	}
+	double m = SF_HLL_M;
+	double est = (0.7213 / (1 + 1.079 / m)) * m * m / sum;
+	if (est <= 2.5 * m && zeros)
+		est = m * log(m / zeros); /* linear counting for small sets */
+	return est;
+}
+
+static void sf_rate(sf_srv *s, pd_time ts)
+{
+	int64_t b = ts / SF_BIN_NS;
+	if (s->bin_idx < 0) {
+		s->bin_idx = b;
+	} else if (b > s->bin_idx) {
+		int64_t steps = b - s->bin_idx;
+		if (steps > SF_BINS)
+			steps = SF_BINS;
+		for (int64_t j = 1; j <= steps; j++)
+			s->bins[(s->bin_idx + j) % SF_BINS] = 0;
+		s->bin_idx = b;
+	}
+	s->bins[s->bin_idx % SF_BINS]++;
+	uint32_t sum = 0;
+	for (int i = 0; i < SF_BINS; i++)
+		sum += s->bins[i];
+	if (sum > s->peak_1s) {
+		s->peak_1s = sum;
+		s->peak_ts = ts;
+	}
+}
+
+/* Counts only grow, so once flooded always flooded; the sketch (1 KiB to
+ * scan) is consulted every 64 half-open connections until then. */
+static bool sf_flooded(sf_srv *s)
+{
+	if (s->flooded)
+		return true;
+	if (s->half_open < SF_MIN_HALF_OPEN || s->peak_1s < SF_MIN_RATE || (s->half_open & 63))
+		return false;
+	s->flooded = sf_hll_estimate(s) >= SF_MIN_SOURCES;
+	return s->flooded;
+}
+
+static void sf_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+{
+	sf_g *g = gv;
+	const pd_tcp *t = &pkt->tcp;
+	const uint8_t fl = t->flags;
+	if (!(fl & PD_TCP_SYN) || (seg->flags & PD_SEG_SYN_RETRANS))
+		return;
+	if (seg->dir == PD_CLIENT && !(fl & PD_TCP_ACK)) {
+		sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts, true);
+		if (!s->syns) {
+			s->first_frame = pkt->frame_no;
+			s->first_ts = pkt->ts;
+		}
+		s->syns++;
+		sf_hll_add(s, &flow->addr[PD_CLIENT]);
+		sf_rate(s, pkt->ts);
+	} else if (seg->dir == PD_SERVER && (fl & PD_TCP_ACK)) {
+		sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts, false);
+		if (!s)
+			return;
+		s->synacks++;
+		const pd_tcp_half *c = &flow->half[PD_CLIENT];
+		/* Cookie SYN-ACKs to clients without TS lose WS and SACK. */
+		if (!t->options_truncated && !c->ts_offered && (c->wscale_offered >= 0 || c->sack_permitted) &&
+		    t->wscale < 0 &&
+		    !t->sack_permitted)
+			s->cookie_synacks++;
+	}
+}
+
+static void sf_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+{
+	sf_g *g = gv;
+	const pd_tcp_half *c = &flow->half[PD_CLIENT];
+	if (flow->proto != 6 || !flow->syn_frame || !c->syn_seen)
+		return;
+	sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], flow->last_ts, false);
+	if (!s)
+		return;
+	if (c->pkts != c->syn_count) {
+		s->completed++;
+		return;
+	}
+	s->half_open++;
+	if (!sf_flooded(s))
+		return;
+	if (!g->flood)
+		g->flood = pd_finding_get(run, "syn-flood", NULL);
+	pd_finding_add_flow(run, g->flood, flow);
+	pd_finding_occurrence_at(g->flood, flow->syn_frame, flow->syn_ts, "half-open SYN");
+}
+
+static void sf_on_end(pd_run *run, void *gv)
+{
+	sf_g *g = gv;
+	if (!g->flood)
+		return;
+	sf_srv *w = NULL;
+	for (size_t i = 0; i < SF_SLOTS; i++) {
+		sf_srv *s = &g->srv[i];
+		if (s->used && s->flooded && (!w || s->half_open > w->half_open))
+			w = s;
+	}
+	if (!w)
+		return;
+	char a[64];
+	sf_addr_str(&w->addr, a, sizeof(a));
+	double sources = sf_hll_estimate(w);
+	pd_finding *f = g->flood;
+	f->confidence = sources >= 10 * SF_MIN_SOURCES ? 0.9 : 0.75;
+	pd_finding_metric(f, "half_open", (double)w->half_open, "count");
+	pd_finding_metric(f, "syns", (double)w->syns, "count");
+	pd_finding_metric(f, "sources_estimated", round(sources), "count");
+	pd_finding_metric(f, "busiest_second_syns", w->peak_1s, "count");
+	pd_finding_metric(f, "synacks_seen", (double)w->synacks, "count");
+	pd_finding_metric(f, "syncookie_synacks", (double)w->cookie_synacks, "count");
+	pd_finding_metric(f, "completed_handshakes", (double)w->completed, "count");
+	pd_finding_detail(f,
+			  "%llu half-open connections to %s:%u from about %.0f distinct sources (%llu SYNs, "
+			  "up to %u in one second, from t=%.1f s); the server answered %llu SYN-ACKs%s; "
+			  "%llu connections from the same period completed",
+			  (unsigned long long)w->half_open, a, w->port, sources, (unsigned long long)w->syns,
+			  w->peak_1s, (double)(w->first_ts - pd_run_first_ts(run)) / 1e9,
+			  (unsigned long long)w->synacks,
+			  w->cookie_synacks ? ", some without WS/SACK (SYN cookies)" : "",
+			  (unsigned long long)w->completed);
+	pd_finding_settings(f, "net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", "net.core.somaxconn",
+			    "net.ipv4.tcp_synack_retries", "firewall dropping SYN/SYN-ACK", NULL);
+}
+
+const pd_detector pd_det_synflood = {
+	.name = "synflood",
+	.flow_state_size = 0,
+	.global_state_size = sizeof(sf_g),
+	.on_tcp = sf_on_tcp,
+	.on_flow_end = sf_on_flow_end,
+	.on_end = sf_on_end,
+};

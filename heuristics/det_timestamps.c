@@ -1,0 +1,516 @@
+/* What answered a SYN that carried the timestamp option, when it was not a
+ * SYN-ACK:
+ *  - a bare ACK for an earlier connection (a TIME_WAIT socket rejecting the
+ *    SYN: PAWS when the SYN's TSval is older than the last one that
+ *    connection saw, or a sequence check), usually followed by the
+ *    client's RST and a retry -> paws-rejected-syn;
+ *  - RST|ACK acknowledging ISN+1 -> rst-closed-port (no listener or a
+ *    middlebox, not a timestamp problem);
+ * and, across connections, SYN TSvals from one source IP to one destination
+ * IP that follow several unrelated clocks -> nat-timestamp-clocks. Linux
+ * (4.11 and later) draws one TS offset per (saddr, daddr) pair, so SYNs
+ * from one host to one destination share a clock; several interleaved
+ * clocks mean several hosts behind the address.
+ *
+ * Recently finished 4-tuples are kept 60 s of capture time (TIME_WAIT) in a
+ * fixed table; so are per-(source, destination) clock clusters. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heuristics/detector.h"
+
+#define TS_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
+#define TS_TUPLE_SLOTS 16384
+#define TS_PAIR_SLOTS 4096
+#define TS_PROBE 8
+#define TS_CLUSTERS 4
+#define TS_MAX_RATE_HZ 1100.0 /* 1 kHz clocks plus margin */
+#define TS_SLACK_TICKS 200 /* jitter between SYN send and capture */
+
+enum { TS_ANS_NONE = 0, TS_ANS_SYNACK, TS_ANS_RST_ISN, TS_ANS_CHALLENGE, TS_ANS_RST_OTHER };
+
+typedef struct ts_tuple {
+	bool used;
+	pd_addr c, s;
+	uint16_t cp, sp;
+	pd_time end_ts;
+	bool c_ts_known;
+	uint32_t c_tsval; /* the client's last TSval on the connection */
+	uint32_t c_next_seq;
+	pd_finding *pending; /* a rejected SYN waiting for its retry */
+	pd_time pending_syn_ts;
+} ts_tuple;
+
+typedef struct ts_cluster {
+	pd_time t0, tl;
+	uint32_t vl;
+	uint32_t n;
+} ts_cluster;
+
+typedef struct ts_pair {
+	bool used;
+	pd_addr src, dst;
+	pd_time last_ts;
+	ts_cluster cl[TS_CLUSTERS];
+	uint8_t ncl;
+	uint32_t clocks_seen; /* clusters ever opened */
+	uint32_t syns;
+	uint32_t failures; /* SYNs from the pair that were retried, rejected or unanswered */
+	bool flagged;
+	uint32_t concurrent; /* most clusters active together */
+} ts_pair;
+
+typedef struct ts_fs {
+	bool syn_seen, syn_has_ts;
+	uint32_t syn_tsval;
+	uint64_t syn_frame;
+	pd_time syn_ts;
+	bool reused;
+	pd_time prev_end;
+	bool prev_ts_known;
+	uint32_t prev_tsval, prev_next_seq;
+	pd_finding *retry_of;
+	pd_time retry_of_syn_ts;
+	uint8_t answer;
+	uint64_t answer_frame;
+	pd_time answer_ts;
+	uint32_t answer_ack;
+	uint64_t client_rst_frame;
+	bool tsv_seen[2];
+	uint32_t tsv_last[2];
+} ts_fs;
+
+typedef struct ts_g {
+	ts_tuple tuples[TS_TUPLE_SLOTS];
+	ts_pair pairs[TS_PAIR_SLOTS];
+	pd_finding *closed, *nat;
+	ts_pair *nat_pair; /* the worst pair, for the detail */
+	uint32_t closed_ports[8];
+	uint8_t n_closed_ports;
+	uint32_t closed_count;
+} ts_g;
+
+static uint32_t ts_addr_hash(const pd_addr *a)
+{
+	uint32_t h = 2166136261u ^ a->family;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ a->bytes[i]) * 16777619u;
+	return h;
+}
+
+static bool ts_addr_eq(const pd_addr *a, const pd_addr *b)
+{
+	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+}
+
+/* IPv6 in brackets so that "addr:port" stays readable. */
+static void ts_addr_str(const pd_addr *a, char *buf, size_t len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
+		snprintf(tmp, sizeof(tmp), "?");
+	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
+}
+
+static uint32_t ts_tuple_hash(const pd_flow *f)
+{
+	return (ts_addr_hash(&f->addr[0]) * 31u + ts_addr_hash(&f->addr[1])) ^
+	       ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
+}
+
+static bool ts_tuple_match(const ts_tuple *t, const pd_flow *f)
+{
+	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
+	       ts_addr_eq(&t->c, &f->addr[PD_CLIENT]) && ts_addr_eq(&t->s, &f->addr[PD_SERVER]);
+}
+
+/* The entry of a 4-tuple that ended less than 60 s before now, if any. */
+static ts_tuple *ts_tuple_find(ts_g *g, const pd_flow *f, pd_time now)
+{
+	uint32_t h = ts_tuple_hash(f);
+	for (int i = 0; i < TS_PROBE; i++) {
+		ts_tuple *t = &g->tuples[(h + (uint32_t)i) & (TS_TUPLE_SLOTS - 1)];
+		if (ts_tuple_match(t, f))
+			return now - t->end_ts <= TS_TW_NS ? t : NULL;
+	}
+	return NULL;
+}
+
+/* Slot for a finished 4-tuple: its own, a free or expired one, else the oldest. */
+static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, pd_time now)
+{
+	uint32_t h = ts_tuple_hash(f);
+	ts_tuple *victim = NULL;
+	for (int i = 0; i < TS_PROBE; i++) {
+		ts_tuple *t = &g->tuples[(h + (uint32_t)i) & (TS_TUPLE_SLOTS - 1)];
+		if (ts_tuple_match(t, f))
+			return t;
+		if (!t->used || now - t->end_ts > TS_TW_NS) {
+			if (!victim || (victim->used && now - victim->end_ts <= TS_TW_NS))
+				victim = t;
+		} else if (!victim || (victim->used && t->end_ts < victim->end_ts &&
+				       now - victim->end_ts <= TS_TW_NS)) {
+			victim = t;
+		}
+	}
+	memset(victim, 0, sizeof(*victim));
+	victim->used = true;
+	victim->c = f->addr[PD_CLIENT];
+	victim->s = f->addr[PD_SERVER];
+	victim->cp = f->port[PD_CLIENT];
+	victim->sp = f->port[PD_SERVER];
+	return victim;
+}
+
+static ts_pair *ts_pair_get(ts_g *g, const pd_addr *src, const pd_addr *dst, pd_time now, bool create)
+{
+	uint32_t h = (ts_addr_hash(src) * 31u + ts_addr_hash(dst)) & (TS_PAIR_SLOTS - 1);
+	ts_pair *victim = NULL;
+	for (int i = 0; i < TS_PROBE; i++) {
+		ts_pair *p = &g->pairs[(h + (uint32_t)i) & (TS_PAIR_SLOTS - 1)];
+		if (p->used && ts_addr_eq(&p->src, src) && ts_addr_eq(&p->dst, dst)) {
+			p->last_ts = now;
+			return p;
+		}
+		if (!p->used) {
+			if (!victim || victim->used)
+				victim = p;
+		} else if (!victim || (victim->used && !victim->flagged && p->last_ts < victim->last_ts)) {
+			if (!p->flagged || !victim)
+				victim = p;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (victim == g->nat_pair)
+		g->nat_pair = NULL;
+	memset(victim, 0, sizeof(*victim));
+	victim->used = true;
+	victim->src = *src;
+	victim->dst = *dst;
+	victim->last_ts = now;
+	return victim;
+}
+
+/* Can (t, v) come from the clock that last said vl at tl? Any rate from
+ * about 1 Hz to 1 kHz, plus jitter. Unrelated random offsets land inside
+ * that band with probability ~ band / 2^32. */
+static bool ts_same_clock(const ts_cluster *c, pd_time t, uint32_t v)
+{
+	double dt = (double)(t - c->tl) / 1e9;
+	if (dt < 0)
+		dt = -dt;
+	int64_t dv = (int32_t)(v - c->vl);
+	if (t < c->tl)
+		dv = -dv;
+	if (dv < -TS_SLACK_TICKS)
+		return false;
+	if ((double)dv > TS_MAX_RATE_HZ * dt + TS_SLACK_TICKS)
+		return false;
+	if (dt > 30 && (double)dv < 0.5 * dt - TS_SLACK_TICKS)
+		return false; /* a clock that stood still for long is not a clock */
+	return true;
+}
+
+static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, const pd_packet *pkt)
+{
+	ts_pair *p = ts_pair_get(g, &flow->addr[PD_CLIENT], &flow->addr[PD_SERVER], pkt->ts, true);
+	uint32_t v = pkt->tcp.tsval;
+	p->syns++;
+	int hit = -1;
+	for (int i = 0; i < p->ncl; i++)
+		if (ts_same_clock(&p->cl[i], pkt->ts, v)) {
+			hit = i;
+			break;
+		}
+	if (hit < 0) {
+		int slot = p->ncl;
+		if (p->ncl < TS_CLUSTERS) {
+			p->ncl++;
+		} else {
+			slot = 0; /* replace the clock heard from least recently */
+			for (int i = 1; i < TS_CLUSTERS; i++)
+				if (p->cl[i].tl < p->cl[slot].tl)
+					slot = i;
+		}
+		p->cl[slot] = (ts_cluster){.t0 = pkt->ts, .tl = pkt->ts, .vl = v, .n = 1};
+		p->clocks_seen++;
+		return;
+	}
+	ts_cluster *c = &p->cl[hit];
+	c->tl = pkt->ts;
+	c->vl = v;
+	c->n++;
+	/* Clocks that overlap in time (each seen at least twice): several hosts
+	 * at once, not one host that rebooted. */
+	uint32_t active = 1;
+	for (int i = 0; i < p->ncl; i++)
+		if (i != hit && p->cl[i].n >= 2 && p->cl[i].t0 < c->tl && c->t0 < p->cl[i].tl)
+			active++;
+	if (c->n >= 2 && active > p->concurrent)
+		p->concurrent = active;
+	if (p->concurrent >= 2) {
+		if (!g->nat)
+			g->nat = pd_finding_get(run, "nat-timestamp-clocks", NULL);
+		p->flagged = true;
+		if (!g->nat_pair || p->concurrent > g->nat_pair->concurrent)
+			g->nat_pair = p;
+		pd_finding_add_flow(run, g->nat, flow);
+		pd_finding_occurrence(g->nat, pkt, "SYN TSval from another clock");
+	}
+}
+
+static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+{
+	ts_g *g = gv;
+	ts_fs *fs = fsv;
+	const pd_tcp *t = &pkt->tcp;
+	const uint8_t fl = t->flags;
+	const bool syn = fl & PD_TCP_SYN, ack = fl & PD_TCP_ACK, rst = fl & PD_TCP_RST;
+
+	if (t->has_ts) {
+		fs->tsv_seen[seg->dir] = true;
+		fs->tsv_last[seg->dir] = t->tsval;
+	}
+	if (seg->dir == PD_CLIENT) {
+		if (syn && !ack && !fs->syn_seen) {
+			fs->syn_seen = true;
+			fs->syn_has_ts = t->has_ts;
+			fs->syn_tsval = t->tsval;
+			fs->syn_frame = pkt->frame_no;
+			fs->syn_ts = pkt->ts;
+			ts_tuple *tu = ts_tuple_find(g, flow, pkt->ts);
+			if (tu) {
+				fs->reused = true;
+				fs->prev_end = tu->end_ts;
+				fs->prev_ts_known = tu->c_ts_known;
+				fs->prev_tsval = tu->c_tsval;
+				fs->prev_next_seq = tu->c_next_seq;
+				if (tu->pending) {
+					fs->retry_of = tu->pending;
+					fs->retry_of_syn_ts = tu->pending_syn_ts;
+					tu->pending = NULL;
+				}
+			}
+			if (t->has_ts)
+				ts_nat_syn(run, g, flow, pkt);
+		} else if (rst && fs->answer == TS_ANS_CHALLENGE && !fs->client_rst_frame) {
+			fs->client_rst_frame = pkt->frame_no;
+		}
+		return;
+	}
+	if (!fs->syn_seen || fs->answer != TS_ANS_NONE)
+		return;
+	const pd_tcp_half *c = &flow->half[PD_CLIENT];
+	/* Only a first answer counts: once the client sent more than SYNs, a
+	 * SYN-ACK existed even if the capture missed it. */
+	if (c->pkts != c->syn_count)
+		return;
+	if (syn && ack)
+		fs->answer = TS_ANS_SYNACK;
+	else if (rst && ack && t->ack == c->isn + 1)
+		fs->answer = TS_ANS_RST_ISN;
+	else if (rst)
+		fs->answer = TS_ANS_RST_OTHER;
+	else if (ack && !syn && t->ack != c->isn + 1)
+		fs->answer = TS_ANS_CHALLENGE; /* ACK for another connection: TIME_WAIT */
+	else
+		return;
+	fs->answer_frame = pkt->frame_no;
+	fs->answer_ts = pkt->ts;
+	fs->answer_ack = t->ack;
+	if (fs->answer == TS_ANS_SYNACK && fs->retry_of) {
+		/* The retry of a rejected SYN got through: the wait is the cost. */
+		fs->retry_of->impact_s += (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9;
+		pd_finding_metric(fs->retry_of, "retry_after_s", (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9,
+				  "s");
+		fs->retry_of = NULL;
+	}
+}
+
+static void ts_paws(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs, ts_tuple *tu)
+{
+	pd_finding *f = pd_finding_get(run, "paws-rejected-syn", flow);
+	char srv[64];
+	ts_addr_str(&flow->addr[PD_SERVER], srv, sizeof(srv));
+	pd_finding_occurrence_at(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple");
+	pd_finding_occurrence_at(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection");
+	if (fs->client_rst_frame)
+		pd_finding_occurrence_at(f, fs->client_rst_frame, fs->answer_ts, "client RST");
+	bool ts_older = fs->reused && fs->syn_has_ts && fs->prev_ts_known &&
+			pd_seq_lt(fs->syn_tsval, fs->prev_tsval);
+	bool seq_older = fs->reused && !pd_seq_lt(fs->prev_next_seq, flow->half[PD_CLIENT].isn);
+	double since = fs->reused ? (double)(fs->syn_ts - fs->prev_end) / 1e9 : 0;
+	f->severity = PD_SEV_ERROR;
+	if (fs->syn_has_ts)
+		pd_finding_metric(f, "syn_tsval", fs->syn_tsval, "ticks");
+	if (fs->reused && fs->prev_ts_known) {
+		pd_finding_metric(f, "previous_tsval", fs->prev_tsval, "ticks");
+		pd_finding_metric(f, "tsval_behind", -(double)pd_seq_diff(fs->syn_tsval, fs->prev_tsval), "ticks");
+	}
+	if (fs->reused)
+		pd_finding_metric(f, "since_previous_end_s", since, "s");
+	if (ts_older) {
+		f->confidence = 0.9;
+		pd_finding_detail(f,
+				  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after "
+				  "the previous connection on it ended; its TSval %u is %d ticks older than that "
+				  "connection's last TSval %u, so the server's TIME_WAIT socket failed the "
+				  "PAWS check and answered with an ACK for the old connection (frame %llu)%s. "
+				  "One Linux host keeps one TS clock per destination, so an older TSval "
+				  "means another host behind the same address (NAT) or a clock reset",
+				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
+				  since, fs->syn_tsval, -pd_seq_diff(fs->syn_tsval, fs->prev_tsval), fs->prev_tsval,
+				  (unsigned long long)fs->answer_frame,
+				  fs->client_rst_frame ? "; the client reset it and had to retry" : "");
+		pd_finding_settings(f, "NAT source-port reuse", "connection pooling / keep-alive",
+				    "net.ipv4.ip_local_port_range", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_tw_reuse",
+				    "net.ipv4.tcp_tw_recycle", NULL);
+	} else if (fs->reused) {
+		f->confidence = seq_older ? 0.8 : 0.6;
+		pd_finding_detail(f,
+				  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after "
+				  "the previous connection on it ended and was answered with an ACK for the old "
+				  "connection (frame %llu): the server still held it in TIME_WAIT and "
+				  "rejected the SYN (%s)",
+				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
+				  since, (unsigned long long)fs->answer_frame,
+				  seq_older ? "its ISN is not above the old connection's last sequence"
+					    : (fs->syn_has_ts ? "timestamps do not explain it" : "no timestamps to tell new from old"));
+		if (!fs->syn_has_ts)
+			pd_finding_settings(f, "net.ipv4.tcp_timestamps", "connection pooling / keep-alive",
+					    "net.ipv4.ip_local_port_range", "NAT source-port reuse", "net.ipv4.tcp_tw_reuse",
+					    NULL);
+	} else {
+		f->confidence = 0.5;
+		pd_finding_detail(f,
+				  "SYN (frame %llu) to %s:%u was answered with an ACK for another connection "
+				  "(frame %llu, ack %u instead of %u): a TIME_WAIT socket on the server "
+				  "rejected it; the earlier connection is not in the capture",
+				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER],
+				  (unsigned long long)fs->answer_frame, fs->answer_ack, flow->half[PD_CLIENT].isn + 1);
+	}
+	if (tu) {
+		tu->pending = f;
+		tu->pending_syn_ts = fs->syn_ts;
+	}
+}
+
+static void ts_closed(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs)
+{
+	if (!g->closed)
+		g->closed = pd_finding_get(run, "rst-closed-port", NULL);
+	pd_finding *f = g->closed;
+	pd_finding_add_flow(run, f, flow);
+	pd_finding_occurrence_at(f, fs->answer_frame, fs->answer_ts, "RST|ACK to SYN");
+	g->closed_count++;
+	uint32_t key = flow->port[PD_SERVER];
+	bool known = false;
+	for (int i = 0; i < g->n_closed_ports; i++)
+		known |= g->closed_ports[i] == key;
+	if (!known && g->n_closed_ports < 8)
+		g->closed_ports[g->n_closed_ports++] = key;
+}
+
+static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+{
+	ts_g *g = gv;
+	ts_fs *fs = fsv;
+	if (flow->proto != 6 || !flow->roles_from_syn)
+		return;
+	pd_time end = flow->last_ts;
+	ts_tuple *tu = NULL;
+	if (fs->syn_seen) {
+		if (fs->answer == TS_ANS_CHALLENGE) {
+			tu = ts_tuple_slot(g, flow, end);
+			ts_paws(run, g, flow, fs, NULL);
+		} else if (fs->answer == TS_ANS_RST_ISN) {
+			ts_closed(run, g, flow, fs);
+		}
+		/* SYNs that did not go through count against their source's clocks. */
+		bool failed = fs->answer == TS_ANS_CHALLENGE || fs->answer == TS_ANS_NONE ||
+			      flow->half[PD_CLIENT].syn_count > 1;
+		if (failed && fs->syn_has_ts) {
+			ts_pair *p = ts_pair_get(g, &flow->addr[PD_CLIENT], &flow->addr[PD_SERVER], end, false);
+			if (p)
+				p->failures++;
+		}
+	}
+	/* Remember how the 4-tuple ended, for the next SYN on it. */
+	pd_finding *pending = NULL;
+	pd_time pending_ts = 0;
+	if (tu) {
+		pending = pd_finding_get(run, "paws-rejected-syn", flow);
+		pending_ts = fs->syn_ts;
+	} else {
+		tu = ts_tuple_slot(g, flow, end);
+	}
+	tu->end_ts = end;
+	tu->c_ts_known = fs->tsv_seen[PD_CLIENT];
+	tu->c_tsval = fs->tsv_last[PD_CLIENT];
+	tu->c_next_seq = flow->half[PD_CLIENT].next_seq;
+	tu->pending = pending;
+	tu->pending_syn_ts = pending_ts;
+	if (pending && fs->reused) {
+		/* Keep the old connection's clock reading: the rejected SYN did not
+		 * replace what the server's TIME_WAIT socket remembers. */
+		tu->c_ts_known = fs->prev_ts_known;
+		tu->c_tsval = fs->prev_tsval;
+		tu->c_next_seq = fs->prev_next_seq;
+	}
+}
+
+static void ts_on_end(pd_run *run, void *gv)
+{
+	ts_g *g = gv;
+	char a[64], b[64];
+	if (g->closed) {
+		char ports[96] = "";
+		size_t n = 0;
+		for (int i = 0; i < g->n_closed_ports && n + 8 < sizeof(ports); i++)
+			n += (size_t)snprintf(ports + n, sizeof(ports) - n, "%s%u", i ? ", " : "", g->closed_ports[i]);
+		pd_finding_metric(g->closed, "syns_refused", g->closed_count, "count");
+		g->closed->confidence = 0.8;
+		pd_finding_detail(g->closed,
+				  "%u SYN(s) answered at once by RST|ACK acknowledging the SYN (port%s %s%s): "
+				  "nothing listening there, or a firewall rejecting with a reset; not a "
+				  "timestamp problem",
+				  g->closed_count, g->n_closed_ports > 1 ? "s" : "", ports,
+				  g->n_closed_ports >= 8 ? ", ..." : "");
+	}
+	if (g->nat) {
+		ts_pair *p = g->nat_pair;
+		uint32_t failures = 0;
+		for (size_t i = 0; i < TS_PAIR_SLOTS; i++)
+			if (g->pairs[i].used && g->pairs[i].flagged)
+				failures += g->pairs[i].failures;
+		/* Several clocks alone are harmless on current kernels; they matter
+		 * when SYNs from the address fail. */
+		g->nat->severity = failures ? PD_SEV_WARNING : PD_SEV_INFO;
+		g->nat->confidence = 0.7;
+		pd_finding_metric(g->nat, "failed_syns", failures, "count");
+		if (p) {
+			ts_addr_str(&p->src, a, sizeof(a));
+			ts_addr_str(&p->dst, b, sizeof(b));
+			pd_finding_metric(g->nat, "clocks", p->concurrent, "count");
+			pd_finding_metric(g->nat, "syns", p->syns, "count");
+			pd_finding_detail(g->nat,
+					  "SYNs from %s to %s carry TSvals from at least %u clocks in use at the "
+					  "same time (%u SYNs, %u clock offsets seen): several hosts share that "
+					  "address; %u of their SYNs were retried, rejected or unanswered. "
+					  "Servers that still have net.ipv4.tcp_tw_recycle=1 (removed in Linux "
+					  "4.12) drop such SYNs",
+					  a, b, p->concurrent, p->syns, p->clocks_seen, failures);
+		}
+	}
+}
+
+const pd_detector pd_det_timestamps = {
+	.name = "timestamps",
+	.flow_state_size = sizeof(ts_fs),
+	.global_state_size = sizeof(ts_g),
+	.on_tcp = ts_on_tcp,
+	.on_flow_end = ts_on_flow_end,
+	.on_end = ts_on_end,
+};

@@ -1,0 +1,651 @@
+/* Golden tests of the connection-setup detectors (handshake, timestamps,
+ * churn, synflood) on the captures made in network namespaces, plus
+ * captures crafted at test time: a SYN flood from 200000 spoofed sources
+ * (finding and bounded memory) and SYN timestamp clocks behind one address.
+ * Ports and TSvals that change when a capture is regenerated are read from
+ * the capture with tshark rather than hard-coded. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define CAP(name) "testdata/captures/" name "/" name ".pcap"
+
+static cJSON *report_of(const char *rel)
+{
+	cJSON *r = pd_test_json(rel, NULL);
+	cr_assert_not_null(r, "no JSON report for %s", rel);
+	return r;
+}
+
+/* One tshark field of one frame, as text (g_free it). */
+static char *tshark_field(const char *rel, int frame, const char *field)
+{
+	char *path = pd_test_src(rel);
+	char filter[32];
+	snprintf(filter, sizeof(filter), "frame.number==%d", frame);
+	const char *argv[] = {"tshark", "-n", "-r", path, "-Y", filter, "-T", "fields", "-e", field, NULL};
+	char *out = NULL;
+	int st = 0;
+	gboolean ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+				   NULL, &out, NULL, &st, NULL);
+	g_free(path);
+	cr_assert(ok && out, "tshark failed on %s", rel);
+	g_strstrip(out);
+	return out;
+}
+
+static double tshark_num(const char *rel, int frame, const char *field)
+{
+	char *s = tshark_field(rel, frame, field);
+	double v = g_ascii_strtod(s, NULL);
+	g_free(s);
+	return v;
+}
+
+static double metric(const cJSON *f, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key);
+	cr_assert_not_null(m, "metric %s missing", key);
+	return cJSON_GetObjectItemCaseSensitive(m, "value")->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsString(s), "%s missing", key);
+	return s->valuestring;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsNumber(n), "%s missing", key);
+	return n->valuedouble;
+}
+
+static int frame_of(const cJSON *f, const char *which)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(f, "evidence");
+	return (int)num(cJSON_GetObjectItemCaseSensitive(ev, which), "frame");
+}
+
+static const char *top_setting(const cJSON *f)
+{
+	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
+	cr_assert_not_null(s, "no settings");
+	return str(s, "name");
+}
+
+/* The finding with this id whose flow list holds the client port. */
+static const cJSON *finding_for_port(const cJSON *r, const char *id, int cport)
+{
+	for (int i = 0;; i++) {
+		const cJSON *f = pd_test_finding(r, id, i);
+		if (!f)
+			return NULL;
+		const cJSON *fl;
+		cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(f, "flows"))
+		{
+			if ((int)num(cJSON_GetObjectItemCaseSensitive(fl, "client"), "port") == cport)
+				return f;
+		}
+	}
+}
+
+static bool near(double v, double want, double tol)
+{
+	return fabs(v - want) <= tol;
+}
+
+static const char *const mine[] = {"syn-retransmit", "syn-unanswered", "synack-retransmit",
+				   "accept-queue-overflow", "syncookies", "listener-overload",
+				   "syn-flood", "paws-rejected-syn", "nat-timestamp-clocks",
+				   "connection-churn", "port-reuse-timewait", "ephemeral-port-pressure", NULL};
+
+static int my_findings_at_least_warning(const cJSON *r)
+{
+	int n = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "findings"))
+	{
+		const char *sev = str(f, "severity");
+		for (int i = 0; mine[i]; i++)
+			if (!strcmp(str(f, "id"), mine[i]) && strcmp(sev, "info") != 0)
+				n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------ captures */
+
+Test(handshake, syn_drop_recover)
+{
+	const char *cap = CAP("syn-drop-recover");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
+	int cport = (int)tshark_num(cap, 1, "tcp.srcport");
+	cr_assert_not_null(finding_for_port(r, "syn-retransmit", cport));
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_eq(frame_of(f, "first"), 2);
+	cr_assert_eq(frame_of(f, "last"), 4);
+	cr_assert_eq(metric(f, "syn_retransmits"), 2);
+	/* kernel 6.18: linear phase, ~1 s between the first retries */
+	cr_assert(near(metric(f, "syn_gap_1_ms"), 1000, 200), "gap1 %f", metric(f, "syn_gap_1_ms"));
+	cr_assert(near(metric(f, "syn_gap_2_ms"), 1000, 200), "gap2 %f", metric(f, "syn_gap_2_ms"));
+	double added = tshark_num(cap, 3, "frame.time_relative") - tshark_num(cap, 1, "frame.time_relative");
+	cr_assert(near(metric(f, "connect_delay_s"), added, 0.01));
+	cr_assert(near(num(f, "impact_s"), added, 0.01));
+	cr_assert(near(metric(f, "connect_p50_ms"), 1000 * added, 0.03 * 1000 * added));
+	/* one client only: its path/filter, not the listener */
+	cr_assert_str_eq(top_setting(f), "firewall dropping SYN/SYN-ACK");
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "listener-overload"), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, syn_drop_giveup)
+{
+	const char *cap = CAP("syn-drop-giveup");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 1);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0);
+	const cJSON *f = pd_test_finding(r, "syn-unanswered", 0);
+	cr_assert_not_null(finding_for_port(r, "syn-unanswered", (int)tshark_num(cap, 1, "tcp.srcport")));
+	cr_assert_eq(frame_of(f, "first"), 1);
+	cr_assert_eq(frame_of(f, "last"), 6);
+	cr_assert_eq(metric(f, "syn_retransmits"), 5);
+	for (int k = 1; k <= 5; k++) {
+		char key[32];
+		snprintf(key, sizeof(key), "syn_gap_%d_ms", k);
+		cr_assert(near(metric(f, key), 1000, 200), "%s %f", key, metric(f, key));
+	}
+	/* 5.1 s of retries fit the budget of tcp_syn_retries=2 (7 s) */
+	cr_assert_eq(metric(f, "syn_retries_budget_min"), 2);
+	double span = tshark_num(cap, 6, "frame.time_relative");
+	cr_assert(near(num(f, "impact_s"), span, 0.05));
+	/* the capture ends at the last SYN: it cannot show the give-up itself */
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(top_setting(f), "firewall dropping SYN/SYN-ACK");
+	cJSON_Delete(r);
+}
+
+Test(handshake, synack_drop_server_side)
+{
+	const char *cap = CAP("synack-drop");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_eq(frame_of(f, "first"), 2); /* first SYN-ACK, then SYN retries 4, 6, 8 */
+	cr_assert_eq(frame_of(f, "last"), 8);
+	cr_assert_eq(metric(f, "syn_retransmits"), 3);
+	cr_assert(metric(f, "synacks_captured") >= 4);
+	double added = tshark_num(cap, 8, "frame.time_relative") - tshark_num(cap, 1, "frame.time_relative");
+	cr_assert(near(num(f, "impact_s"), added, 0.01));
+	/* the server answered: not a SYN-ACK-only retransmit, not the accept queue */
+	cr_assert_eq(pd_test_count_findings(r, "synack-retransmit"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, accept_queue_full)
+{
+	const char *cap = CAP("accept-queue-full");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 1);
+	const cJSON *f = pd_test_finding(r, "accept-queue-overflow", 0);
+	int cport = (int)tshark_num(cap, 8, "tcp.srcport"); /* third connection */
+	cr_assert_not_null(finding_for_port(r, "accept-queue-overflow", cport));
+	cr_assert_str_eq(str(f, "severity"), "error");
+	cr_assert_eq(frame_of(f, "first"), 13); /* the client's handshake ACK */
+	cr_assert_eq(frame_of(f, "last"), 19); /* SYN-ACK re-sent after it */
+	cr_assert_eq(metric(f, "synack_retransmits_after_ack"), 3);
+	cr_assert_eq(metric(f, "client_data_retransmits"), 4);
+	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
+	cr_assert(num(f, "impact_s") > 6.0 && num(f, "impact_s") < 7.5, "impact %f", num(f, "impact_s"));
+
+	/* SYNs dropped while the queue was full: three clients at once */
+	const cJSON *o = pd_test_finding(r, "listener-overload", 0);
+	cr_assert_not_null(o);
+	cr_assert(metric(o, "clients_in_window") >= 3);
+	cr_assert_eq(num(o, "flow_count"), 3);
+	cr_assert_str_eq(top_setting(o), "net.core.somaxconn");
+
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 3);
+	for (int i = 0; i < 3; i++) {
+		const cJSON *u = pd_test_finding(r, "syn-unanswered", i);
+		cr_assert_eq(metric(u, "syn_retransmits"), 6);
+		/* still retrying when the capture stopped: not a give-up */
+		cr_assert_str_eq(str(u, "severity"), "warning");
+		for (int k = 2; k <= 5; k++) {
+			char key[32];
+			snprintf(key, sizeof(key), "syn_gap_%d_ms", k);
+			cr_assert(near(metric(u, key), 1000, 200), "%s %f", key, metric(u, key));
+		}
+		cr_assert(near(metric(u, "syn_gap_6_ms"), 2000, 200));
+		cr_assert_str_eq(top_setting(u), "net.core.somaxconn");
+	}
+	cr_assert_eq(pd_test_count_findings(r, "synack-retransmit"), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, accept_queue_abort)
+{
+	const char *cap = CAP("accept-queue-abort");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 1);
+	const cJSON *f = pd_test_finding(r, "accept-queue-overflow", 0);
+	int cport = (int)tshark_num(cap, 8, "tcp.srcport");
+	cr_assert_not_null(finding_for_port(r, "accept-queue-overflow", cport));
+	cr_assert_eq(frame_of(f, "first"), 13);
+	cr_assert_eq(frame_of(f, "last"), 14); /* the RST */
+	cr_assert(metric(f, "rst_after_ack_ms") < 5);
+	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
+	cr_assert_not_null(pd_test_finding(r, "listener-overload", 0));
+	/* the abort RST is not a closed port */
+	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, timewait_paws)
+{
+	const char *cap = CAP("timewait-paws");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 1);
+	const cJSON *f = pd_test_finding(r, "paws-rejected-syn", 0);
+	cr_assert_str_eq(str(f, "severity"), "error");
+	cr_assert_eq(frame_of(f, "first"), 11); /* the SYN */
+	cr_assert_eq(frame_of(f, "last"), 13); /* ACK for the old connection 12, client RST 13 */
+	double syn_tsval = tshark_num(cap, 11, "tcp.options.timestamp.tsval");
+	double prev_tsval = tshark_num(cap, 9, "tcp.options.timestamp.tsval");
+	cr_assert_eq(metric(f, "syn_tsval"), syn_tsval);
+	cr_assert_eq(metric(f, "previous_tsval"), prev_tsval);
+	cr_assert(syn_tsval < prev_tsval);
+	cr_assert_eq(metric(f, "tsval_behind"), prev_tsval - syn_tsval);
+	double since = tshark_num(cap, 11, "frame.time_relative") - tshark_num(cap, 10, "frame.time_relative");
+	cr_assert(near(metric(f, "since_previous_end_s"), since, 0.01));
+	/* impact: until the retry on the same 4-tuple (frame 14) */
+	double retry = tshark_num(cap, 14, "frame.time_relative") - tshark_num(cap, 11, "frame.time_relative");
+	cr_assert(near(num(f, "impact_s"), retry, 0.01), "impact %f want %f", num(f, "impact_s"), retry);
+	cr_assert_str_eq(top_setting(f), "NAT source-port reuse");
+	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, timewait_reuse_ok)
+{
+	cJSON *r = report_of(CAP("timewait-reuse-ok"));
+	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
+	/* a reuse that worked is worth a note, not a warning */
+	const cJSON *f = pd_test_finding(r, "port-reuse-timewait", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	cr_assert_eq(metric(f, "failed_reuses"), 0);
+	cr_assert_eq(metric(f, "timewait_on_server"), 1);
+	cr_assert_eq(my_findings_at_least_warning(r), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, closed_port)
+{
+	cJSON *r = report_of(CAP("closed-port"));
+	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 1);
+	const cJSON *f = pd_test_finding(r, "rst-closed-port", 0);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	cr_assert_eq(num(f, "flow_count"), 3);
+	cr_assert_eq(num(f, "occurrences"), 3);
+	cr_assert_eq(frame_of(f, "first"), 2);
+	cr_assert_eq(frame_of(f, "last"), 6);
+	int ports[3] = {0}, n = 0;
+	const cJSON *fl;
+	cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(f, "flows"))
+		ports[n++] = (int)num(cJSON_GetObjectItemCaseSensitive(fl, "server"), "port");
+	cr_assert_eq(n, 3);
+	cr_assert(ports[0] + ports[1] + ports[2] == 81 + 443 + 8080);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(handshake, healthy_http)
+{
+	cJSON *r = report_of(CAP("healthy-http"));
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	for (int i = 0; mine[i]; i++)
+		cr_assert_eq(pd_test_count_findings(r, mine[i]), 0, "%s", mine[i]);
+	cJSON_Delete(r);
+}
+
+Test(handshake, churn_ports)
+{
+	cJSON *r = report_of(CAP("churn-ports"));
+	const cJSON *c = pd_test_finding(r, "connection-churn", 0);
+	cr_assert_not_null(c);
+	cr_assert_str_eq(str(c, "severity"), "warning");
+	cr_assert_eq(metric(c, "connections"), 200);
+	cr_assert_eq(metric(c, "distinct_client_ports"), 50);
+	cr_assert_eq(metric(c, "short_share"), 1);
+	cr_assert(metric(c, "busiest_second_connections") >= 40);
+	cr_assert_eq(frame_of(c, "first"), 1);
+	cr_assert_str_eq(top_setting(c), "connection pooling / keep-alive");
+	/* the tcp_fin_timeout myth is explained through its KB entry */
+	bool fin = false;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(c, "settings"))
+		fin |= !strcmp(str(s, "name"), "net.ipv4.tcp_fin_timeout");
+	cr_assert(fin);
+
+	const cJSON *u = pd_test_finding(r, "port-reuse-timewait", 0);
+	cr_assert_not_null(u);
+	cr_assert_str_eq(str(u, "severity"), "warning");
+	cr_assert_eq(metric(u, "reused_4tuples"), 150);
+	cr_assert_eq(metric(u, "timewait_on_client"), 150);
+	cr_assert(metric(u, "min_gap_after_close_s") >= 0.9, "tcp_tw_reuse waits ~1 s");
+	cr_assert_str_eq(top_setting(u), "net.ipv4.ip_local_port_range");
+
+	const cJSON *p = pd_test_finding(r, "ephemeral-port-pressure", 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(metric(p, "distinct_client_ports"), 50);
+	cr_assert_eq(metric(p, "port_span"), 50);
+	cr_assert_str_eq(top_setting(p), "net.ipv4.ip_local_port_range");
+	cJSON_Delete(r);
+}
+
+/* SLL2 (tcpdump -i any) and IPv6: the same SYN-drop diagnosis */
+Test(handshake, syn_drop_sll2_ipv6)
+{
+	const char *cap = CAP("syn-drop-any");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 2);
+	int p4 = (int)tshark_num(cap, 1, "tcp.srcport"), p6 = (int)tshark_num(cap, 13, "tcp.srcport");
+	const cJSON *f4 = finding_for_port(r, "syn-retransmit", p4);
+	const cJSON *f6 = finding_for_port(r, "syn-retransmit", p6);
+	cr_assert_not_null(f4);
+	cr_assert_not_null(f6);
+	cr_assert_eq(frame_of(f4, "first"), 2);
+	cr_assert_eq(frame_of(f4, "last"), 4);
+	cr_assert_eq(frame_of(f6, "first"), 14);
+	cr_assert_eq(frame_of(f6, "last"), 16);
+	const cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f6, "flows"), 0);
+	cr_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(fl, "server"), "ip"), "fd99::2");
+	cr_assert_eq(metric(f4, "syn_retransmits"), 2);
+	cr_assert_eq(metric(f6, "syn_retransmits"), 2);
+	cr_assert(near(metric(f6, "syn_gap_1_ms"), 1000, 200));
+	cr_assert(near(num(f6, "impact_s"), 2.04, 0.2));
+	cr_assert_str_eq(top_setting(f6), "firewall dropping SYN/SYN-ACK");
+	cr_assert_eq(my_findings_at_least_warning(r), 2);
+	cJSON_Delete(r);
+}
+
+Test(handshake, linktypes_clean)
+{
+	static const char *const files[] = {"eth.pcap", "sll.pcap", "sll2-any.pcap", "nano.pcap", NULL};
+	for (int i = 0; files[i]; i++) {
+		char *rel = g_strdup_printf("testdata/captures/linktypes/%s", files[i]);
+		cJSON *r = report_of(rel);
+		cr_assert_eq(my_findings_at_least_warning(r), 0, "%s", files[i]);
+		cJSON_Delete(r);
+		g_free(rel);
+	}
+}
+
+/* ------------------------------------------------- crafted at test time */
+
+typedef struct syn_spec {
+	uint32_t src, dst; /* host order */
+	uint16_t sport, dport;
+	uint32_t seq;
+	bool has_ts;
+	uint32_t tsval;
+} syn_spec;
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+/* Ethernet + IPv4 + TCP SYN with MSS, SACK-permitted, TS, WS. */
+static void dump_syn(pcap_dumper_t *d, double t, const syn_spec *s)
+{
+	uint8_t b[14 + 20 + 40];
+	memset(b, 0, sizeof(b));
+	b[0] = 0x02; b[5] = 0x02; b[6] = 0x02; b[11] = 0x01;
+	put16(b + 12, 0x0800);
+	uint8_t *ip = b + 14, *tcp = ip + 20;
+	ip[0] = 0x45;
+	put16(ip + 2, 60);
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = 6;
+	put32(ip + 12, s->src);
+	put32(ip + 16, s->dst);
+	uint32_t sum = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(ip + 10, (uint16_t)~sum);
+	put16(tcp, s->sport);
+	put16(tcp + 2, s->dport);
+	put32(tcp + 4, s->seq);
+	tcp[12] = 10 << 4;
+	tcp[13] = 0x02;
+	put16(tcp + 14, 64240);
+	uint8_t *o = tcp + 20;
+	o[0] = 2; o[1] = 4; put16(o + 2, 1460);
+	o[4] = 4; o[5] = 2;
+	if (s->has_ts) {
+		o[6] = 8; o[7] = 10; put32(o + 8, s->tsval); put32(o + 12, 0);
+	} else {
+		memset(o + 6, 1, 10);
+	}
+	o[16] = 1; o[17] = 3; o[18] = 3; o[19] = 7;
+	struct pcap_pkthdr h;
+	h.ts.tv_sec = 1700000000 + (time_t)t;
+	h.ts.tv_usec = (suseconds_t)((t - floor(t)) * 1e6);
+	h.caplen = h.len = sizeof(b);
+	pcap_dump((u_char *)d, &h, b);
+}
+
+/* Runs pcapdoc on a file, returns the report and the child's peak RSS in KiB. */
+static cJSON *run_measured(const char *path, const char *max_flows, long *maxrss_kib)
+{
+	const char *bin = g_getenv("PD_PCAPDOC");
+	cr_assert(bin && *bin);
+	char *out_path = g_strdup_printf("%s.json", path);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		FILE *o = freopen(out_path, "w", stdout);
+		if (!o || !freopen("/dev/null", "w", stderr))
+			_exit(99);
+		if (max_flows)
+			execl(bin, bin, "--format", "json", "--max-flows", max_flows, path, (char *)NULL);
+		else
+			execl(bin, bin, "--format", "json", path, (char *)NULL);
+		_exit(98);
+	}
+	int st = 0;
+	struct rusage ru;
+	cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+	cr_assert(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 1), "pcapdoc status %d", st);
+	*maxrss_kib = ru.ru_maxrss;
+	char *text = NULL;
+	cr_assert(g_file_get_contents(out_path, &text, NULL, NULL));
+	cJSON *r = cJSON_Parse(text);
+	g_free(text);
+	g_unlink(out_path);
+	g_free(out_path);
+	cr_assert_not_null(r);
+	return r;
+}
+
+static char *tmp_pcap(const char *tag)
+{
+	return g_strdup_printf("%s/pdx-%s-%d.pcap", g_get_tmp_dir(), tag, (int)getpid());
+}
+
+static char *flood_pcap(uint32_t n)
+{
+	char *path = tmp_pcap("flood");
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = pcap_dump_open(p, path);
+	cr_assert_not_null(d);
+	/* n distinct spoofed sources, 20000 SYN/s, toward 10.99.0.1:80 */
+	for (uint32_t i = 0; i < n; i++) {
+		syn_spec s = {.src = 0x0b000000u + i * 7u, .dst = 0x0a630001u, .sport = (uint16_t)(1024 + i % 60000),
+			      .dport = 80, .seq = i * 2654435761u, .has_ts = false};
+		dump_syn(d, i / 20000.0, &s);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	return path;
+}
+
+static void check_flood(const cJSON *r, uint32_t n)
+{
+	cr_assert_eq(pd_test_count_findings(r, "syn-flood"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-flood", 0);
+	cr_assert_str_eq(str(f, "severity"), "error");
+	cr_assert_eq(metric(f, "half_open"), n);
+	cr_assert(near(metric(f, "sources_estimated"), n, 0.1 * n), "sources %f", metric(f, "sources_estimated"));
+	cr_assert(near(metric(f, "busiest_second_syns"), 20000, 2000));
+	cr_assert_eq(metric(f, "synacks_seen"), 0);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_syncookies");
+	/* no per-flow findings for spoofed single SYNs */
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
+}
+
+/* Sanitizer builds carry shadow memory and quarantines: RSS says nothing there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PD_RSS_MEANINGFUL 0
+#else
+#define PD_RSS_MEANINGFUL 1
+#endif
+
+/* Peak RSS of a text-format run (the JSON report adds a row per flow). */
+static long text_rss(const char *path, const char *max_flows)
+{
+	const char *bin = g_getenv("PD_PCAPDOC");
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(99);
+		if (max_flows)
+			execl(bin, bin, "-q", "--max-flows", max_flows, path, (char *)NULL);
+		else
+			execl(bin, bin, "-q", path, (char *)NULL);
+		_exit(98);
+	}
+	int st = 0;
+	struct rusage ru;
+	cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+	cr_assert(WIFEXITED(st), "pcapdoc died: %d", st);
+	return ru.ru_maxrss;
+}
+
+/* The detectors' own memory is fixed; with the live-flow table capped the
+ * flood is still seen (evicted flows end early and count as half-open then)
+ * and the whole run stays small. */
+Test(handshake, syn_flood_capped_flows, .timeout = 240)
+{
+	char *path = flood_pcap(200000);
+	/* measured first: a child's peak RSS starts at its parent's size when forked */
+	long rss = text_rss(path, "20000");
+	if (PD_RSS_MEANINGFUL)
+		cr_assert(rss < 300 * 1024, "peak RSS %ld KiB", rss);
+	long ignored = 0;
+	cJSON *r = run_measured(path, "20000", &ignored);
+	g_unlink(path);
+	check_flood(r, 200000);
+	cJSON_Delete(r);
+	g_free(path);
+}
+
+/* Default options: the live-flow table holds every half-open flow until it
+ * idles out (180 s), so this bound depends on the per-flow size of the whole
+ * engine (flow struct, nDPI state, every detector's block), not only on the
+ * connection-setup detectors. */
+Test(handshake, syn_flood_default_rss, .timeout = 240)
+{
+	char *path = flood_pcap(200000);
+	long rss = text_rss(path, NULL);
+	g_unlink(path);
+	if (PD_RSS_MEANINGFUL)
+		cr_assert(rss < 300 * 1024, "peak RSS %ld KiB with 200000 live half-open flows", rss);
+	g_free(path);
+}
+
+Test(handshake, few_sources_no_flood)
+{
+	char *path = tmp_pcap("fewsrc");
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = pcap_dump_open(p, path);
+	/* 3000 half-open SYNs but only 20 sources: a load test or scan, not spoofing */
+	for (uint32_t i = 0; i < 3000; i++) {
+		syn_spec s = {.src = 0x0b000001u + i % 20, .dst = 0x0a630001u, .sport = (uint16_t)(20000 + i),
+			      .dport = 80, .seq = i * 2654435761u};
+		dump_syn(d, i / 1000.0, &s);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	long rss = 0;
+	cJSON *r = run_measured(path, NULL, &rss);
+	g_unlink(path);
+	cr_assert_eq(pd_test_count_findings(r, "syn-flood"), 0);
+	cJSON_Delete(r);
+	g_free(path);
+}
+
+/* Two hosts behind 10.99.0.5 with unrelated TS clocks, interleaved SYNs to
+ * one server: nat-timestamp-clocks. One host alone: nothing. */
+static cJSON *clocks_report(int hosts)
+{
+	char *path = tmp_pcap(hosts == 2 ? "nat2" : "nat1");
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = pcap_dump_open(p, path);
+	const uint32_t off[2] = {123456789u, 3987654321u};
+	for (int i = 0; i < 20; i++) {
+		int h = hosts == 2 ? i % 2 : 0;
+		double t = i * 0.5;
+		syn_spec s = {.src = 0x0a630005u, .dst = 0x0a630001u, .sport = (uint16_t)(40000 + i), .dport = 80,
+			      .seq = (uint32_t)i * 77777u, .has_ts = true, .tsval = off[h] + (uint32_t)(t * 1000)};
+		dump_syn(d, t, &s);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	long rss = 0;
+	cJSON *r = run_measured(path, NULL, &rss);
+	g_unlink(path);
+	g_free(path);
+	return r;
+}
+
+Test(handshake, nat_timestamp_clocks)
+{
+	cJSON *r = clocks_report(2);
+	const cJSON *f = pd_test_finding(r, "nat-timestamp-clocks", 0);
+	cr_assert_not_null(f);
+	cr_assert_eq(metric(f, "clocks"), 2);
+	cr_assert_eq(metric(f, "syns"), 20);
+	cJSON_Delete(r);
+	r = clocks_report(1);
+	cr_assert_eq(pd_test_count_findings(r, "nat-timestamp-clocks"), 0);
+	cJSON_Delete(r);
+}
