@@ -102,6 +102,8 @@ typedef struct pd_flow {
 	uint16_t ndpi_pkts;
 	bool ndpi_done;
 
+	uint8_t *data_state; /* state of state_on_data detectors; NULL until payload */
+
 	struct pd_flow *hash_next; /* table chaining, owned by the table */
 	struct pd_flow *lru_prev, *lru_next;
 

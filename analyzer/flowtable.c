@@ -1,5 +1,7 @@
 /* Chained hash table with a power-of-two bucket array that doubles as the
- * table grows, plus an intrusive LRU list; both O(1) per packet. */
+ * table grows, plus intrusive activity queues (circular lists through a
+ * sentinel, so a flow unlinks without knowing its queue); both O(1) per
+ * packet. */
 #include "flowtable.h"
 
 #include <glib.h>
@@ -11,7 +13,8 @@ struct pd_flowtable {
 	size_t count, peak;
 	size_t extra;
 	uint64_t next_id;
-	pd_flow *lru_head, *lru_tail; /* head = least recently active */
+	/* sentinels: lru_next is the least recently active, lru_prev the most */
+	pd_flow *queue; /* [PD_FLOWTABLE_QUEUES] */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -46,6 +49,9 @@ pd_flowtable *pd_flowtable_new(size_t extra)
 	t->mask = 4096 - 1;
 	t->buckets = g_new0(pd_flow *, t->mask + 1);
 	t->extra = extra;
+	t->queue = g_new0(pd_flow, PD_FLOWTABLE_QUEUES);
+	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
+		t->queue[q].lru_next = t->queue[q].lru_prev = &t->queue[q];
 	return t;
 }
 
@@ -54,31 +60,45 @@ void pd_flowtable_free(pd_flowtable *t)
 	if (!t)
 		return;
 	g_free(t->buckets);
+	g_free(t->queue);
 	g_free(t);
 }
 
-static void lru_unlink(pd_flowtable *t, pd_flow *f)
+static void lru_unlink(pd_flow *f)
 {
-	if (f->lru_prev)
-		f->lru_prev->lru_next = f->lru_next;
-	else
-		t->lru_head = f->lru_next;
-	if (f->lru_next)
-		f->lru_next->lru_prev = f->lru_prev;
-	else
-		t->lru_tail = f->lru_prev;
+	f->lru_prev->lru_next = f->lru_next;
+	f->lru_next->lru_prev = f->lru_prev;
 	f->lru_prev = f->lru_next = NULL;
 }
 
-static void lru_append(pd_flowtable *t, pd_flow *f)
+/* Table-private bytes in front of every flow (16 keep det_state aligned). */
+typedef struct flow_hdr {
+	uint8_t queue;
+	uint8_t pad[15];
+} flow_hdr;
+
+static flow_hdr *hdr_of(pd_flow *f)
 {
-	f->lru_prev = t->lru_tail;
-	f->lru_next = NULL;
-	if (t->lru_tail)
-		t->lru_tail->lru_next = f;
-	else
-		t->lru_head = f;
-	t->lru_tail = f;
+	return (flow_hdr *)((char *)f - sizeof(flow_hdr));
+}
+
+static void lru_append(pd_flowtable *t, pd_flow *f, unsigned q)
+{
+	pd_flow *s = &t->queue[q];
+	hdr_of(f)->queue = (uint8_t)q;
+	f->lru_prev = s->lru_prev;
+	f->lru_next = s;
+	s->lru_prev->lru_next = f;
+	s->lru_prev = f;
+}
+
+void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q)
+{
+	pd_flow *s = &t->queue[q];
+	if (s->lru_prev == f)
+		return;
+	lru_unlink(f);
+	lru_append(t, f, q);
 }
 
 static size_t flow_bucket(const pd_flowtable *t, const pd_flow *f)
@@ -126,10 +146,7 @@ pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 		else
 			continue;
 		*dir = d;
-		if (t->lru_tail != f) {
-			lru_unlink(t, f);
-			lru_append(t, f);
-		}
+		pd_flowtable_touch(t, f, hdr_of(f)->queue);
 		return f;
 	}
 	return NULL;
@@ -140,7 +157,8 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 {
 	if (t->count >= t->mask + 1)
 		grow(t);
-	pd_flow *f = g_malloc0(sizeof(pd_flow) + t->extra);
+	pd_flow *f = (pd_flow *)((char *)g_malloc0(sizeof(flow_hdr) + sizeof(pd_flow) + t->extra) +
+				 sizeof(flow_hdr));
 	f->id = t->next_id++;
 	f->proto = proto;
 	f->addr[0] = *a;
@@ -150,7 +168,7 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 	size_t h = flow_bucket(t, f);
 	f->hash_next = t->buckets[h];
 	t->buckets[h] = f;
-	lru_append(t, f);
+	lru_append(t, f, 0);
 	t->count++;
 	if (t->count > t->peak)
 		t->peak = t->count;
@@ -167,18 +185,35 @@ void pd_flowtable_remove(pd_flowtable *t, pd_flow *f)
 		}
 	}
 	f->hash_next = NULL;
-	lru_unlink(t, f);
+	lru_unlink(f);
 	t->count--;
 }
 
 void pd_flow_free(pd_flow *f)
 {
-	g_free(f);
+	if (!f)
+		return;
+	g_free(f->data_state);
+	g_free(hdr_of(f));
 }
 
+pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q)
+{
+	pd_flow *s = &t->queue[q];
+	return s->lru_next != s ? s->lru_next : NULL;
+}
+
+/* Touches happen in frame order, so the smallest last_frame among the
+ * queue heads is the flow the single LRU list used to have at its head. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t)
 {
-	return t->lru_head;
+	pd_flow *best = NULL;
+	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
+		pd_flow *f = pd_flowtable_oldest_in(t, q);
+		if (f && (!best || f->last_frame < best->last_frame))
+			best = f;
+	}
+	return best;
 }
 
 size_t pd_flowtable_count(const pd_flowtable *t)

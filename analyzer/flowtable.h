@@ -27,7 +27,16 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 void pd_flowtable_remove(pd_flowtable *t, pd_flow *f);
 void pd_flow_free(pd_flow *f);
 
-/* Least recently active flow, or NULL. */
+/* Activity queues: the caller puts each flow, after each of its packets,
+ * at the tail of the queue for its idle timeout (one timeout per queue), so
+ * every queue is in order of last activity and expiry only looks at heads.
+ * A new flow starts in queue 0; a lookup moves the flow to the tail of the
+ * queue it is in. */
+#define PD_FLOWTABLE_QUEUES 4
+void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q);
+/* Least recently active flow of queue q, or NULL. */
+pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q);
+/* Least recently active flow of all (smallest last_frame), or NULL. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);
 size_t pd_flowtable_peak(const pd_flowtable *t);

@@ -39,7 +39,7 @@ static void usage(FILE *out)
 	      "      --fail-on SEV   exit 1 when a finding at or above info|warning|error is present\n"
 	      "      --baseline FILE earlier JSON report: its findings are known and do not fail\n"
 	      "      --junit FILE    also write JUnit XML (one test case per finding id)\n"
-	      "      --max-flows N   live flow cap (default 1000000)\n"
+	      "      --max-flows N   live flow cap (default 100000)\n"
 	      "      --strict        exit 4 when an input file is truncated\n"
 	      "      --color WHEN    auto (default), always or never\n"
 	      "      --threads N     accepted for compatibility; analysis runs on one thread\n"
@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 	}
 
 	ro.filter = filter;
-	ro.want_flow_rows = flows || strcmp(format, "json") == 0;
+	ro.want_flow_rows = flows;
 	ro.progress = !quiet && isatty(STDERR_FILENO) && !getenv("CI");
 	pd_run *run = pd_run_new(&ro);
 	pd_run_status st = pd_run_files(run, (const char *const *)files->pdata, files->len);

@@ -57,6 +57,7 @@ typedef struct pd_finding {
 	const char *settings[PD_FINDING_MAX_SETTINGS]; /* KB names, most likely first */
 	size_t n_settings;
 	bool known; /* present in the --baseline report */
+	bool spill; /* run-internal: flows past PD_MAX_FLOW_FINDINGS folded in here */
 } pd_finding;
 
 typedef struct pd_linktype_count {

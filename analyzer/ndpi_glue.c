@@ -15,7 +15,23 @@
 struct pd_ndpi {
 	struct ndpi_detection_module_struct *mod;
 	size_t flow_size;
+	size_t live; /* nDPI flow states allocated now */
+	uint64_t skipped; /* flows left unlabelled because of PD_NDPI_MAX_LIVE */
 };
+
+uint64_t pd_ndpi_skipped(const pd_ndpi *n)
+{
+	return n ? n->skipped : 0;
+}
+
+static void release(pd_ndpi *n, pd_flow *f)
+{
+	if (f->ndpi) {
+		ndpi_flow_free(f->ndpi);
+		f->ndpi = NULL;
+		n->live--;
+	}
+}
 
 pd_ndpi *pd_ndpi_new(void)
 {
@@ -70,12 +86,20 @@ void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
 	if (!f->ndpi && payload == 0 && !(pkt->l4 == PD_L4_TCP && (pkt->tcp.flags & PD_TCP_SYN)))
 		return;
 	if (!f->ndpi) {
+		/* A flood of one-packet flows must not pin an nDPI state each. */
+		if (n->live >= PD_NDPI_MAX_LIVE) {
+			n->skipped++;
+			f->ndpi_done = true;
+			g_strlcpy(f->app, "Unknown", sizeof(f->app));
+			return;
+		}
 		f->ndpi = ndpi_flow_malloc(n->flow_size);
 		if (!f->ndpi) {
 			f->ndpi_done = true;
 			return;
 		}
 		memset(f->ndpi, 0, n->flow_size);
+		n->live++;
 	}
 	uint32_t len = pkt->l3_captured;
 	if (pkt->ip.total_len && len > pkt->ip.total_len)
@@ -94,8 +118,7 @@ void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
 	if (detected(p)) {
 		set_label(n, f, p);
 		f->ndpi_done = true;
-		ndpi_flow_free(f->ndpi);
-		f->ndpi = NULL;
+		release(n, f);
 	} else if (f->ndpi_pkts >= PD_NDPI_MAX_PKTS) {
 		pd_ndpi_finish(n, f);
 	}
@@ -109,10 +132,8 @@ void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
 		if (detected(p))
 			set_label(n, f, p);
 	}
-	if (f->ndpi) {
-		ndpi_flow_free(f->ndpi);
-		f->ndpi = NULL;
-	}
+	if (n)
+		release(n, f);
 	f->ndpi_done = true;
 	if (!f->app[0])
 		g_strlcpy(f->app, "Unknown", sizeof(f->app));

@@ -17,5 +17,9 @@ void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt);
 void pd_ndpi_finish(pd_ndpi *n, pd_flow *f);
 
 #define PD_NDPI_MAX_PKTS 24
+/* nDPI states alive at once; flows beyond it stay "Unknown". */
+#define PD_NDPI_MAX_LIVE 32768
+
+uint64_t pd_ndpi_skipped(const pd_ndpi *n);
 
 #endif

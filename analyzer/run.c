@@ -28,8 +28,10 @@ struct pd_run {
 	pd_ndpi *ndpi;
 	size_t *det_offset; /* per detector, into pd_flow.det_state */
 	void **det_global;
-	size_t det_state_size;
+	size_t det_state_size; /* eager per-flow block, inside pd_flow */
+	size_t data_state_size; /* lazy block, allocated at the first payload */
 	GHashTable *findings; /* key -> pd_finding* */
+	uint32_t *per_id; /* per-flow findings created, by catalogue index */
 	GHashTable *flow_findings; /* flow id -> GSList of pd_finding* (not owned) */
 	GHashTable *apps; /* name -> count */
 	GHashTable *linktypes; /* linktype -> count */
@@ -46,7 +48,7 @@ struct pd_run {
 void pd_run_opts_default(pd_run_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->max_flows = 1000000;
+	o->max_flows = 100000; /* ~3 KiB each at worst: ~300 MiB bound */
 	o->max_flow_rows = 100000;
 }
 
@@ -68,13 +70,15 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	run->det_global = g_new0(void *, pd_detectors_len + 1);
 	for (size_t i = 0; i < pd_detectors_len; i++) {
 		const pd_detector *d = pd_detectors[i];
-		run->det_offset[i] = run->det_state_size;
-		run->det_state_size += align16(d->flow_state_size);
+		size_t *total = d->state_on_data ? &run->data_state_size : &run->det_state_size;
+		run->det_offset[i] = *total;
+		*total += align16(d->flow_state_size);
 		run->det_global[i] = g_malloc0(d->global_state_size ? d->global_state_size : 1);
 	}
 	run->ft = pd_flowtable_new(run->det_state_size);
 	run->ndpi = opts->no_ndpi ? NULL : pd_ndpi_new();
 	run->findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	run->per_id = g_new0(uint32_t, pd_catalog_len);
 	run->flow_findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 						   (GDestroyNotify)g_slist_free);
 	run->apps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -85,8 +89,12 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	return run;
 }
 
+/* NULL for a state_on_data detector before the flow's first payload: its
+ * hooks are skipped then. */
 static void *det_flow_state(pd_run *run, pd_flow *f, size_t i)
 {
+	if (pd_detectors[i]->state_on_data)
+		return f->data_state ? f->data_state + run->det_offset[i] : NULL;
 	return f->det_state + run->det_offset[i];
 }
 
@@ -117,9 +125,11 @@ static void count_app(pd_run *run, const char *name)
 static void finalize_flow(pd_run *run, pd_flow *f)
 {
 	pd_ndpi_finish(run->ndpi, f);
-	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (pd_detectors[i]->on_flow_end)
-			pd_detectors[i]->on_flow_end(run, run->det_global[i], f, det_flow_state(run, f, i));
+	for (size_t i = 0; i < pd_detectors_len; i++) {
+		void *fs = det_flow_state(run, f, i);
+		if (pd_detectors[i]->on_flow_end && (fs || !pd_detectors[i]->state_on_data))
+			pd_detectors[i]->on_flow_end(run, run->det_global[i], f, fs);
+	}
 	count_app(run, f->app);
 
 	/* Findings that name this flow learn its final application label. */
@@ -186,11 +196,38 @@ static bool flow_expired(const pd_flow *f, pd_time now)
 	return idle > PD_TCP_IDLE_NS;
 }
 
+/* The flow table's activity queue for f: one per idle timeout above, so
+ * that each queue's head is its first flow to expire. */
+enum { Q_TCP, Q_UDP, Q_CLOSED, Q_SYN_ONLY };
+
+static unsigned flow_queue(const pd_flow *f)
+{
+	if (f->proto == 17)
+		return Q_UDP;
+	if (f->state == PD_FLOW_CLOSED)
+		return Q_CLOSED;
+	if (f->syn_frame && !f->synack_frame && !f->half[PD_SERVER].seen)
+		return Q_SYN_ONLY;
+	return Q_TCP;
+}
+
+/* Every expired flow, least recently active first. (One LRU list for all
+ * would stop at its first live flow: a single open TCP flow, 900 s timeout,
+ * would keep every closed flow behind it alive, and memory would grow with
+ * the capture instead of following the flows alive at once.) */
 static void expire_flows(pd_run *run, pd_time now)
 {
-	pd_flow *f;
-	while ((f = pd_flowtable_oldest(run->ft)) && flow_expired(f, now))
-		finalize_flow(run, f);
+	for (;;) {
+		pd_flow *best = NULL;
+		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
+			pd_flow *f = pd_flowtable_oldest_in(run->ft, q);
+			if (f && flow_expired(f, now) && (!best || f->last_frame < best->last_frame))
+				best = f;
+		}
+		if (!best)
+			break;
+		finalize_flow(run, best);
+	}
 }
 
 static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t cp, const pd_addr *sa,
@@ -241,10 +278,15 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 	pd_seg seg;
 	pd_tcp_engine_update(f, dir, pkt, &seg);
 	seg.flags |= seg_extra;
+	pd_flowtable_touch(run->ft, f, flow_queue(f));
 	pd_ndpi_feed(run->ndpi, f, pkt);
-	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (pd_detectors[i]->on_tcp)
-			pd_detectors[i]->on_tcp(run, run->det_global[i], f, det_flow_state(run, f, i), pkt, &seg);
+	if (!f->data_state && run->data_state_size && t->payload_len > 0)
+		f->data_state = g_malloc0(run->data_state_size);
+	for (size_t i = 0; i < pd_detectors_len; i++) {
+		void *fs = det_flow_state(run, f, i);
+		if (pd_detectors[i]->on_tcp && (fs || !pd_detectors[i]->state_on_data))
+			pd_detectors[i]->on_tcp(run, run->det_global[i], f, fs, pkt, &seg);
+	}
 }
 
 static void handle_udp(pd_run *run, const pd_packet *pkt)
@@ -274,10 +316,13 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 	h->ip_bytes += ip->total_len;
 	h->payload_bytes += u->payload_len;
 	h->last_pkt_ts = pkt->ts;
+	pd_flowtable_touch(run->ft, f, Q_UDP);
 	pd_ndpi_feed(run->ndpi, f, pkt);
-	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (pd_detectors[i]->on_udp)
-			pd_detectors[i]->on_udp(run, run->det_global[i], f, det_flow_state(run, f, i), pkt, dir);
+	for (size_t i = 0; i < pd_detectors_len; i++) {
+		void *fs = det_flow_state(run, f, i);
+		if (pd_detectors[i]->on_udp && (fs || !pd_detectors[i]->state_on_data))
+			pd_detectors[i]->on_udp(run, run->det_global[i], f, fs, pkt, dir);
+	}
 }
 
 static void count_linktype(pd_run *run, int lt)
@@ -506,6 +551,8 @@ void pd_flow_ref_fill(pd_flow_ref *ref, const pd_flow *f)
 	g_free(b64);
 }
 
+static pd_finding *new_finding(const pd_finding_def *def, bool capture_wide);
+
 pd_finding *pd_finding_get(pd_run *run, const char *id, const pd_flow *flow)
 {
 	const pd_finding_def *def = pd_catalog_find(id);
@@ -515,19 +562,41 @@ pd_finding *pd_finding_get(pd_run *run, const char *id, const pd_flow *flow)
 	pd_finding *f = g_hash_table_lookup(run->findings, &key);
 	if (f)
 		return f;
-	f = g_new0(pd_finding, 1);
+	size_t idx = (size_t)(def - pd_catalog);
+	if (flow && run->per_id[idx] >= PD_MAX_FLOW_FINDINGS) {
+		/* Past the cap: the flow joins the id's spill finding, whose
+		 * metrics accumulate (see pd_finding_metric). */
+		uint64_t skey = finding_key(def, NULL) | ((UINT64_C(1) << 44) - 1);
+		f = g_hash_table_lookup(run->findings, &skey);
+		if (!f) {
+			f = new_finding(def, true);
+			f->spill = true;
+			g_hash_table_insert(run->findings, g_memdup2(&skey, sizeof(skey)), f);
+		}
+		pd_finding_add_flow(run, f, flow);
+		return f;
+	}
+	if (flow)
+		run->per_id[idx]++;
+	f = new_finding(def, flow == NULL);
+	g_hash_table_insert(run->findings, g_memdup2(&key, sizeof(key)), f);
+	if (flow)
+		pd_finding_add_flow(run, f, flow);
+	return f;
+}
+
+static pd_finding *new_finding(const pd_finding_def *def, bool capture_wide)
+{
+	pd_finding *f = g_new0(pd_finding, 1);
 	f->def = def;
 	f->severity = def->severity;
 	f->confidence = 0.5;
-	f->capture_wide = flow == NULL;
+	f->capture_wide = capture_wide;
 	f->flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_ref));
 	f->examples = g_array_new(FALSE, TRUE, sizeof(pd_evidence));
 	f->metrics = g_array_new(FALSE, TRUE, sizeof(pd_metric));
 	for (size_t i = 0; i < PD_DEF_MAX_SETTINGS && def->settings[i]; i++)
 		f->settings[f->n_settings++] = def->settings[i];
-	g_hash_table_insert(run->findings, g_memdup2(&key, sizeof(key)), f);
-	if (flow)
-		pd_finding_add_flow(run, f, flow);
 	return f;
 }
 
@@ -571,6 +640,20 @@ void pd_finding_occurrence(pd_finding *f, const pd_packet *pkt, const char *what
 	pd_finding_occurrence_at(f, pkt->frame_no, pkt->ts, what);
 }
 
+/* How a metric combines over flows: counts, seconds lost and byte volumes
+ * add up; sizes, rates, ratios and durations per event take the maximum. */
+static double metric_merge(const char *key, const char *unit, double a, double b)
+{
+	static const char *const size_words[] = {"size", "mss", "mtu", "window", "max", "min",
+						  "snaplen", "in_flight", "rtt", "period", "p50", "p99",
+						  "median", "mean", "rate", "ratio", "share"};
+	bool adds = unit && (!strcmp(unit, "count") || !strcmp(unit, "s") || !strcmp(unit, "bytes"));
+	for (size_t i = 0; adds && i < G_N_ELEMENTS(size_words); i++)
+		if (strstr(key, size_words[i]))
+			adds = false;
+	return adds ? a + b : (b > a ? b : a);
+}
+
 void pd_finding_metric(pd_finding *f, const char *key, double value, const char *unit)
 {
 	if (value != value || value > 1e300 || value < -1e300)
@@ -578,7 +661,10 @@ void pd_finding_metric(pd_finding *f, const char *key, double value, const char 
 	for (guint i = 0; i < f->metrics->len; i++) {
 		pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
 		if (strcmp(m->key, key) == 0) {
-			m->value = value;
+			if (f->spill)
+				m->value = metric_merge(key, unit, m->value, value);
+			else
+				m->value = value;
 			m->unit = unit;
 			return;
 		}
@@ -608,6 +694,8 @@ void pd_finding_settings(pd_finding *f, const char *first, ...)
 
 void pd_finding_drop(pd_run *run, pd_finding *f)
 {
+	if (f->spill)
+		return; /* shared by many flows: keep it */
 	GHashTableIter it;
 	gpointer k, v;
 	g_hash_table_iter_init(&it, run->findings);
@@ -652,10 +740,6 @@ static int cmp_ptr_finding_first(gconstpointer a, gconstpointer b)
 	return x->first.frame < y->first.frame ? -1 : x->first.frame > y->first.frame;
 }
 
-static bool unit_adds(const char *unit)
-{
-	return unit && (!strcmp(unit, "count") || !strcmp(unit, "s") || !strcmp(unit, "bytes"));
-}
 
 /* Many flows with the same id become one capture-wide finding. */
 static void aggregate(pd_run *run, GPtrArray *all)
@@ -666,7 +750,7 @@ static void aggregate(pd_run *run, GPtrArray *all)
 		GPtrArray *same = g_ptr_array_new();
 		for (guint i = 0; i < all->len; i++) {
 			pd_finding *f = g_ptr_array_index(all, i);
-			if (f && f->def == def && !f->capture_wide)
+			if (f && f->def == def && (!f->capture_wide || f->spill))
 				g_ptr_array_add(same, f);
 		}
 		if (same->len > PD_AGGREGATE_MIN_FLOWS) {
@@ -704,10 +788,7 @@ static void aggregate(pd_run *run, GPtrArray *all)
 					for (guint k = 0; k < agg->metrics->len; k++) {
 						pd_metric *am = &g_array_index(agg->metrics, pd_metric, k);
 						if (strcmp(am->key, m.key) == 0) {
-							if (unit_adds(m.unit))
-								am->value += m.value;
-							else if (m.value > am->value)
-								am->value = m.value;
+							am->value = metric_merge(m.key, m.unit, am->value, m.value);
 							found = true;
 							break;
 						}
@@ -725,7 +806,7 @@ static void aggregate(pd_run *run, GPtrArray *all)
 			pd_finding_metric(agg, "flows", (double)agg->flow_count, "count");
 			for (guint i = 0; i < all->len; i++) {
 				pd_finding *f = g_ptr_array_index(all, i);
-				if (f && f->def == def && !f->capture_wide) {
+				if (f && f->def == def && (!f->capture_wide || f->spill)) {
 					pd_finding_free(f);
 					g_ptr_array_index(all, i) = NULL;
 				}
@@ -780,6 +861,11 @@ pd_report *pd_run_finish(pd_run *run)
 				g_strdup_printf("flow table cap of %zu live flows reached: %" G_GUINT64_FORMAT
 						" least recently active flows were finalized early (--max-flows)",
 						run->opts.max_flows, cap->flows_evicted));
+	if (pd_ndpi_skipped(run->ndpi))
+		g_ptr_array_add(cap->notes,
+				g_strdup_printf("%" G_GUINT64_FORMAT " flows were not given an application label: "
+						"more than %d flows awaited nDPI at once",
+						pd_ndpi_skipped(run->ndpi), PD_NDPI_MAX_LIVE));
 	if (cap->packets == 0 && cap->errors->len == 0)
 		g_ptr_array_add(cap->notes, g_strdup("the capture contains no packets"));
 
@@ -836,6 +922,7 @@ void pd_run_free(pd_run *run)
 	pd_flowtable_free(run->ft);
 	pd_ndpi_free(run->ndpi);
 	g_hash_table_destroy(run->findings);
+	g_free(run->per_id);
 	g_hash_table_destroy(run->flow_findings);
 	g_hash_table_destroy(run->apps);
 	g_hash_table_destroy(run->linktypes);

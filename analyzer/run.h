@@ -46,4 +46,8 @@ pd_report *pd_run_finish(pd_run *run);
  * capture-wide finding listing them. */
 #define PD_AGGREGATE_MIN_FLOWS 5
 
+/* Per-flow findings kept per id; further flows fold straight into one
+ * capture-wide finding, so a flood cannot grow the findings without bound. */
+#define PD_MAX_FLOW_FINDINGS 256
+
 #endif

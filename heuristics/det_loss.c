@@ -557,6 +557,7 @@ static void ls_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 }
 
 const pd_detector pd_det_loss = {
+	.state_on_data = true,
 	.name = "loss",
 	.flow_state_size = sizeof(ls_flow),
 	.global_state_size = sizeof(ls_global),

@@ -305,6 +305,7 @@ static void ng_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 }
 
 const pd_detector pd_det_nagle = {
+	.state_on_data = true,
 	.name = "nagle",
 	.flow_state_size = sizeof(ng_flow),
 	.on_tcp = ng_on_tcp,

@@ -331,6 +331,7 @@ static void tr_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 }
 
 const pd_detector pd_det_transfer = {
+	.state_on_data = true,
 	.name = "transfer",
 	.flow_state_size = sizeof(tr_flow),
 	.on_tcp = tr_on_tcp,

@@ -451,6 +451,7 @@ static void wn_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 }
 
 const pd_detector pd_det_window = {
+	.state_on_data = true,
 	.name = "window",
 	.flow_state_size = sizeof(wn_flow),
 	.on_tcp = wn_on_tcp,

@@ -5,7 +5,7 @@
  * streams by; the detector keeps per-flow state in a zeroed block of
  * flow_state_size bytes (freed with the flow; release anything it owns in
  * on_flow_end) and global state in a zeroed block of global_state_size
- * bytes. It reports only through the pd_finding_* calls below; it never
+ * bytes (see state_on_data). It reports only through the pd_finding_* calls below; it never
  * prints, and it never changes the flow. */
 #ifndef PD_DETECTOR_H
 #define PD_DETECTOR_H
@@ -21,6 +21,11 @@ typedef struct pd_detector {
 	const char *name; /* short, used in JUnit test names and docs */
 	size_t flow_state_size;
 	size_t global_state_size;
+	/* Data-transfer detectors set this: their per-flow state is allocated
+	 * only when the flow carries its first TCP payload, and their hooks
+	 * see the flow from that segment on. Scans, floods and failed
+	 * handshakes then cost them nothing. */
+	bool state_on_data;
 
 	void (*init)(pd_run *run, void *g);
 	/* every frame that carried IP (fragments, ICMP, anything), before flows */

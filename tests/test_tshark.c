@@ -82,7 +82,7 @@ static bool compare_file(const char *path, agreement *a)
 	GHashTable *ts = tshark_streams(path);
 	if (!ts)
 		return false;
-	const char *args[] = {"--no-ndpi", NULL};
+	const char *args[] = {"--no-ndpi", "--flows", NULL};
 	cJSON *rep = pd_test_json_abs(path, args);
 	if (!rep) {
 		g_hash_table_destroy(ts);
