@@ -1,0 +1,194 @@
+#!/bin/bash
+# pcapdoc throughput and memory benchmark; see docs/performance.md.
+#
+#   run_bench.sh GEN_CAPTURE BARE_LOOP PCAPDOC
+#
+# Run through meson: `meson test -C build --benchmark --verbose`.
+# For every slice size it generates a capture into a temporary directory
+# (deleted afterwards), then times each tool on it with /usr/bin/time
+# (wall seconds and peak RSS) and prints one table. The capture is freshly
+# written, so every tool reads it from the page cache: the figures are CPU,
+# not disk.
+#
+# Environment:
+#   PD_BENCH_SIZES       slice sizes in MB (default "100 300 1000")
+#   PD_BENCH_REPEAT      runs of bare_loop and pcapdoc per slice, best kept (default 3)
+#   PD_BENCH_TSHARK_MB   largest slice tshark is run on (default 100; 0 = never):
+#                        tshark keeps every frame's state, so it is slow and
+#                        its memory grows with the file
+#   PD_BENCH_TCPTRACE_MB largest slice tcptrace is run on (default 1000)
+#   PD_BENCH_TMPDIR      where the slices are written (default $TMPDIR or /tmp)
+#   PD_BENCH_CSV         also write the rows to this CSV file
+#   PD_BENCH_STRICT=1    exit 1 when a goal is missed (default: report only)
+#   PD_BENCH_PCAPDOC_ARGS  extra pcapdoc arguments
+set -u
+export LC_ALL=C
+
+GEN=${1:?usage: run_bench.sh GEN_CAPTURE BARE_LOOP PCAPDOC}
+BARE=${2:?}
+PCAPDOC=${3:?}
+SIZES=${PD_BENCH_SIZES:-"100 300 1000"}
+REPEAT=${PD_BENCH_REPEAT:-3}
+TSHARK_MB=${PD_BENCH_TSHARK_MB:-100}
+TCPTRACE_MB=${PD_BENCH_TCPTRACE_MB:-1000}
+STRICT=${PD_BENCH_STRICT:-0}
+CSV=${PD_BENCH_CSV:-}
+PCAPDOC_ARGS=${PD_BENCH_PCAPDOC_ARGS:-}
+
+TIME=/usr/bin/time
+if [ ! -x "$TIME" ]; then
+	echo "run_bench: /usr/bin/time is missing (Debian: apt-get install time)" >&2
+	exit 77 # meson: skipped
+fi
+TSHARK=$(command -v tshark || true)
+TCPTRACE=$(command -v tcptrace || true)
+
+WORK=$(mktemp -d "${PD_BENCH_TMPDIR:-${TMPDIR:-/tmp}}/pcapdoc-bench.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+ROWS=$WORK/rows # tool slice_mb seconds packets bytes rss_kb
+: >"$ROWS"
+FAILED=0
+
+# time_run OUT_PREFIX CMD... : runs CMD, stdout to OUT_PREFIX.out, sets
+# SECS and RSS_KB; returns the command's status.
+time_run() {
+	local pfx=$1
+	shift
+	"$TIME" -f '%e %M' -o "$pfx.time" "$@" >"$pfx.out" 2>"$pfx.err"
+	local rc=$?
+	read -r SECS RSS_KB <"$pfx.time" 2>/dev/null || { SECS=0; RSS_KB=0; }
+	# /usr/bin/time prefixes a "Command exited with non-zero status" line
+	if ! [[ $SECS =~ ^[0-9.]+$ ]]; then
+		read -r SECS RSS_KB < <(tail -n 1 "$pfx.time")
+	fi
+	return $rc
+}
+
+# best_of N PFX CMD... : keeps the fastest of N runs (and that run's RSS)
+best_of() {
+	local n=$1 pfx=$2
+	shift 2
+	local best_s="" best_m="" i rc
+	for ((i = 0; i < n; i++)); do
+		time_run "$pfx" "$@"
+		rc=$?
+		if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+			return $rc
+		fi
+		if [ -z "$best_s" ] || awk -v a="$SECS" -v b="$best_s" 'BEGIN{exit !(a<b)}'; then
+			best_s=$SECS
+			best_m=$RSS_KB
+		fi
+	done
+	SECS=$best_s
+	RSS_KB=$best_m
+	return 0
+}
+
+echo "pcapdoc benchmark: slices ${SIZES// /, } MB; best of $REPEAT for bare_loop and pcapdoc"
+echo "machine: $(nproc) CPU ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr)"
+[ -n "$TSHARK" ] && echo "tshark: $($TSHARK --version 2>/dev/null | head -n1)"
+[ -n "$TCPTRACE" ] && echo "tcptrace: $($TCPTRACE -v 2>&1 | grep -m1 -i version | sed 's/^ *//')"
+echo
+
+for mb in $SIZES; do
+	cap=$WORK/slice-$mb.pcap
+	if ! "$GEN" "$cap" "$mb" 2>"$WORK/gen-$mb.log"; then
+		echo "run_bench: gen_capture $mb failed:" >&2
+		cat "$WORK/gen-$mb.log" >&2
+		exit 1
+	fi
+	sed -n '1p' "$WORK/gen-$mb.log"
+	sed -n '2,$p' "$WORK/gen-$mb.log"
+	bytes=$(stat -c %s "$cap")
+
+	# bare loop: also the packet count for everyone's packets/s
+	if ! best_of "$REPEAT" "$WORK/bare" "$BARE" "$cap"; then
+		echo "run_bench: bare_loop failed on $mb MB: $(cat "$WORK/bare.err")" >&2
+		exit 1
+	fi
+	packets=$(awk '{print $2}' "$WORK/bare.out")
+	echo "bare_loop $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
+	echo "  bare_loop: $(cat "$WORK/bare.out")"
+
+	# shellcheck disable=SC2086
+	if best_of "$REPEAT" "$WORK/pd" "$PCAPDOC" -q --format json -o /dev/null $PCAPDOC_ARGS "$cap"; then
+		echo "pcapdoc $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
+	else
+		echo "run_bench: pcapdoc failed on $mb MB (status $?): $(head -c 2000 "$WORK/pd.err")" >&2
+		FAILED=1
+	fi
+
+	if [ -n "$TCPTRACE" ] && [ "$mb" -le "$TCPTRACE_MB" ]; then
+		# -n: no reverse DNS (it would block on the network)
+		if time_run "$WORK/tt" "$TCPTRACE" -n -l "$cap"; then
+			echo "tcptrace $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
+		else
+			echo "run_bench: tcptrace failed on $mb MB" >&2
+		fi
+		rm -f "$WORK/tt.out"
+	fi
+	if [ -n "$TSHARK" ] && [ "$mb" -le "$TSHARK_MB" ]; then
+		if time_run "$WORK/ts" "$TSHARK" -n -q -z expert -r "$cap"; then
+			echo "tshark $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
+		else
+			echo "run_bench: tshark failed on $mb MB" >&2
+		fi
+	fi
+	rm -f "$cap"
+	echo
+done
+
+# The table. ratio = this tool's packets/s over bare_loop's on the same slice.
+awk -v csv="$CSV" '
+{
+	tool[NR] = $1; mb[NR] = $2; s[NR] = $3; p[NR] = $4; b[NR] = $5; rss[NR] = $6
+	if ($1 == "bare_loop") bare[$2] = ($3 > 0 ? $4 / $3 : 0)
+	if ($1 == "pcapdoc") pd[$2] = ($3 > 0 ? $4 / $3 : 0)
+	n = NR
+}
+END {
+	fmt = "%-10s %6s %9s %11s %9s %10s %11s %9s\n"
+	printf fmt, "tool", "slice", "seconds", "packets/s", "MB/s", "peak RSS", "vs bare", "pcapdoc x"
+	printf fmt, "", "MB", "", "", "", "MiB", "(pkt/s)", "faster"
+	if (csv != "") print "tool,slice_mb,seconds,packets,bytes,packets_per_s,mb_per_s,peak_rss_mib,ratio_vs_bare" > csv
+	for (i = 1; i <= n; i++) {
+		secs = s[i] > 0 ? s[i] : 0.01 # /usr/bin/time has 10 ms resolution
+		pps = p[i] / secs
+		mbs = b[i] / 1e6 / secs
+		ratio = bare[mb[i]] > 0 ? pps / bare[mb[i]] : 0
+		vs = (tool[i] != "pcapdoc" && tool[i] != "bare_loop" && pps > 0 && pd[mb[i]] > 0) ? sprintf("%.1fx", pd[mb[i]] / pps) : ""
+		printf "%-10s %6d %9.2f %11.0f %9.1f %10.1f %11.3f %9s\n", tool[i], mb[i], s[i], pps, mbs, rss[i] / 1024, ratio, vs
+		if (csv != "") printf "%s,%d,%.2f,%d,%d,%.0f,%.1f,%.1f,%.3f\n", tool[i], mb[i], s[i], p[i], b[i], pps, mbs, rss[i] / 1024, ratio >> csv
+	}
+}' "$ROWS"
+echo
+
+# Goals from the issue: >= 0.5 of bare, >= 5x tcptrace, >= 40x tshark,
+# peak RSS under 64 MiB and flat across slices.
+awk -v strict="$STRICT" '
+{
+	pps = ($3 > 0 ? $4 / $3 : $4 / 0.01)
+	v[$1, $2] = pps; r[$1, $2] = $6 / 1024; has[$1, $2] = 1
+	if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 }
+}
+function verdict(ok, what) { printf "  %-4s %s\n", ok ? "ok" : "MISS", what; if (!ok) miss++ }
+END {
+	print "goals:"
+	for (i = 1; i <= k; i++) {
+		m = order[i]
+		if (!has["pcapdoc", m]) continue
+		verdict(v["pcapdoc", m] >= 0.5 * v["bare_loop", m], sprintf("%s MB: pcapdoc at %.2f of the bare loop (goal >= 0.50)", m, v["pcapdoc", m] / v["bare_loop", m]))
+		if (has["tcptrace", m]) verdict(v["pcapdoc", m] >= 5 * v["tcptrace", m], sprintf("%s MB: %.1fx tcptrace (goal >= 5x)", m, v["pcapdoc", m] / v["tcptrace", m]))
+		if (has["tshark", m]) verdict(v["pcapdoc", m] >= 40 * v["tshark", m], sprintf("%s MB: %.1fx tshark (goal >= 40x)", m, v["pcapdoc", m] / v["tshark", m]))
+		verdict(r["pcapdoc", m] < 64, sprintf("%s MB: pcapdoc peak RSS %.1f MiB (goal < 64)", m, r["pcapdoc", m]))
+		if (!first) first = m
+		last = m
+	}
+	if (first != last)
+		verdict(r["pcapdoc", last] <= 1.15 * r["pcapdoc", first] + 4, sprintf("peak RSS %s MB -> %s MB: %.1f -> %.1f MiB (goal: flat)", first, last, r["pcapdoc", first], r["pcapdoc", last]))
+	exit (strict == 1 && miss > 0) ? 1 : 0
+}' "$ROWS" || FAILED=1
+
+exit $FAILED
