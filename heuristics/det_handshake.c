@@ -323,13 +323,16 @@ static void hs_synack_options(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs, co
 	const pd_tcp_half *c = &flow->half[PD_CLIENT];
 	if (t->options_truncated || !c->syn_seen)
 		return;
-	/* With the client's TS option a Linux cookie SYN-ACK keeps WS and SACK
-	 * (encoded in its TSval); only without it are they dropped. */
 	bool offered = c->wscale_offered >= 0 || c->sack_permitted;
-	if (!offered || c->ts_offered)
+	if (!offered)
+		return;
+	bool granted = (c->wscale_offered >= 0 && t->wscale >= 0) || (c->sack_permitted && t->sack_permitted);
+	/* With the client's TS option a Linux cookie SYN-ACK keeps WS and SACK
+	 * (encoded in its TSval); only without it are they dropped. Such
+	 * SYN-ACKs still show what the server normally grants. */
+	if (c->ts_offered && !granted)
 		return;
 	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts);
-	bool granted = (c->wscale_offered >= 0 && t->wscale >= 0) || (c->sack_permitted && t->sack_permitted);
 	if (granted) {
 		s->synack_full++;
 		if (s->stripped_pending) {

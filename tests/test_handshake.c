@@ -649,3 +649,29 @@ Test(handshake, nat_timestamp_clocks)
 	cr_assert_eq(pd_test_count_findings(r, "nat-timestamp-clocks"), 0);
 	cJSON_Delete(r);
 }
+
+/* tcp_syncookies=2: connection B's client sent no TS option, so its cookie
+ * SYN-ACK (frame 12) lost window scaling and SACK, which the same server
+ * granted to connections A (frame 2) and C (frame 22). */
+Test(handshake, syncookies_options_lost)
+{
+	cJSON *r = report_of(CAP("syncookies"));
+	cr_assert_eq(pd_test_count_findings(r, "syncookies"), 1);
+	const cJSON *f = pd_test_finding(r, "syncookies", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_eq(frame_of(f, "first"), 12);
+	cr_assert_eq(num(f, "flow_count"), 1);
+	const cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "flows"), 0);
+	cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(fl, "client"), "port"), 39286);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(f, "metrics");
+	cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(m, "synacks_without_options"), "value"), 1);
+	cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(m, "synacks_with_options"), "value"), 2);
+	const cJSON *top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
+	cr_assert_not_null(top);
+	/* the SYN queue is bounded by the listen backlog and somaxconn */
+	const char *name = str(top, "name");
+	cr_expect(!strcmp(name, "listen() backlog") || !strcmp(name, "net.core.somaxconn") ||
+			  !strcmp(name, "net.ipv4.tcp_max_syn_backlog") || !strcmp(name, "net.ipv4.tcp_syncookies"),
+		  "top setting %s", name);
+	cJSON_Delete(r);
+}
