@@ -194,3 +194,9 @@ GPtrArray *pd_test_list_captures(const char *dir)
 	g_ptr_array_sort(out, cmp_path);
 	return out;
 }
+
+long pd_test_rss_factor(void)
+{
+	const char *s = g_getenv("PD_SANITIZE");
+	return s && *s && strcmp(s, "none") != 0 ? 4 : 1;
+}

@@ -20,6 +20,10 @@ int pd_test_run(char **out, char **err, const char *const *argv);
  * failure. Caller cJSON_Delete()s. */
 cJSON *pd_test_json(const char *capture_rel, const char *const *extra_args);
 
+/* Memory limits in tests are for a plain build; sanitizers multiply the
+ * footprint (ASan's shadow memory and quarantine), so limits scale by this. */
+long pd_test_rss_factor(void);
+
 /* Same for a capture given by absolute path. */
 cJSON *pd_test_json_abs(const char *capture_path, const char *const *extra_args);
 
