@@ -9,11 +9,11 @@
  * default 28232 ports) or as a measured fact (a small contiguous block of
  * ports cycled through and reused while in TIME_WAIT). All tables are
  * fixed-size with eviction; port bitmaps are capped in number. */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define CH_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
 #define CH_ENT_SLOTS 4096
@@ -64,10 +64,7 @@ typedef struct ch_ent {
 } ch_ent;
 
 typedef struct ch_tuple {
-	bool used;
-	pd_addr c, s;
-	uint16_t cp, sp;
-	pd_time end_ts;
+	pd_tw_tuple k; /* first: the table is a pd_tw table */
 	int8_t tw_side; /* -1 none (RST or not closed), PD_CLIENT, PD_SERVER */
 } ch_tuple;
 
@@ -78,37 +75,15 @@ typedef struct ch_g {
 	pd_finding *churn, *reuse, *ports;
 } ch_g;
 
-static uint32_t ch_addr_hash(const pd_addr *a)
-{
-	uint32_t h = 2166136261u ^ a->family;
-	for (int i = 0; i < 16; i++)
-		h = (h ^ a->bytes[i]) * 16777619u;
-	return h;
-}
-
-static bool ch_addr_eq(const pd_addr *a, const pd_addr *b)
-{
-	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
-}
-
-/* IPv6 in brackets so that "addr:port" stays readable. */
-static void ch_addr_str(const pd_addr *a, char *buf, size_t len)
-{
-	char tmp[INET6_ADDRSTRLEN];
-	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
-}
-
 static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, pd_time now)
 {
 	const pd_addr *c = &f->addr[PD_CLIENT], *s = &f->addr[PD_SERVER];
 	uint16_t sp = f->port[PD_SERVER];
-	uint32_t h = (ch_addr_hash(c) * 31u + ch_addr_hash(s) + sp * 2654435761u) & (CH_ENT_SLOTS - 1);
+	uint32_t h = (pd_addr_fnv(c) * 31u + pd_addr_fnv(s) + sp * 2654435761u) & (CH_ENT_SLOTS - 1);
 	ch_ent *victim = NULL;
 	for (int i = 0; i < CH_PROBE; i++) {
 		ch_ent *e = &g->ents[(h + (uint32_t)i) & (CH_ENT_SLOTS - 1)];
-		if (e->used && e->sp == sp && ch_addr_eq(&e->c, c) && ch_addr_eq(&e->s, s)) {
+		if (e->used && e->sp == sp && pd_addr_same(&e->c, c) && pd_addr_same(&e->s, s)) {
 			e->last_ts = now;
 			return e;
 		}
@@ -134,44 +109,11 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, pd_time now)
 	return victim;
 }
 
-static uint32_t ch_tuple_hash(const pd_flow *f)
-{
-	return (ch_addr_hash(&f->addr[0]) * 31u + ch_addr_hash(&f->addr[1])) ^
-	       ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
-}
-
-static bool ch_tuple_match(const ch_tuple *t, const pd_flow *f)
-{
-	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
-	       ch_addr_eq(&t->c, &f->addr[PD_CLIENT]) && ch_addr_eq(&t->s, &f->addr[PD_SERVER]);
-}
-
 static ch_tuple *ch_tuple_slot(ch_g *g, const pd_flow *f, pd_time now, bool create)
 {
-	uint32_t h = ch_tuple_hash(f);
-	ch_tuple *victim = NULL;
-	for (int i = 0; i < CH_PROBE; i++) {
-		ch_tuple *t = &g->tuples[(h + (uint32_t)i) & (CH_TUPLE_SLOTS - 1)];
-		if (ch_tuple_match(t, f))
-			return t;
-		bool stale = !t->used || now - t->end_ts > CH_TW_NS;
-		if (stale) {
-			if (!victim || (victim->used && now - victim->end_ts <= CH_TW_NS))
-				victim = t;
-		} else if (!victim || (victim->used && now - victim->end_ts <= CH_TW_NS &&
-				       t->end_ts < victim->end_ts)) {
-			victim = t;
-		}
-	}
 	if (!create)
-		return NULL;
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->c = f->addr[PD_CLIENT];
-	victim->s = f->addr[PD_SERVER];
-	victim->cp = f->port[PD_CLIENT];
-	victim->sp = f->port[PD_SERVER];
-	return victim;
+		return (ch_tuple *)pd_tw_lookup(g->tuples, sizeof(ch_tuple), CH_TUPLE_SLOTS, CH_PROBE, f);
+	return (ch_tuple *)pd_tw_slot(g->tuples, sizeof(ch_tuple), CH_TUPLE_SLOTS, CH_PROBE, CH_TW_NS, f, now);
 }
 
 static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
@@ -278,10 +220,10 @@ static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		ch_port(g, e, flow->port[PD_CLIENT]);
 		ch_rate(e, pkt->ts);
 		ch_tuple *tu = ch_tuple_slot(g, flow, pkt->ts, false);
-		if (tu && tu->tw_side >= 0 && pkt->ts - tu->end_ts <= CH_TW_NS && pkt->ts >= tu->end_ts) {
+		if (tu && tu->tw_side >= 0 && pkt->ts - tu->k.end_ts <= CH_TW_NS && pkt->ts >= tu->k.end_ts) {
 			fs->reused = true;
 			fs->prev_tw_side = tu->tw_side;
-			fs->reuse_gap = pkt->ts - tu->end_ts;
+			fs->reuse_gap = pkt->ts - tu->k.end_ts;
 		}
 		return;
 	}
@@ -303,7 +245,7 @@ static void ch_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 		return;
 	if (flow->roles_from_syn) {
 		ch_tuple *tu = ch_tuple_slot(g, flow, flow->last_ts, true);
-		tu->end_ts = flow->last_ts;
+		tu->k.end_ts = flow->last_ts;
 		/* The side that sent the first FIN holds TIME_WAIT once both FINs passed;
 		 * a RST leaves no TIME_WAIT behind. */
 		bool both_fin = flow->half[0].fin_valid && flow->half[1].fin_valid;
@@ -379,8 +321,8 @@ static void ch_on_end(pd_run *run, void *gv)
 	}
 	if (g->churn) {
 		ch_ent *e = worst_churn;
-		ch_addr_str(&e->c, c, sizeof(c));
-		ch_addr_str(&e->s, s, sizeof(s));
+		pd_addr_bracketed(&e->c, c, sizeof(c));
+		pd_addr_bracketed(&e->s, s, sizeof(s));
 		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
 		pd_finding *f = g->churn;
 		pd_finding_metric(f, "connections", e->conns, "count");
@@ -407,8 +349,8 @@ static void ch_on_end(pd_run *run, void *gv)
 
 	if (g->reuse && worst_reuse) {
 		ch_ent *e = worst_reuse;
-		ch_addr_str(&e->c, c, sizeof(c));
-		ch_addr_str(&e->s, s, sizeof(s));
+		pd_addr_bracketed(&e->c, c, sizeof(c));
+		pd_addr_bracketed(&e->s, s, sizeof(s));
 		pd_finding *f = g->reuse;
 		pd_finding_metric(f, "reused_4tuples", reuses, "count");
 		pd_finding_metric(f, "failed_reuses", reuse_fail, "count");
@@ -442,8 +384,8 @@ static void ch_on_end(pd_run *run, void *gv)
 	}
 	if (g->ports) {
 		ch_ent *e = worst_ports;
-		ch_addr_str(&e->c, c, sizeof(c));
-		ch_addr_str(&e->s, s, sizeof(s));
+		pd_addr_bracketed(&e->c, c, sizeof(c));
+		pd_addr_bracketed(&e->s, s, sizeof(s));
 		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
 		pd_finding *f = g->ports;
 		double proj = ch_projected(e);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define FR_MAX_DGRAMS 4096
 #define FR_HASH_BUCKETS 8192 /* power of two */
@@ -100,13 +101,6 @@ typedef struct fr_queue {
 	fr_dgram *head, *tail;
 } fr_queue;
 
-/* Flow lookup for ICMP errors that quote a datagram. */
-typedef struct fr_tuple {
-	uint8_t fam, proto;
-	uint16_t sport, dport;
-	uint8_t src[16], dst[16];
-} fr_tuple;
-
 typedef struct fr_global {
 	fr_dgram *pool; /* FR_MAX_DGRAMS, allocated on the first fragment */
 	fr_dgram *free_list;
@@ -120,7 +114,7 @@ typedef struct fr_global {
 	pd_time last_ts;
 	bool have_ts;
 	fr_stats nofl; /* datagrams with no flow (ICMP, missing first fragment, ...) */
-	GHashTable *flowmap; /* fr_tuple -> fr_flow */
+	GHashTable *flowmap; /* pd_tuple -> fr_flow, for ICMP errors that quote a datagram */
 	uint64_t flowmap_full;
 } fr_global;
 
@@ -223,57 +217,11 @@ static fr_stats *fr_stats_of(fr_global *g, fr_dgram *d)
 	return d->owner ? fr_flow_stats(d->owner) : &g->nofl;
 }
 
-static void fr_flow_tuple(fr_tuple *t, const pd_flow *f)
-{
-	memset(t, 0, sizeof(*t));
-	t->fam = f->addr[PD_CLIENT].family;
-	t->proto = f->proto;
-	t->sport = f->port[PD_CLIENT];
-	t->dport = f->port[PD_SERVER];
-	memcpy(t->src, f->addr[PD_CLIENT].bytes, 16);
-	memcpy(t->dst, f->addr[PD_SERVER].bytes, 16);
-}
-
-static guint fr_tuple_hash(gconstpointer p)
-{
-	const uint8_t *b = p;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(fr_tuple); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
-static gboolean fr_tuple_eq(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(fr_tuple)) == 0;
-}
-
 /* The flow a quoted header belongs to, either direction. */
 static fr_flow *fr_map_find(fr_global *g, const pd_ip *in, uint16_t sp, uint16_t dp, int *dir)
 {
-	if (!g->flowmap)
-		return NULL;
-	fr_tuple t;
-	memset(&t, 0, sizeof(t));
-	t.fam = in->version;
-	t.proto = in->version == 6 && in->has_frag_header ? in->frag_proto : in->proto;
-	t.sport = sp;
-	t.dport = dp;
-	memcpy(t.src, in->src.bytes, 16);
-	memcpy(t.dst, in->dst.bytes, 16);
-	fr_flow *o = g_hash_table_lookup(g->flowmap, &t);
-	if (o) {
-		*dir = PD_CLIENT;
-		return o;
-	}
-	t.sport = dp;
-	t.dport = sp;
-	memcpy(t.src, in->dst.bytes, 16);
-	memcpy(t.dst, in->src.bytes, 16);
-	o = g_hash_table_lookup(g->flowmap, &t);
-	if (o)
-		*dir = PD_SERVER;
-	return o;
+	uint8_t proto = in->version == 6 && in->has_frag_header ? in->frag_proto : in->proto;
+	return pd_tuple_map_find(g->flowmap, in, proto, sp, dp, dir);
 }
 
 /* --------------------------------------------------------- resolution */
@@ -643,16 +591,10 @@ static void fr_on_first_fragment(pd_run *run, fr_global *g, pd_flow *flow, fr_fl
 {
 	o->flow = flow;
 	if (!o->in_map) {
-		if (!g->flowmap)
-			g->flowmap = g_hash_table_new_full(fr_tuple_hash, fr_tuple_eq, g_free, NULL);
-		if (g_hash_table_size(g->flowmap) < FR_MAX_FLOWMAP) {
-			fr_tuple *t = g_new(fr_tuple, 1);
-			fr_flow_tuple(t, flow);
-			g_hash_table_replace(g->flowmap, t, o);
+		if (pd_tuple_map_add(&g->flowmap, flow, o, FR_MAX_FLOWMAP))
 			o->in_map = true;
-		} else {
+		else
 			g->flowmap_full++;
-		}
 	}
 	fr_key k;
 	fr_key_from(&k, &pkt->ip);
@@ -875,9 +817,7 @@ static void fr_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 			fr_resolve(run, g, d, false);
 	}
 	if (o->in_map) {
-		fr_tuple t;
-		fr_flow_tuple(&t, flow);
-		g_hash_table_remove(g->flowmap, &t);
+		pd_tuple_map_remove(g->flowmap, flow);
 		o->in_map = false;
 	}
 	if (o->stp)

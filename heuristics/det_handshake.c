@@ -10,11 +10,11 @@
  * per-server table is a fixed array with eviction, so memory stays bounded
  * whatever the capture holds. */
 #include <math.h>
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define HS_MAX_SYNS 7 /* SYN send times kept per flow for the schedule */
 #define HS_SRV_SLOTS 2048 /* server endpoints tracked (power of two) */
@@ -115,37 +115,15 @@ typedef struct hs_g {
 
 /* ------------------------------------------------------------ helpers */
 
-static uint32_t hs_addr_hash(const pd_addr *a)
-{
-	uint32_t h = 2166136261u ^ a->family;
-	for (int i = 0; i < 16; i++)
-		h = (h ^ a->bytes[i]) * 16777619u;
-	return h;
-}
-
-static bool hs_addr_eq(const pd_addr *a, const pd_addr *b)
-{
-	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
-}
-
-/* IPv6 in brackets so that "addr:port" stays readable. */
-static void hs_addr_str(const pd_addr *a, char *buf, size_t len)
-{
-	char tmp[INET6_ADDRSTRLEN];
-	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
-}
-
 /* The entry for a server endpoint; evicts the least recently used slot of
  * the probe window when all are taken. */
 static hs_srv *hs_srv_get(hs_g *g, const pd_addr *a, uint16_t port, pd_time now)
 {
-	uint32_t h = (hs_addr_hash(a) ^ (port * 2654435761u)) & (HS_SRV_SLOTS - 1);
+	uint32_t h = (pd_addr_fnv(a) ^ (port * 2654435761u)) & (HS_SRV_SLOTS - 1);
 	hs_srv *victim = NULL;
 	for (int i = 0; i < HS_SRV_PROBE; i++) {
 		hs_srv *s = &g->srv[(h + (uint32_t)i) & (HS_SRV_SLOTS - 1)];
-		if (s->used && s->port == port && hs_addr_eq(&s->addr, a)) {
+		if (s->used && s->port == port && pd_addr_same(&s->addr, a)) {
 			s->last_ts = now;
 			return s;
 		}
@@ -168,10 +146,10 @@ static hs_srv *hs_srv_get(hs_g *g, const pd_addr *a, uint16_t port, pd_time now)
 
 static hs_srv *hs_srv_find(hs_g *g, const pd_addr *a, uint16_t port)
 {
-	uint32_t h = (hs_addr_hash(a) ^ (port * 2654435761u)) & (HS_SRV_SLOTS - 1);
+	uint32_t h = (pd_addr_fnv(a) ^ (port * 2654435761u)) & (HS_SRV_SLOTS - 1);
 	for (int i = 0; i < HS_SRV_PROBE; i++) {
 		hs_srv *s = &g->srv[(h + (uint32_t)i) & (HS_SRV_SLOTS - 1)];
-		if (s->used && s->port == port && hs_addr_eq(&s->addr, a))
+		if (s->used && s->port == port && pd_addr_same(&s->addr, a))
 			return s;
 	}
 	return NULL;
@@ -284,7 +262,7 @@ static uint32_t hs_ring_distinct(const hs_srv *s, pd_time now)
 static void hs_syn_retx(pd_run *run, hs_g *g, pd_flow *flow, const pd_packet *pkt)
 {
 	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts);
-	uint32_t ip = hs_addr_hash(&flow->addr[PD_CLIENT]);
+	uint32_t ip = pd_addr_fnv(&flow->addr[PD_CLIENT]);
 	s->syn_retx++;
 	s->ev_ts[s->ev_pos] = pkt->ts;
 	s->ev_ip[s->ev_pos] = ip;
@@ -564,7 +542,7 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	char sched[96];
 	hs_schedule(fs, sched, sizeof(sched));
 	char srv[64];
-	hs_addr_str(&flow->addr[PD_SERVER], srv, sizeof(srv));
+	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
 
 	if (flow->synack_frame) {
 		pd_finding *f = hs_flow_finding(run, g, "syn-retransmit", 0, flow);
@@ -713,7 +691,7 @@ static void hs_on_end(pd_run *run, void *gv)
 
 	if (g->overload && g->overload_srv) {
 		hs_srv *s = g->overload_srv;
-		hs_addr_str(&s->addr, srv, sizeof(srv));
+		pd_addr_bracketed(&s->addr, srv, sizeof(srv));
 		pd_finding *f = g->overload;
 		pd_finding_metric(f, "clients_in_window", s->peak_clients, "count");
 		pd_finding_metric(f, "syn_retransmits", s->syn_retx, "count");
@@ -739,7 +717,7 @@ static void hs_on_end(pd_run *run, void *gv)
 				worst = s;
 		}
 		if (worst) {
-			hs_addr_str(&worst->addr, srv, sizeof(srv));
+			pd_addr_bracketed(&worst->addr, srv, sizeof(srv));
 			pd_finding_metric(g->cookies, "synacks_without_options", worst->synack_stripped, "count");
 			pd_finding_metric(g->cookies, "synacks_with_options", worst->synack_full, "count");
 			g->cookies->confidence = 0.7;

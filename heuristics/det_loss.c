@@ -12,12 +12,12 @@
  * well within one RTT, and a retransmission of data lost before the
  * capture point otherwise; on a capture taken at the sender that means the
  * first copy was dropped inside the sending host (local-drop). */
-#include <arpa/inet.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define LS_HOLES 32 /* sequence gaps remembered per direction; oldest replaced */
 #define LS_RTO_MIN_NS (180 * 1000 * 1000LL) /* Linux RTO floor is 200 ms; margin */
@@ -100,29 +100,6 @@ typedef struct ls_flow {
 	bool r_sack[2]; /* latest ACK from this side carried SACK above its ACK */
 } ls_flow;
 
-static void ls_addr_str(const pd_flow *f, int side, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	const pd_addr *a = &f->addr[side];
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
-	if (a->family == 6)
-		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
-	else
-		snprintf(buf, len, "%s:%u", ip, f->port[side]);
-}
-
-/* The handshake RTT, unless data/ACK samples show it cannot be right (a
- * handshake spread over SYN retransmissions): then the largest sample. */
-static pd_time ls_rtt(const pd_flow *f)
-{
-	if (f->hs_rtt > 0) {
-		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
-			return f->rtt_max;
-		return f->hs_rtt;
-	}
-	return f->rtt_min > 0 ? f->rtt_min : 0;
-}
-
 static ls_more *ls_x(ls_dir *d)
 {
 	if (!d->x)
@@ -138,6 +115,19 @@ static void ls_ev_add(ls_ev *arr, uint32_t *n, const pd_packet *pkt, pd_time qui
 		arr[*n].quiet_us = quiet > 0 ? (uint32_t)(quiet / 1000) : 0;
 	}
 	(*n)++;
+}
+
+/* A timer-driven retransmission of [s,e) after quiet: a tail loss, kept
+ * open until D-SACK shows it arrived twice. */
+static void ls_tail_open(ls_dir *d, uint32_t s, uint32_t e, pd_time quiet, const pd_packet *pkt)
+{
+	d->tail++;
+	d->tail_sum += quiet;
+	d->tail_open = true;
+	d->tail_seq = s;
+	d->tail_end = e;
+	d->tail_quiet = quiet;
+	ls_ev_add(ls_x(d)->ev_tail, &d->n_ev_tail, pkt, quiet);
 }
 
 /* Removes [s,e) from the holes; returns the hole's creation time, or -1 if
@@ -310,7 +300,7 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->hi = e;
 
 	/* below the highest sequence sent: a late original or a retransmission */
-	pd_time rtt = ls_rtt(flow);
+	pd_time rtt = pd_flow_rtt(flow);
 	pd_time hole_ts = d->x ? ls_fill_hole(d->x, s, e) : -1;
 	if (hole_ts >= 0) {
 		pd_time thr = rtt * 4 / 5;
@@ -351,13 +341,7 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->last_rto_dur = quiet;
 		ls_ev_add(ls_x(d)->ev_rto, &d->n_ev_rto, pkt, quiet);
 		if (!dup_evidence && !repeat) { /* one tail loss per episode, not per backoff */
-			d->tail++;
-			d->tail_sum += quiet;
-			d->tail_open = true;
-			d->tail_seq = s;
-			d->tail_end = e;
-			d->tail_quiet = quiet;
-			ls_ev_add(ls_x(d)->ev_tail, &d->n_ev_tail, pkt, quiet);
+			ls_tail_open(d, s, e, quiet, pkt);
 		}
 		d->in_recovery = true;
 		d->rec_after_rto = true;
@@ -376,13 +360,7 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	} else if (!dup_evidence && pd_seq_le(d->hi, e) && quiet >= tlp_floor) {
 		/* the last segment sent again after ~2 RTT of silence: a tail-loss probe */
 		d->tlp++;
-		d->tail++;
-		d->tail_sum += quiet;
-		d->tail_open = true;
-		d->tail_seq = s;
-		d->tail_end = e;
-		d->tail_quiet = quiet;
-		ls_ev_add(ls_x(d)->ev_tail, &d->n_ev_tail, pkt, quiet);
+		ls_tail_open(d, s, e, quiet, pkt);
 	} else {
 		d->other++;
 	}
@@ -406,8 +384,8 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 		return;
 	ls_more *x = d->x;
 	char sname[64], rname[64];
-	ls_addr_str(flow, s, sname, sizeof(sname));
-	ls_addr_str(flow, r, rname, sizeof(rname));
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 	const char *sside = s == PD_CLIENT ? "client" : "server";
 	const char *rside = r == PD_CLIENT ? "client" : "server";
 	uint32_t spurious = d->spurious > d->dsack ? d->spurious : d->dsack;
@@ -415,7 +393,7 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	uint32_t real = d->retrans > spurious + d->pmtu ? d->retrans - spurious - d->pmtu : 0;
 	double rate = d->data_segs ? (double)d->retrans / d->data_segs : 0;
 	double real_rate = d->data_segs ? (double)real / d->data_segs : 0;
-	double rtt_ms = (double)ls_rtt(flow) / 1e6;
+	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
 	int vantage = ls_vantage(flow);
 	const char *where = vantage < 0 ? "capture point not determinable from the handshake"
 			    : vantage == s ? "captured at the sender"

@@ -8,13 +8,13 @@
  * does not match: its ACK carries the response, and the client's next
  * request follows the response, not a bare ACK. The gaps are clustered;
  * only a clear cluster of >= 3 is reported, with its measured period. */
-#include <arpa/inet.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define NG_MIN_GAP_NS (30 * 1000 * 1000LL) /* below the 40 ms Linux minimum, with margin */
 #define NG_MAX_GAP_NS (600 * 1000 * 1000LL) /* 200 ms Windows timer plus an RTT */
@@ -46,54 +46,6 @@ typedef struct ng_flow {
 	ng_samples *s[2];
 } ng_flow;
 
-static void ng_addr_str(const pd_flow *f, int side, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	const pd_addr *a = &f->addr[side];
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
-	if (a->family == 6)
-		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
-	else
-		snprintf(buf, len, "%s:%u", ip, f->port[side]);
-}
-
-/* The largest payload the holder may send: the acker's announced MSS less
- * the timestamp option when both sides use it. */
-static uint32_t ng_mss(const pd_flow *f, int a)
-{
-	const pd_tcp_half *ha = &f->half[a], *hb = &f->half[pd_peer(a)];
-	uint32_t mss = hb->mss;
-	if (mss && ha->ts_offered && hb->ts_offered)
-		mss -= 12;
-	if (!mss)
-		mss = ha->max_payload > 536 ? ha->max_payload : 536;
-	return mss;
-}
-
-/* The handshake RTT, unless data/ACK samples show it cannot be right (a
- * handshake spread over SYN retransmissions): then the largest sample. */
-static pd_time ng_rtt(const pd_flow *f)
-{
-	if (f->hs_rtt > 0) {
-		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
-			return f->rtt_max;
-		return f->hs_rtt;
-	}
-	return f->rtt_min > 0 ? f->rtt_min : 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double ng_median(uint32_t *v, uint32_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u32);
-	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 static double ng_window(double centre_us)
 {
 	double w = 0.15 * centre_us;
@@ -117,7 +69,7 @@ static void ng_record(ng_flow *st, int a, pd_time gap, pd_time rel, const pd_pac
 	if (!s->centre_fixed) {
 		uint32_t tmp[NG_SAMPLES];
 		memcpy(tmp, s->gap_us, sizeof(tmp));
-		s->centre_us = ng_median(tmp, NG_SAMPLES);
+		s->centre_us = pd_median_u32(tmp, NG_SAMPLES);
 		s->half_width_us = ng_window(s->centre_us);
 		s->centre_fixed = true;
 	}
@@ -165,9 +117,9 @@ static void ng_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		return;
 	if (dd->pending) {
 		pd_time rel = pkt->ts - dd->ack_ts;
-		pd_time rtt = ng_rtt(flow);
+		pd_time rtt = pd_flow_rtt(flow);
 		pd_time limit = rtt + rtt / 2 + 2 * 1000 * 1000;
-		if (rel >= 0 && rel <= limit && t->payload_len < ng_mss(flow, dir))
+		if (rel >= 0 && rel <= limit && t->payload_len < pd_flow_mss(flow, dir, false))
 			ng_record(st, dir, dd->gap, rel, pkt);
 		dd->pending = false;
 	}
@@ -180,7 +132,7 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 		return;
 	uint32_t tmp[NG_SAMPLES];
 	memcpy(tmp, s->gap_us, s->n * sizeof(uint32_t));
-	double centre = ng_median(tmp, s->n);
+	double centre = pd_median_u32(tmp, s->n);
 	double hw = ng_window(centre);
 	if (s->centre_fixed) {
 		centre = s->centre_us;
@@ -205,10 +157,10 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	if (stalls < NG_MIN_STALLS || (double)stalls < 0.5 * total)
 		return;
 
-	double period_us = ng_median(in_gaps, k);
+	double period_us = pd_median_u32(in_gaps, k);
 	double gmin = in_gaps[0], gmax = in_gaps[k - 1];
-	double rel_us = ng_median(in_rel, k);
-	double rtt_us = (double)ng_rtt(flow) / 1000.0;
+	double rel_us = pd_median_u32(in_rel, k);
+	double rtt_us = (double)pd_flow_rtt(flow) / 1000.0;
 
 	/* Vantage: next to the holder the released segment leaves right after
 	 * the ACK; next to the acker it arrives one RTT later. */
@@ -248,8 +200,8 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	f->occurrences += s->extra_in;
 
 	char holder[64], acker[64];
-	ng_addr_str(flow, a, holder, sizeof(holder));
-	ng_addr_str(flow, pd_peer(a), acker, sizeof(acker));
+	pd_flow_endpoint(flow, a, holder, sizeof(holder));
+	pd_flow_endpoint(flow, pd_peer(a), acker, sizeof(acker));
 	const char *aname = a == PD_CLIENT ? "client" : "server";
 	const char *bname = a == PD_CLIENT ? "server" : "client";
 	const char *where = vantage < 0 ? "capture point not determinable (RTT under 1 ms)"

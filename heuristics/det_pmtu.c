@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define PM_MIN_V4 552 /* Linux min_pmtu: smaller packets never get frag-needed treatment */
 #define PM_MIN_V6 1280 /* IPv6 minimum MTU */
@@ -87,14 +88,8 @@ typedef struct pm_flow {
 	bool in_map;
 } pm_flow;
 
-typedef struct pm_tuple {
-	uint8_t fam, proto;
-	uint16_t sport, dport;
-	uint8_t src[16], dst[16];
-} pm_tuple;
-
 typedef struct pm_global {
-	GHashTable *map; /* pm_tuple -> pm_flow */
+	GHashTable *map; /* pd_tuple -> pm_flow */
 	uint64_t map_full;
 	uint32_t unmatched_icmp, unmatched_mtu;
 	uint64_t unmatched_frame;
@@ -102,58 +97,6 @@ typedef struct pm_global {
 } pm_global;
 
 /* ------------------------------------------------------------ helpers */
-
-static void pm_tuple_of(pm_tuple *t, const pd_flow *f)
-{
-	memset(t, 0, sizeof(*t));
-	t->fam = f->addr[PD_CLIENT].family;
-	t->proto = f->proto;
-	t->sport = f->port[PD_CLIENT];
-	t->dport = f->port[PD_SERVER];
-	memcpy(t->src, f->addr[PD_CLIENT].bytes, 16);
-	memcpy(t->dst, f->addr[PD_SERVER].bytes, 16);
-}
-
-static guint pm_tuple_hash(gconstpointer p)
-{
-	const uint8_t *b = p;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(pm_tuple); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
-static gboolean pm_tuple_eq(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(pm_tuple)) == 0;
-}
-
-static pm_flow *pm_map_find(pm_global *g, const pd_ip *in, uint8_t proto, uint16_t sp, uint16_t dp, int *dir)
-{
-	if (!g->map)
-		return NULL;
-	pm_tuple t;
-	memset(&t, 0, sizeof(t));
-	t.fam = in->version;
-	t.proto = proto;
-	t.sport = sp;
-	t.dport = dp;
-	memcpy(t.src, in->src.bytes, 16);
-	memcpy(t.dst, in->dst.bytes, 16);
-	pm_flow *o = g_hash_table_lookup(g->map, &t);
-	if (o) {
-		*dir = PD_CLIENT;
-		return o;
-	}
-	t.sport = dp;
-	t.dport = sp;
-	memcpy(t.src, in->dst.bytes, 16);
-	memcpy(t.dst, in->src.bytes, 16);
-	o = g_hash_table_lookup(g->map, &t);
-	if (o)
-		*dir = PD_SERVER;
-	return o;
-}
 
 static uint32_t pm_min_mtu(int version)
 {
@@ -167,16 +110,10 @@ static pm_state *pm_attach(pm_global *g, pd_flow *flow, pm_flow *o)
 		return o->p;
 	o->p = g_new0(pm_state, 1);
 	o->p->flow = flow;
-	if (!g->map)
-		g->map = g_hash_table_new_full(pm_tuple_hash, pm_tuple_eq, g_free, NULL);
-	if (g_hash_table_size(g->map) < PM_MAX_MAP) {
-		pm_tuple *t = g_new(pm_tuple, 1);
-		pm_tuple_of(t, flow);
-		g_hash_table_replace(g->map, t, o);
+	if (pd_tuple_map_add(&g->map, flow, o, PM_MAX_MAP))
 		o->in_map = true;
-	} else {
+	else
 		g->map_full++;
-	}
 	return o->p;
 }
 
@@ -403,7 +340,7 @@ static void pm_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 	int dir = PD_CLIENT;
 	pm_flow *o = NULL;
 	if (ic->inner_has_ports && (in->proto == 6 || in->proto == 17))
-		o = pm_map_find(g, in, in->proto, ic->inner_sport, ic->inner_dport, &dir);
+		o = pd_tuple_map_find(g->map, in, in->proto, ic->inner_sport, ic->inner_dport, &dir);
 	if (!o || !o->p) {
 		if (!g->unmatched_icmp) {
 			g->unmatched_frame = pkt->frame_no;
@@ -659,9 +596,7 @@ static void pm_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 	if (!o->p)
 		return;
 	if (o->in_map) {
-		pm_tuple t;
-		pm_tuple_of(&t, flow);
-		g_hash_table_remove(g->map, &t);
+		pd_tuple_map_remove(g->map, flow);
 		o->in_map = false;
 	}
 	bool v6 = flow->addr[0].family == 6;

@@ -4,11 +4,11 @@
  * endpoint, ~3 % error) instead of a set, so a million spoofed sources cost
  * the same memory as ten; the server table itself is fixed-size. */
 #include <math.h>
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define SF_SLOTS 256
 #define SF_PROBE 8
@@ -59,27 +59,13 @@ static uint64_t sf_addr_hash(const pd_addr *a)
 	return sf_mix(lo ^ sf_mix(hi + a->family));
 }
 
-static bool sf_addr_eq(const pd_addr *a, const pd_addr *b)
-{
-	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
-}
-
-/* IPv6 in brackets so that "addr:port" stays readable. */
-static void sf_addr_str(const pd_addr *a, char *buf, size_t len)
-{
-	char tmp[INET6_ADDRSTRLEN];
-	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
-}
-
 static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, bool create)
 {
 	uint32_t h = (uint32_t)(sf_addr_hash(a) ^ (port * 2654435761u)) & (SF_SLOTS - 1);
 	sf_srv *victim = NULL;
 	for (int i = 0; i < SF_PROBE; i++) {
 		sf_srv *s = &g->srv[(h + (uint32_t)i) & (SF_SLOTS - 1)];
-		if (s->used && s->port == port && sf_addr_eq(&s->addr, a)) {
+		if (s->used && s->port == port && pd_addr_same(&s->addr, a)) {
 			s->last_ts = now;
 			return s;
 		}
@@ -227,7 +213,7 @@ static void sf_on_end(pd_run *run, void *gv)
 	if (!w)
 		return;
 	char a[64];
-	sf_addr_str(&w->addr, a, sizeof(a));
+	pd_addr_bracketed(&w->addr, a, sizeof(a));
 	double sources = sf_hll_estimate(w);
 	pd_finding *f = g->flood;
 	f->confidence = sources >= 10 * SF_MIN_SOURCES ? 0.9 : 0.75;

@@ -14,11 +14,11 @@
  *
  * Recently finished 4-tuples are kept 60 s of capture time (TIME_WAIT) in a
  * fixed table; so are per-(source, destination) clock clusters. */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define TS_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
 #define TS_TUPLE_SLOTS 16384
@@ -31,10 +31,7 @@
 enum { TS_ANS_NONE = 0, TS_ANS_SYNACK, TS_ANS_RST_ISN, TS_ANS_CHALLENGE, TS_ANS_RST_OTHER };
 
 typedef struct ts_tuple {
-	bool used;
-	pd_addr c, s;
-	uint16_t cp, sp;
-	pd_time end_ts;
+	pd_tw_tuple k; /* first: the table is a pd_tw table */
 	bool c_ts_known;
 	uint32_t c_tsval; /* the client's last TSval on the connection */
 	uint32_t c_next_seq;
@@ -91,85 +88,26 @@ typedef struct ts_g {
 	uint32_t closed_count;
 } ts_g;
 
-static uint32_t ts_addr_hash(const pd_addr *a)
-{
-	uint32_t h = 2166136261u ^ a->family;
-	for (int i = 0; i < 16; i++)
-		h = (h ^ a->bytes[i]) * 16777619u;
-	return h;
-}
-
-static bool ts_addr_eq(const pd_addr *a, const pd_addr *b)
-{
-	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
-}
-
-/* IPv6 in brackets so that "addr:port" stays readable. */
-static void ts_addr_str(const pd_addr *a, char *buf, size_t len)
-{
-	char tmp[INET6_ADDRSTRLEN];
-	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
-}
-
-static uint32_t ts_tuple_hash(const pd_flow *f)
-{
-	return (ts_addr_hash(&f->addr[0]) * 31u + ts_addr_hash(&f->addr[1])) ^
-	       ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
-}
-
-static bool ts_tuple_match(const ts_tuple *t, const pd_flow *f)
-{
-	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
-	       ts_addr_eq(&t->c, &f->addr[PD_CLIENT]) && ts_addr_eq(&t->s, &f->addr[PD_SERVER]);
-}
-
 /* The entry of a 4-tuple that ended less than 60 s before now, if any. */
 static ts_tuple *ts_tuple_find(ts_g *g, const pd_flow *f, pd_time now)
 {
-	uint32_t h = ts_tuple_hash(f);
-	for (int i = 0; i < TS_PROBE; i++) {
-		ts_tuple *t = &g->tuples[(h + (uint32_t)i) & (TS_TUPLE_SLOTS - 1)];
-		if (ts_tuple_match(t, f))
-			return now - t->end_ts <= TS_TW_NS ? t : NULL;
-	}
-	return NULL;
+	pd_tw_tuple *t = pd_tw_lookup(g->tuples, sizeof(ts_tuple), TS_TUPLE_SLOTS, TS_PROBE, f);
+	return t && now - t->end_ts <= TS_TW_NS ? (ts_tuple *)t : NULL;
 }
 
 /* Slot for a finished 4-tuple: its own, a free or expired one, else the oldest. */
 static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, pd_time now)
 {
-	uint32_t h = ts_tuple_hash(f);
-	ts_tuple *victim = NULL;
-	for (int i = 0; i < TS_PROBE; i++) {
-		ts_tuple *t = &g->tuples[(h + (uint32_t)i) & (TS_TUPLE_SLOTS - 1)];
-		if (ts_tuple_match(t, f))
-			return t;
-		if (!t->used || now - t->end_ts > TS_TW_NS) {
-			if (!victim || (victim->used && now - victim->end_ts <= TS_TW_NS))
-				victim = t;
-		} else if (!victim || (victim->used && t->end_ts < victim->end_ts &&
-				       now - victim->end_ts <= TS_TW_NS)) {
-			victim = t;
-		}
-	}
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->c = f->addr[PD_CLIENT];
-	victim->s = f->addr[PD_SERVER];
-	victim->cp = f->port[PD_CLIENT];
-	victim->sp = f->port[PD_SERVER];
-	return victim;
+	return (ts_tuple *)pd_tw_slot(g->tuples, sizeof(ts_tuple), TS_TUPLE_SLOTS, TS_PROBE, TS_TW_NS, f, now);
 }
 
 static ts_pair *ts_pair_get(ts_g *g, const pd_addr *src, const pd_addr *dst, pd_time now, bool create)
 {
-	uint32_t h = (ts_addr_hash(src) * 31u + ts_addr_hash(dst)) & (TS_PAIR_SLOTS - 1);
+	uint32_t h = (pd_addr_fnv(src) * 31u + pd_addr_fnv(dst)) & (TS_PAIR_SLOTS - 1);
 	ts_pair *victim = NULL;
 	for (int i = 0; i < TS_PROBE; i++) {
 		ts_pair *p = &g->pairs[(h + (uint32_t)i) & (TS_PAIR_SLOTS - 1)];
-		if (p->used && ts_addr_eq(&p->src, src) && ts_addr_eq(&p->dst, dst)) {
+		if (p->used && pd_addr_same(&p->src, src) && pd_addr_same(&p->dst, dst)) {
 			p->last_ts = now;
 			return p;
 		}
@@ -283,7 +221,7 @@ static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 			ts_tuple *tu = ts_tuple_find(g, flow, pkt->ts);
 			if (tu) {
 				fs->reused = true;
-				fs->prev_end = tu->end_ts;
+				fs->prev_end = tu->k.end_ts;
 				fs->prev_ts_known = tu->c_ts_known;
 				fs->prev_tsval = tu->c_tsval;
 				fs->prev_next_seq = tu->c_next_seq;
@@ -333,7 +271,7 @@ static void ts_paws(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs, ts_tuple *tu
 {
 	pd_finding *f = pd_finding_get(run, "paws-rejected-syn", flow);
 	char srv[64];
-	ts_addr_str(&flow->addr[PD_SERVER], srv, sizeof(srv));
+	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
 	pd_finding_occurrence_at(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple");
 	pd_finding_occurrence_at(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection");
 	if (fs->client_rst_frame)
@@ -446,7 +384,7 @@ static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	} else {
 		tu = ts_tuple_slot(g, flow, end);
 	}
-	tu->end_ts = end;
+	tu->k.end_ts = end;
 	tu->c_ts_known = fs->tsv_seen[PD_CLIENT];
 	tu->c_tsval = fs->tsv_last[PD_CLIENT];
 	tu->c_next_seq = flow->half[PD_CLIENT].next_seq;
@@ -491,8 +429,8 @@ static void ts_on_end(pd_run *run, void *gv)
 		g->nat->confidence = 0.7;
 		pd_finding_metric(g->nat, "failed_syns", failures, "count");
 		if (p) {
-			ts_addr_str(&p->src, a, sizeof(a));
-			ts_addr_str(&p->dst, b, sizeof(b));
+			pd_addr_bracketed(&p->src, a, sizeof(a));
+			pd_addr_bracketed(&p->dst, b, sizeof(b));
 			pd_finding_metric(g->nat, "clocks", p->concurrent, "count");
 			pd_finding_metric(g->nat, "syns", p->syns, "count");
 			pd_finding_detail(g->nat,

@@ -7,11 +7,11 @@
  * they leave back to back; at the receiver they arrive back to back; the
  * next flight comes one RTT later). This needs a path RTT the capture can
  * resolve (>= 2 ms); on a LAN the flight analysis is skipped. */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define TR_MIN_RTT_NS (2 * 1000 * 1000LL)
 #define TR_IDLE_FLOOR_NS (200 * 1000 * 1000LL) /* Linux RTO floor: idle must exceed the RTO */
@@ -64,46 +64,12 @@ typedef struct tr_flow {
 	tr_dir d[2];
 } tr_flow;
 
-static void tr_addr_str(const pd_flow *f, int side, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	const pd_addr *a = &f->addr[side];
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
-	if (a->family == 6)
-		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
-	else
-		snprintf(buf, len, "%s:%u", ip, f->port[side]);
-}
-
-static uint32_t tr_mss(const pd_flow *f, int s)
-{
-	const pd_tcp_half *hs = &f->half[s], *hr = &f->half[pd_peer(s)];
-	uint32_t mss = hr->mss;
-	if (mss && hs->ts_offered && hr->ts_offered)
-		mss -= 12;
-	if (!mss)
-		mss = hs->max_payload > 536 ? hs->max_payload : 536;
-	return mss;
-}
-
-/* The handshake RTT, unless data/ACK samples show it cannot be right (a
- * handshake spread over SYN retransmissions): then the largest sample. */
-static pd_time tr_rtt(const pd_flow *f)
-{
-	if (f->hs_rtt > 0) {
-		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
-			return f->rtt_max;
-		return f->hs_rtt;
-	}
-	return f->rtt_min > 0 ? f->rtt_min : 0;
-}
-
 static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
 {
 	if (!d->in_burst)
 		return;
 	d->in_burst = false;
-	uint32_t mss = tr_mss(flow, s);
+	uint32_t mss = pd_flow_mss(flow, s, false);
 	if (!d->first_burst_done) {
 		d->first_burst_done = true;
 		d->iw_bytes = d->flight_bytes;
@@ -122,7 +88,7 @@ static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
 			double rounds = 0;
 			for (uint32_t w = d->flight_bytes; w && w < d->max_flight && rounds < 30; w *= 2)
 				rounds++;
-			d->ssai_cost_s += rounds * (double)tr_rtt(flow) / 1e9;
+			d->ssai_cost_s += rounds * (double)pd_flow_rtt(flow) / 1e9;
 		}
 	}
 }
@@ -168,7 +134,7 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	if (!(seg->flags & PD_SEG_NEW_DATA))
 		return;
 	uint32_t len = t->payload_len;
-	uint32_t mss = tr_mss(flow, dir);
+	uint32_t mss = pd_flow_mss(flow, dir, false);
 	d->data_segs++;
 	d->data_bytes += len;
 	if (len * 4 < mss) {
@@ -177,7 +143,7 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 			d->tiny_ev = (tr_ev){pkt->frame_no, pkt->ts};
 	}
 
-	pd_time rtt = tr_rtt(flow);
+	pd_time rtt = pd_flow_rtt(flow);
 	if (rtt < TR_MIN_RTT_NS)
 		return;
 	pd_time flight_span = rtt * 3 / 4;
@@ -220,11 +186,11 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 	int r = pd_peer(s);
 	tr_end_burst(d, flow, s);
 	char sname[64], rname[64];
-	tr_addr_str(flow, s, sname, sizeof(sname));
-	tr_addr_str(flow, r, rname, sizeof(rname));
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 	const char *sside = s == PD_CLIENT ? "client" : "server";
-	uint32_t mss = tr_mss(flow, s);
-	double rtt_ms = (double)tr_rtt(flow) / 1e6;
+	uint32_t mss = pd_flow_mss(flow, s, false);
+	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
 
 	if (d->ssai_events) {
 		pd_finding *f = pd_finding_get(run, "slow-start-after-idle", flow);

@@ -11,11 +11,11 @@
  * the sender and underestimates the window share elsewhere, so the window
  * verdict also uses a vantage-independent test: the achieved rate against
  * the ceiling window / RTT (T-RAT's receiver-window class). */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define WN_BULK_BYTES (100 * 1000) /* one-way bytes that make a flow "bulk" */
 #define WN_NOSCALE_CAP 65535u
@@ -68,40 +68,6 @@ typedef struct wn_flow {
 	wn_dir d[2]; /* by sender */
 } wn_flow;
 
-static void wn_addr_str(const pd_flow *f, int side, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	const pd_addr *a = &f->addr[side];
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
-	if (a->family == 6)
-		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
-	else
-		snprintf(buf, len, "%s:%u", ip, f->port[side]);
-}
-
-static uint32_t wn_mss(const pd_flow *f, int s)
-{
-	const pd_tcp_half *hs = &f->half[s], *hr = &f->half[pd_peer(s)];
-	uint32_t mss = hr->mss;
-	if (mss && hs->ts_offered && hr->ts_offered)
-		mss -= 12;
-	if (!mss || hs->max_payload > mss)
-		mss = hs->max_payload > 536 ? hs->max_payload : 536;
-	return mss;
-}
-
-/* The handshake RTT, unless data/ACK samples show it cannot be right (a
- * handshake spread over SYN retransmissions): then the largest sample. */
-static pd_time wn_rtt(const pd_flow *f)
-{
-	if (f->hs_rtt > 0) {
-		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
-			return f->rtt_max;
-		return f->hs_rtt;
-	}
-	return f->rtt_min > 0 ? f->rtt_min : 0;
-}
-
 static int wn_state(const pd_flow *f, const wn_dir *d, int s)
 {
 	const pd_tcp_half *hs = &f->half[s], *hr = &f->half[pd_peer(s)];
@@ -111,7 +77,7 @@ static int wn_state(const pd_flow *f, const wn_dir *d, int s)
 		return WN_ST_ZERO;
 	int32_t fl = pd_seq_diff(hs->next_seq, hr->last_ack);
 	uint64_t flight = fl > 0 ? (uint64_t)fl : 0;
-	if (flight > 0 && flight + wn_mss(f, s) > hr->win)
+	if (flight > 0 && flight + pd_flow_mss(f, s, true) > hr->win)
 		return WN_ST_RWND;
 	if (d->recovering)
 		return WN_ST_LOSS;
@@ -164,7 +130,7 @@ static void wn_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 			/* S had nothing in flight, then sent again: a pause of the
 			 * sender when longer than a couple of RTTs, else just the
 			 * gap between an ACK and the next write */
-			pd_time r2 = 2 * wn_rtt(flow);
+			pd_time r2 = 2 * pd_flow_rtt(flow);
 			if (ds->idle_pending > r2 && ds->idle_pending > 1000 * 1000)
 				ds->t[WN_ST_IDLE] += ds->idle_pending;
 			else
@@ -237,9 +203,9 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	int r = pd_peer(s);
 	const pd_tcp_half *hs = &flow->half[s], *hr = &flow->half[r];
 	char sname[64], rname[64];
-	wn_addr_str(flow, s, sname, sizeof(sname));
-	wn_addr_str(flow, r, rname, sizeof(rname));
-	double rtt_s = (double)wn_rtt(flow) / 1e9;
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
+	double rtt_s = (double)pd_flow_rtt(flow) / 1e9;
 
 	/* a stall still open at the end of the flow counts up to its last packet */
 	if (d->zw_active) {

@@ -120,39 +120,6 @@ static void md_esc_fixed(GString *b, const char *a, size_t n)
 	g_free(t);
 }
 
-/* For text inside raw HTML (<summary>): controls escaped, then entities. */
-static void html_esc(GString *b, const char *s)
-{
-	GString *t = g_string_new(NULL);
-	pd_escape_text(t, s);
-	for (const char *p = t->str; *p; p++) {
-		switch (*p) {
-		case '&':
-			g_string_append(b, "&amp;");
-			break;
-		case '<':
-			g_string_append(b, "&lt;");
-			break;
-		case '>':
-			g_string_append(b, "&gt;");
-			break;
-		case '"':
-			g_string_append(b, "&quot;");
-			break;
-		default:
-			g_string_append_c(b, *p);
-		}
-	}
-	g_string_free(t, TRUE);
-}
-
-static void endpoints(GString *b, const pd_flow_ref *f)
-{
-	pd_r_endpoint(b, &f->client, f->client_port);
-	g_string_append(b, " → ");
-	pd_r_endpoint(b, &f->server, f->server_port);
-}
-
 static void row2(GString *b, const char *k, const char *v)
 {
 	g_string_append_printf(b, "| %s | %s |\n", k, v);
@@ -296,9 +263,7 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 		for (guint i = 0; i < listed; i++) {
 			const pd_flow_ref *fr = &g_array_index(f->flows, pd_flow_ref, i);
 			g_string_append_printf(o, "| %llu | ", (unsigned long long)fr->flow_id);
-			pd_r_endpoint(o, &fr->client, fr->client_port);
-			g_string_append(o, " | ");
-			pd_r_endpoint(o, &fr->server, fr->server_port);
+			pd_r_endpoints(o, fr, " | ");
 			g_string_append(o, " | ");
 			md_esc_fixed(o, fr->app, sizeof fr->app);
 			g_string_append(o, " |\n");
@@ -373,11 +338,11 @@ static void render_flows(GString *o, const md_labels *l, const pd_report *r)
 		GString *s = g_string_new(NULL);
 		g_string_append_printf(s, "#%llu %s ", (unsigned long long)f->flow_id,
 				       pd_r_proto_name(f->proto, tmp, sizeof tmp));
-		endpoints(s, f);
+		pd_r_endpoints(s, f, " → ");
 		char *app = g_strndup(f->app, sizeof f->app);
 		if (*app) {
 			g_string_append_c(s, ' ');
-			html_esc(s, app);
+			pd_r_xml_escape(s, app, false); /* raw HTML inside <summary> */
 		}
 		g_free(app);
 		g_string_append_printf(o, "<details><summary>%s</summary>\n\n", s->str);

@@ -329,9 +329,7 @@ static void flow_line(GString *b, const pd_flow_ref *f)
 	char tmp[8];
 	g_string_append_printf(b, "#%llu %s ", (unsigned long long)f->flow_id,
 			       pd_r_proto_name(f->proto, tmp, sizeof tmp));
-	pd_r_endpoint(b, &f->client, f->client_port);
-	g_string_append(b, " -> ");
-	pd_r_endpoint(b, &f->server, f->server_port);
+	pd_r_endpoints(b, f, " -> ");
 	char *app = g_strndup(f->app, sizeof f->app);
 	if (*app) {
 		g_string_append(b, " ");

@@ -10,6 +10,13 @@
 void pd_r_addr(const pd_addr *a, char *buf, size_t len);
 /* "10.0.0.1:80" / "[2001:db8::1]:80" appended to buf. */
 void pd_r_endpoint(GString *buf, const pd_addr *a, uint16_t port);
+/* A flow's client and server endpoints with sep between them. */
+void pd_r_endpoints(GString *buf, const pd_flow_ref *f, const char *sep);
+/* s for XML/HTML text or attribute values: pd_escape_text (XML 1.0
+ * forbids most control characters), then & < > " as entities, and ' too
+ * when apos (JUnit attributes; the Markdown <summary> leaves it). NULL
+ * appends nothing. */
+void pd_r_xml_escape(GString *buf, const char *s, bool apos);
 /* "tcp", "udp", "icmp", or the number. */
 const char *pd_r_proto_name(uint8_t proto, char *tmp, size_t len);
 

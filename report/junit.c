@@ -7,34 +7,6 @@
 
 #include <string.h>
 
-static void xml_esc(GString *b, const char *s)
-{
-	GString *t = g_string_new(NULL);
-	pd_escape_text(t, s ? s : ""); /* XML 1.0 forbids most control characters */
-	for (const char *p = t->str; *p; p++) {
-		switch (*p) {
-		case '&':
-			g_string_append(b, "&amp;");
-			break;
-		case '<':
-			g_string_append(b, "&lt;");
-			break;
-		case '>':
-			g_string_append(b, "&gt;");
-			break;
-		case '"':
-			g_string_append(b, "&quot;");
-			break;
-		case '\'':
-			g_string_append(b, "&apos;");
-			break;
-		default:
-			g_string_append_c(b, *p);
-		}
-	}
-	g_string_free(t, TRUE);
-}
-
 static bool failing(const pd_finding *f, pd_severity fail_on)
 {
 	return f->severity >= fail_on && !f->known;
@@ -66,7 +38,7 @@ bool pd_junit_write(const pd_report *r, const char *path, pd_severity fail_on, G
 	g_string_append_printf(x, "<testsuites name=\"pcapdoc\" tests=\"%zu\" failures=\"%zu\">\n",
 			       pd_catalog_len, failures);
 	g_string_append(x, "  <testsuite name=\"");
-	xml_esc(x, suite->str);
+	pd_r_xml_escape(x, suite->str, true);
 	g_string_append_printf(x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
 			       pd_catalog_len, failures);
 	g_string_free(suite, TRUE);
@@ -98,10 +70,10 @@ bool pd_junit_write(const pd_report *r, const char *path, pd_severity fail_on, G
 			g_string_append_printf(msg, "%zu finding(s) at or above %s: %s", fail,
 					       pd_severity_name(fail_on), d->title_en);
 			g_string_append(x, "      <failure message=\"");
-			xml_esc(x, msg->str);
+			pd_r_xml_escape(x, msg->str, true);
 			g_string_append_printf(x, "\" type=\"%s\">",
 					       pd_severity_name(first_fail->severity));
-			xml_esc(x, first_fail->detail ? first_fail->detail : d->explain_en);
+			pd_r_xml_escape(x, first_fail->detail ? first_fail->detail : d->explain_en, true);
 			g_string_append(x, "</failure>\n");
 			g_string_free(msg, TRUE);
 		} else {

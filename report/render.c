@@ -39,6 +39,44 @@ void pd_r_endpoint(GString *buf, const pd_addr *a, uint16_t port)
 		g_string_append_printf(buf, "%s:%u", ip[0] ? ip : "?", port);
 }
 
+void pd_r_endpoints(GString *buf, const pd_flow_ref *f, const char *sep)
+{
+	pd_r_endpoint(buf, &f->client, f->client_port);
+	g_string_append(buf, sep);
+	pd_r_endpoint(buf, &f->server, f->server_port);
+}
+
+void pd_r_xml_escape(GString *buf, const char *s, bool apos)
+{
+	GString *t = g_string_new(NULL);
+	pd_escape_text(t, s);
+	for (const char *p = t->str; *p; p++) {
+		switch (*p) {
+		case '&':
+			g_string_append(buf, "&amp;");
+			break;
+		case '<':
+			g_string_append(buf, "&lt;");
+			break;
+		case '>':
+			g_string_append(buf, "&gt;");
+			break;
+		case '"':
+			g_string_append(buf, "&quot;");
+			break;
+		case '\'':
+			if (apos) {
+				g_string_append(buf, "&apos;");
+				break;
+			}
+			/* fall through */
+		default:
+			g_string_append_c(buf, *p);
+		}
+	}
+	g_string_free(t, TRUE);
+}
+
 const char *pd_r_proto_name(uint8_t proto, char *tmp, size_t len)
 {
 	switch (proto) {

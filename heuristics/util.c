@@ -1,0 +1,202 @@
+/* Helpers shared by the detectors; see util.h. */
+#include "heuristics/util.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+pd_time pd_flow_rtt(const pd_flow *f)
+{
+	if (f->hs_rtt > 0) {
+		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
+			return f->rtt_max;
+		return f->hs_rtt;
+	}
+	return f->rtt_min > 0 ? f->rtt_min : 0;
+}
+
+uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen)
+{
+	const pd_tcp_half *hs = &f->half[s], *hr = &f->half[pd_peer(s)];
+	uint32_t mss = hr->mss;
+	if (mss && hs->ts_offered && hr->ts_offered)
+		mss -= 12;
+	if (!mss || (trust_seen && hs->max_payload > mss))
+		mss = hs->max_payload > 536 ? hs->max_payload : 536;
+	return mss;
+}
+
+void pd_addr_bracketed(const pd_addr *a, char *buf, size_t len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
+		snprintf(tmp, sizeof(tmp), "?");
+	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
+}
+
+void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	const pd_addr *a = &f->addr[side];
+	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
+	if (a->family == 6)
+		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
+	else
+		snprintf(buf, len, "%s:%u", ip, f->port[side]);
+}
+
+uint32_t pd_addr_fnv(const pd_addr *a)
+{
+	uint32_t h = 2166136261u ^ a->family;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ a->bytes[i]) * 16777619u;
+	return h;
+}
+
+bool pd_addr_same(const pd_addr *a, const pd_addr *b)
+{
+	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+}
+
+/* ---- TIME_WAIT tuples ---- */
+
+static uint32_t tw_hash(const pd_flow *f)
+{
+	return (pd_addr_fnv(&f->addr[0]) * 31u + pd_addr_fnv(&f->addr[1])) ^
+	       ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
+}
+
+static bool tw_match(const pd_tw_tuple *t, const pd_flow *f)
+{
+	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
+	       pd_addr_same(&t->c, &f->addr[PD_CLIENT]) && pd_addr_same(&t->s, &f->addr[PD_SERVER]);
+}
+
+static pd_tw_tuple *tw_at(void *slots, size_t elem_size, uint32_t n_slots, uint32_t h, int i)
+{
+	return (pd_tw_tuple *)(void *)((char *)slots + ((h + (uint32_t)i) & (n_slots - 1)) * elem_size);
+}
+
+pd_tw_tuple *pd_tw_lookup(void *slots, size_t elem_size, uint32_t n_slots, int probe, const pd_flow *f)
+{
+	uint32_t h = tw_hash(f);
+	for (int i = 0; i < probe; i++) {
+		pd_tw_tuple *t = tw_at(slots, elem_size, n_slots, h, i);
+		if (tw_match(t, f))
+			return t;
+	}
+	return NULL;
+}
+
+pd_tw_tuple *pd_tw_slot(void *slots, size_t elem_size, uint32_t n_slots, int probe, pd_time hold,
+			const pd_flow *f, pd_time now)
+{
+	uint32_t h = tw_hash(f);
+	pd_tw_tuple *victim = NULL;
+	for (int i = 0; i < probe; i++) {
+		pd_tw_tuple *t = tw_at(slots, elem_size, n_slots, h, i);
+		if (tw_match(t, f))
+			return t;
+		if (!t->used || now - t->end_ts > hold) {
+			if (!victim || (victim->used && now - victim->end_ts <= hold))
+				victim = t;
+		} else if (!victim || (victim->used && now - victim->end_ts <= hold && t->end_ts < victim->end_ts)) {
+			victim = t;
+		}
+	}
+	memset(victim, 0, elem_size);
+	victim->used = true;
+	victim->c = f->addr[PD_CLIENT];
+	victim->s = f->addr[PD_SERVER];
+	victim->cp = f->port[PD_CLIENT];
+	victim->sp = f->port[PD_SERVER];
+	return victim;
+}
+
+/* ---- quoted 5-tuples ---- */
+
+void pd_tuple_of_flow(pd_tuple *t, const pd_flow *f)
+{
+	memset(t, 0, sizeof(*t));
+	t->fam = f->addr[PD_CLIENT].family;
+	t->proto = f->proto;
+	t->sport = f->port[PD_CLIENT];
+	t->dport = f->port[PD_SERVER];
+	memcpy(t->src, f->addr[PD_CLIENT].bytes, 16);
+	memcpy(t->dst, f->addr[PD_SERVER].bytes, 16);
+}
+
+guint pd_tuple_hash(gconstpointer p)
+{
+	const uint8_t *b = p;
+	guint h = 2166136261u;
+	for (size_t i = 0; i < sizeof(pd_tuple); i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+gboolean pd_tuple_eq(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(pd_tuple)) == 0;
+}
+
+bool pd_tuple_map_add(GHashTable **map, const pd_flow *flow, void *value, guint max)
+{
+	if (!*map)
+		*map = g_hash_table_new_full(pd_tuple_hash, pd_tuple_eq, g_free, NULL);
+	if (g_hash_table_size(*map) >= max)
+		return false;
+	pd_tuple *t = g_new(pd_tuple, 1);
+	pd_tuple_of_flow(t, flow);
+	g_hash_table_replace(*map, t, value);
+	return true;
+}
+
+void pd_tuple_map_remove(GHashTable *map, const pd_flow *flow)
+{
+	pd_tuple t;
+	pd_tuple_of_flow(&t, flow);
+	g_hash_table_remove(map, &t);
+}
+
+void *pd_tuple_map_find(GHashTable *map, const pd_ip *in, uint8_t proto, uint16_t sp, uint16_t dp, int *dir)
+{
+	if (!map)
+		return NULL;
+	pd_tuple t;
+	memset(&t, 0, sizeof(t));
+	t.fam = in->version;
+	t.proto = proto;
+	t.sport = sp;
+	t.dport = dp;
+	memcpy(t.src, in->src.bytes, 16);
+	memcpy(t.dst, in->dst.bytes, 16);
+	void *o = g_hash_table_lookup(map, &t);
+	if (o) {
+		*dir = PD_CLIENT;
+		return o;
+	}
+	t.sport = dp;
+	t.dport = sp;
+	memcpy(t.src, in->dst.bytes, 16);
+	memcpy(t.dst, in->src.bytes, 16);
+	o = g_hash_table_lookup(map, &t);
+	if (o)
+		*dir = PD_SERVER;
+	return o;
+}
+
+/* ---- statistics ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+double pd_median_u32(uint32_t *v, uint32_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u32);
+	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2.0;
+}

@@ -1,0 +1,87 @@
+/* Helpers several detectors need, kept in one place so that they agree:
+ * the same flow gets the same RTT, MSS and endpoint text in every finding,
+ * and the tables keyed on addresses hash and compare them the same way. */
+#ifndef PD_HEURISTICS_UTIL_H
+#define PD_HEURISTICS_UTIL_H
+
+#include <glib.h>
+
+#include "heuristics/detector.h"
+
+/* ---- flow figures ---- */
+
+/* The handshake RTT, unless data/ACK samples show it cannot be right (a
+ * handshake spread over SYN retransmissions): then the largest sample.
+ * Without a handshake, the smallest sample; 0 when there is none. */
+pd_time pd_flow_rtt(const pd_flow *f);
+
+/* The largest payload side s may send: the peer's announced MSS less the
+ * timestamp option when both sides use it; without one, the largest payload
+ * s sent (at least 536). With trust_seen, a payload larger than the
+ * announced MSS (TSO on a sender-side capture) wins too: the window
+ * detector needs the real segment size, the others the announced one. */
+uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen);
+
+/* ---- text ---- */
+
+/* An address, IPv6 in brackets so that "addr:port" stays readable; "?" if
+ * it cannot be printed. */
+void pd_addr_bracketed(const pd_addr *a, char *buf, size_t len);
+/* "ip:port" of one side of a flow ("[ip]:port" for IPv6). */
+void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len);
+
+/* ---- addresses as table keys ---- */
+
+/* FNV-1a over the family and all 16 bytes. */
+uint32_t pd_addr_fnv(const pd_addr *a);
+/* Same family and all 16 bytes equal (unused bytes are zero in a pd_addr). */
+bool pd_addr_same(const pd_addr *a, const pd_addr *b);
+
+/* ---- recently finished 4-tuples (TIME_WAIT memory) ----
+ *
+ * A fixed open-addressed table whose entries start with a pd_tw_tuple,
+ * followed by the detector's own fields; n_slots is a power of two and an
+ * entry is looked for in `probe` consecutive slots from the tuple's hash. */
+typedef struct pd_tw_tuple {
+	bool used;
+	pd_addr c, s; /* client, server */
+	uint16_t cp, sp;
+	pd_time end_ts;
+} pd_tw_tuple;
+
+/* The flow's entry, or NULL. */
+pd_tw_tuple *pd_tw_lookup(void *slots, size_t elem_size, uint32_t n_slots, int probe, const pd_flow *f);
+/* The flow's entry as is; else a free slot or one older than hold (zeroed
+ * and keyed), else the oldest one (likewise). */
+pd_tw_tuple *pd_tw_slot(void *slots, size_t elem_size, uint32_t n_slots, int probe, pd_time hold,
+			const pd_flow *f, pd_time now);
+
+/* ---- flows by the 5-tuple an ICMP error quotes ----
+ *
+ * A GHashTable keyed on pd_tuple (client side as source), so that the
+ * header quoted in an ICMP error finds its flow in either direction. */
+typedef struct pd_tuple {
+	uint8_t fam, proto;
+	uint16_t sport, dport;
+	uint8_t src[16], dst[16];
+} pd_tuple;
+
+void pd_tuple_of_flow(pd_tuple *t, const pd_flow *f);
+guint pd_tuple_hash(gconstpointer p);
+gboolean pd_tuple_eq(gconstpointer a, gconstpointer b);
+/* Maps the flow to value, creating *map on first use; false (nothing
+ * added) once the map holds max entries. */
+bool pd_tuple_map_add(GHashTable **map, const pd_flow *flow, void *value, guint max);
+void pd_tuple_map_remove(GHashTable *map, const pd_flow *flow);
+/* The value for the quoted header in (src, sp) -> (dst, dp) with protocol
+ * proto, or for the reverse direction; *dir says which side sent it.
+ * NULL when map is NULL or neither direction is there. */
+void *pd_tuple_map_find(GHashTable *map, const pd_ip *in, uint8_t proto, uint16_t sp, uint16_t dp, int *dir);
+
+/* ---- statistics ---- */
+
+/* Median of v[0..n) (n > 0), sorting v in place; even n: mean of the two
+ * middle values. */
+double pd_median_u32(uint32_t *v, uint32_t n);
+
+#endif
