@@ -131,9 +131,13 @@ static int run_measured(const char *const *args, long *rss_kib, char **out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Per-process names: two test runs at once must not share files. */
 static char *tmp_path(const char *name)
 {
-	return g_build_filename(g_get_tmp_dir(), name, NULL);
+	char *base = g_strdup_printf("%d-%s", (int)getpid(), name);
+	char *path = g_build_filename(g_get_tmp_dir(), base, NULL);
+	g_free(base);
+	return path;
 }
 
 #define CLI 0x0a000001u
