@@ -1,14 +1,21 @@
-/* Chained hash table with a power-of-two bucket array that doubles as the
- * table grows, plus intrusive activity queues (circular lists through a
- * sentinel, so a flow unlinks without knowing its queue); both O(1) per
+/* Open-addressing hash table (linear probing, power-of-two size, at most
+ * half full, backward-shift deletion) whose slots hold each flow's full hash
+ * next to its pointer, so probes and removals never touch other flows'
+ * memory; plus intrusive activity queues (circular lists through a
+ * sentinel, so a flow unlinks without knowing its queue). Both O(1) per
  * packet. */
 #include "flowtable.h"
 
 #include <glib.h>
 #include <string.h>
 
+typedef struct slot {
+	uint64_t hash; /* of the flow's tuple; meaningless when f is NULL */
+	pd_flow *f; /* NULL: empty */
+} slot;
+
 struct pd_flowtable {
-	pd_flow **buckets;
+	slot *slots;
 	size_t mask;
 	size_t count, peak;
 	size_t extra;
@@ -46,8 +53,8 @@ static uint64_t tuple_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const p
 pd_flowtable *pd_flowtable_new(size_t extra)
 {
 	pd_flowtable *t = g_new0(pd_flowtable, 1);
-	t->mask = 4096 - 1;
-	t->buckets = g_new0(pd_flow *, t->mask + 1);
+	t->mask = 8192 - 1;
+	t->slots = g_new0(slot, t->mask + 1);
 	t->extra = extra;
 	t->queue = g_new0(pd_flow, PD_FLOWTABLE_QUEUES);
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
@@ -59,7 +66,7 @@ void pd_flowtable_free(pd_flowtable *t)
 {
 	if (!t)
 		return;
-	g_free(t->buckets);
+	g_free(t->slots);
 	g_free(t->queue);
 	g_free(t);
 }
@@ -73,8 +80,9 @@ static void lru_unlink(pd_flow *f)
 
 /* Table-private bytes in front of every flow (16 keep det_state aligned). */
 typedef struct flow_hdr {
+	uint64_t hash; /* tuple_hash, kept for removal and growth */
 	uint8_t queue;
-	uint8_t pad[15];
+	uint8_t pad[7];
 } flow_hdr;
 
 static flow_hdr *hdr_of(pd_flow *f)
@@ -101,27 +109,20 @@ void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q)
 	lru_append(t, f, q);
 }
 
-static size_t flow_bucket(const pd_flowtable *t, const pd_flow *f)
-{
-	return tuple_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]) & t->mask;
-}
-
 static void grow(pd_flowtable *t)
 {
 	size_t nmask = t->mask * 2 + 1;
-	pd_flow **nb = g_new0(pd_flow *, nmask + 1);
+	slot *ns = g_new0(slot, nmask + 1);
 	for (size_t i = 0; i <= t->mask; i++) {
-		pd_flow *f = t->buckets[i];
-		while (f) {
-			pd_flow *next = f->hash_next;
-			size_t h = tuple_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]) & nmask;
-			f->hash_next = nb[h];
-			nb[h] = f;
-			f = next;
-		}
+		if (!t->slots[i].f)
+			continue;
+		size_t j = t->slots[i].hash & nmask;
+		while (ns[j].f)
+			j = (j + 1) & nmask;
+		ns[j] = t->slots[i];
 	}
-	g_free(t->buckets);
-	t->buckets = nb;
+	g_free(t->slots);
+	t->slots = ns;
 	t->mask = nmask;
 }
 
@@ -133,8 +134,11 @@ static bool addr_eq(const pd_addr *a, const pd_addr *b)
 pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
 			     const pd_addr *b, uint16_t pb, int *dir)
 {
-	size_t h = tuple_hash(proto, a, pa, b, pb) & t->mask;
-	for (pd_flow *f = t->buckets[h]; f; f = f->hash_next) {
+	uint64_t h = tuple_hash(proto, a, pa, b, pb);
+	for (size_t i = h & t->mask; t->slots[i].f; i = (i + 1) & t->mask) {
+		if (t->slots[i].hash != h)
+			continue;
+		pd_flow *f = t->slots[i].f;
 		if (f->proto != proto)
 			continue;
 		int d;
@@ -155,7 +159,7 @@ pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
 			     const pd_addr *b, uint16_t pb)
 {
-	if (t->count >= t->mask + 1)
+	if ((t->count + 1) * 2 > t->mask + 1)
 		grow(t);
 	pd_flow *f = (pd_flow *)((char *)g_malloc0(sizeof(flow_hdr) + sizeof(pd_flow) + t->extra) +
 				 sizeof(flow_hdr));
@@ -165,9 +169,13 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 	f->addr[1] = *b;
 	f->port[0] = pa;
 	f->port[1] = pb;
-	size_t h = flow_bucket(t, f);
-	f->hash_next = t->buckets[h];
-	t->buckets[h] = f;
+	uint64_t h = tuple_hash(proto, a, pa, b, pb);
+	hdr_of(f)->hash = h;
+	size_t i = h & t->mask;
+	while (t->slots[i].f)
+		i = (i + 1) & t->mask;
+	t->slots[i].hash = h;
+	t->slots[i].f = f;
 	lru_append(t, f, 0);
 	t->count++;
 	if (t->count > t->peak)
@@ -177,13 +185,28 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 
 void pd_flowtable_remove(pd_flowtable *t, pd_flow *f)
 {
-	size_t h = flow_bucket(t, f);
-	for (pd_flow **pp = &t->buckets[h]; *pp; pp = &(*pp)->hash_next) {
-		if (*pp == f) {
-			*pp = f->hash_next;
-			break;
-		}
+	size_t mask = t->mask;
+	size_t i = hdr_of(f)->hash & mask;
+	while (t->slots[i].f != f) {
+		if (!t->slots[i].f)
+			g_error("pcapdoc: flow %" G_GUINT64_FORMAT " not in the flow table", f->id);
+		i = (i + 1) & mask;
 	}
+	/* Backward shift: pull later entries of the probe run into the hole
+	 * unless their home slot lies cyclically in (hole, their slot]. */
+	for (size_t j = i;;) {
+		j = (j + 1) & mask;
+		if (!t->slots[j].f)
+			break;
+		size_t home = t->slots[j].hash & mask;
+		bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+		if (stays)
+			continue;
+		t->slots[i] = t->slots[j];
+		i = j;
+	}
+	t->slots[i].f = NULL;
+	t->slots[i].hash = 0;
 	f->hash_next = NULL;
 	lru_unlink(f);
 	t->count--;

@@ -1,6 +1,6 @@
 /* Deterministic benchmark capture generator.
  *
- *   gen_capture OUT.pcap SIZE_MB [SEED]
+ *   gen_capture OUT.pcap SIZE_MB [SEED [FLOOD_SOURCES]]
  *
  * Writes a classic pcap (Ethernet, microsecond timestamps) of SIZE_MB * 10^6
  * bytes (file size, headers included; it stops at the first record that
@@ -1175,7 +1175,7 @@ static void actor_emit(actor *a)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture OUT.pcap SIZE_MB [SEED]\n");
+		fprintf(stderr, "usage: gen_capture OUT.pcap SIZE_MB [SEED [FLOOD_SOURCES]]\n");
 		return 2;
 	}
 	const char *out = argv[1];
@@ -1218,7 +1218,9 @@ int main(int argc, char **argv)
 	for (int c = 0; c < CL__N; c++)
 		next_spawn[c] = rate[c] > 0 ? t0 + rnd_exp(SEC / rate[c]) : UINT64_MAX;
 	uint32_t flood_n = size_mb >= 100 ? 100000 : (uint32_t)(size_mb * 1000);
-	next_spawn[CL_FLOOD] = t0 + (uint64_t)(0.4 * dur_s * SEC);
+	if (argc > 4)
+		flood_n = (uint32_t)strtoul(argv[4], NULL, 0); /* 0: no flood */
+	next_spawn[CL_FLOOD] = flood_n ? t0 + (uint64_t)(0.4 * dur_s * SEC) : UINT64_MAX;
 	/* a few bulk flows are already running when the capture starts */
 	next_spawn[CL_BULK] = t0;
 

@@ -52,16 +52,20 @@ FAILED=0
 
 # time_run OUT_PREFIX CMD... : runs CMD, stdout to OUT_PREFIX.out, sets
 # SECS and RSS_KB; returns the command's status.
+# Wall time from the nanosecond clock around the run (/usr/bin/time's %e
+# has 10 ms steps, too coarse for the bare loop); peak RSS from %M.
 time_run() {
 	local pfx=$1
 	shift
-	"$TIME" -f '%e %M' -o "$pfx.time" "$@" >"$pfx.out" 2>"$pfx.err"
+	local t0 t1
+	t0=$(date +%s%N)
+	"$TIME" -f '%M' -o "$pfx.time" "$@" >"$pfx.out" 2>"$pfx.err"
 	local rc=$?
-	read -r SECS RSS_KB <"$pfx.time" 2>/dev/null || { SECS=0; RSS_KB=0; }
-	# /usr/bin/time prefixes a "Command exited with non-zero status" line
-	if ! [[ $SECS =~ ^[0-9.]+$ ]]; then
-		read -r SECS RSS_KB < <(tail -n 1 "$pfx.time")
-	fi
+	t1=$(date +%s%N)
+	SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b - a) / 1e9}')
+	# the last line: /usr/bin/time may first say "Command exited with non-zero status"
+	RSS_KB=$(tail -n 1 "$pfx.time" 2>/dev/null)
+	[[ $RSS_KB =~ ^[0-9]+$ ]] || RSS_KB=0
 	return $rc
 }
 
@@ -154,13 +158,13 @@ END {
 	printf fmt, "", "MB", "", "", "", "MiB", "(pkt/s)", "faster"
 	if (csv != "") print "tool,slice_mb,seconds,packets,bytes,packets_per_s,mb_per_s,peak_rss_mib,ratio_vs_bare" > csv
 	for (i = 1; i <= n; i++) {
-		secs = s[i] > 0 ? s[i] : 0.01 # /usr/bin/time has 10 ms resolution
+		secs = s[i] > 0 ? s[i] : 0.001
 		pps = p[i] / secs
 		mbs = b[i] / 1e6 / secs
 		ratio = bare[mb[i]] > 0 ? pps / bare[mb[i]] : 0
 		vs = (tool[i] != "pcapdoc" && tool[i] != "bare_loop" && pps > 0 && pd[mb[i]] > 0) ? sprintf("%.1fx", pd[mb[i]] / pps) : ""
-		printf "%-10s %6d %9.2f %11.0f %9.1f %10.1f %11.3f %9s\n", tool[i], mb[i], s[i], pps, mbs, rss[i] / 1024, ratio, vs
-		if (csv != "") printf "%s,%d,%.2f,%d,%d,%.0f,%.1f,%.1f,%.3f\n", tool[i], mb[i], s[i], p[i], b[i], pps, mbs, rss[i] / 1024, ratio >> csv
+		printf "%-10s %6d %9.3f %11.0f %9.1f %10.1f %11.3f %9s\n", tool[i], mb[i], s[i], pps, mbs, rss[i] / 1024, ratio, vs
+		if (csv != "") printf "%s,%d,%.3f,%d,%d,%.0f,%.1f,%.1f,%.3f\n", tool[i], mb[i], s[i], p[i], b[i], pps, mbs, rss[i] / 1024, ratio >> csv
 	}
 }' "$ROWS"
 echo
@@ -169,7 +173,7 @@ echo
 # peak RSS under 64 MiB and flat across slices.
 awk -v strict="$STRICT" '
 {
-	pps = ($3 > 0 ? $4 / $3 : $4 / 0.01)
+	pps = ($3 > 0 ? $4 / $3 : $4 / 0.001)
 	v[$1, $2] = pps; r[$1, $2] = $6 / 1024; has[$1, $2] = 1
 	if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 }
 }
