@@ -51,6 +51,10 @@ typedef struct pd_tcp_half {
 	pd_time last_ack_ts; /* when last_ack last changed or was duplicated */
 	pd_time last_pkt_ts;
 	uint32_t last_seg_flags; /* PD_SEG_* of the last segment this side sent */
+	/* the last pure ACK this side sent, to recognise the same ACK captured
+	 * twice (tcpdump -i any on a router or bridge) rather than a new dup ACK */
+	uint32_t last_pure_sig;
+	pd_time last_pure_ts;
 	pd_time last_data_ts; /* last segment with new data */
 	uint32_t fin_seq; bool fin_valid;
 

@@ -42,7 +42,8 @@ static void usage(FILE *out)
 	      "      --max-flows N   live flow cap (default 100000)\n"
 	      "      --strict        exit 4 when an input file is truncated\n"
 	      "      --color WHEN    auto (default), always or never\n"
-	      "      --threads N     accepted for compatibility; analysis runs on one thread\n"
+	      "      --threads N     1: one thread; 2 or more (default on multi-core): a reader\n"
+	      "                      thread feeds the analysis; the report is the same\n"
 	      "  -q, --quiet         no progress line, no warnings on stderr\n"
 	      "      --version       print the version\n"
 	      "  -h, --help          this help\n"
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
 	pd_severity fail_on = PD_SEV_ERROR;
 	pd_run_opts ro;
 	pd_run_opts_default(&ro);
+	ro.threads = g_get_num_processors() > 1 ? 2 : 1;
 
 	int c;
 	/* '+': stop at the first positional, so filter words like "-" survive. */
@@ -163,6 +165,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "pcapdoc: --threads takes a number from 1 to 256\n");
 				return PD_EXIT_USAGE;
 			}
+			ro.threads = (unsigned)v;
 			break;
 		}
 		case OPT_NO_NDPI:

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "flowtable.h"
 #include "heuristics/detector.h"
 #include "ndpi_glue.h"
+#include "pipeline.h"
 #include "tcp_engine.h"
 
 /* Idle times after which a flow is finalized (capture time, not wall time). */
@@ -36,6 +38,8 @@ struct pd_run {
 	GHashTable *apps; /* name -> count */
 	GHashTable *linktypes; /* linktype -> count */
 	pd_time next_expire;
+	int lt_run; /* link type of the current run of frames */
+	uint64_t lt_run_count;
 	pd_time last_ts;
 	bool have_ts;
 	uint32_t snaplen;
@@ -43,11 +47,14 @@ struct pd_run {
 	/* progress */
 	gint64 progress_next;
 	gint64 progress_start;
+	uint64_t progress_k;
+	_Atomic uint64_t bytes_read; /* threaded reading: the reader's position */
 };
 
 void pd_run_opts_default(pd_run_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->threads = 1;
 	o->max_flows = 100000; /* ~3 KiB each at worst: ~300 MiB bound */
 	o->max_flow_rows = 100000;
 }
@@ -325,23 +332,50 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 	}
 }
 
+static void flush_linktype_run(pd_run *run)
+{
+	if (!run->lt_run_count)
+		return;
+	gpointer key = GINT_TO_POINTER(run->lt_run + 1);
+	gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(run->linktypes, key));
+	g_hash_table_insert(run->linktypes, key, GSIZE_TO_POINTER(n + run->lt_run_count));
+	run->lt_run_count = 0;
+}
+
 static void count_linktype(pd_run *run, int lt)
 {
-	gpointer key = GINT_TO_POINTER(lt + 1);
-	gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(run->linktypes, key));
-	g_hash_table_insert(run->linktypes, key, GSIZE_TO_POINTER(n + 1));
+	/* Captures rarely mix link types: count runs of the same one and only
+	 * touch the table when it changes. */
+	if (run->lt_run_count && lt == run->lt_run) {
+		run->lt_run_count++;
+		return;
+	}
+	flush_linktype_run(run);
+	run->lt_run = lt;
+	run->lt_run_count = 1;
+}
+
+pd_dissect_status pd_run_dissect(const pd_frame *fr, pd_packet *pkt)
+{
+	pkt->frame_no = fr->frame_no;
+	pkt->ts = fr->ts;
+	pkt->caplen = fr->caplen;
+	pkt->wirelen = fr->wirelen;
+	pkt->linktype = fr->linktype;
+	pkt->file_index = fr->file_index;
+	return pd_dissect(pkt, fr->data);
 }
 
 void pd_run_frame(pd_run *run, const pd_frame *fr)
 {
-	pd_capture_summary *cap = &run->report->cap;
 	pd_packet pkt;
-	pkt.frame_no = fr->frame_no;
-	pkt.ts = fr->ts;
-	pkt.caplen = fr->caplen;
-	pkt.wirelen = fr->wirelen;
-	pkt.linktype = fr->linktype;
-	pkt.file_index = fr->file_index;
+	pd_dissect_status st = pd_run_dissect(fr, &pkt);
+	pd_run_dissected(run, fr, &pkt, st);
+}
+
+void pd_run_dissected(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
+{
+	pd_capture_summary *cap = &run->report->cap;
 
 	cap->packets++;
 	cap->wire_bytes += fr->wirelen;
@@ -358,7 +392,6 @@ void pd_run_frame(pd_run *run, const pd_frame *fr)
 	}
 	count_linktype(run, fr->linktype);
 
-	pd_dissect_status st = pd_dissect(&pkt, fr->data);
 	switch (st) {
 	case PD_DISSECT_UNSUPPORTED_LINK:
 		cap->unsupported_link++;
@@ -370,21 +403,21 @@ void pd_run_frame(pd_run *run, const pd_frame *fr)
 		cap->ip_truncated++;
 		return;
 	case PD_DISSECT_MALFORMED:
-		if (pkt.malformed < PD_MAL__COUNT)
-			cap->malformed[pkt.malformed]++;
-		if (!pkt.is_ip)
+		if (pkt->malformed < PD_MAL__COUNT)
+			cap->malformed[pkt->malformed]++;
+		if (!pkt->is_ip)
 			return;
 		break;
 	case PD_DISSECT_OK:
 		break;
 	}
-	if (!pkt.is_ip)
+	if (!pkt->is_ip)
 		return;
-	if (pkt.ip.version == 4)
+	if (pkt->ip.version == 4)
 		cap->ipv4++;
 	else
 		cap->ipv6++;
-	if (pkt.ip.is_fragment)
+	if (pkt->ip.is_fragment)
 		cap->fragments++;
 
 	if (fr->ts > run->next_expire) {
@@ -394,26 +427,26 @@ void pd_run_frame(pd_run *run, const pd_frame *fr)
 
 	for (size_t i = 0; i < pd_detectors_len; i++)
 		if (pd_detectors[i]->on_packet)
-			pd_detectors[i]->on_packet(run, run->det_global[i], &pkt);
+			pd_detectors[i]->on_packet(run, run->det_global[i], pkt);
 
 	/* A malformed transport header is counted above and goes no further.
 	 * An IP total length beyond the frame was clipped to the frame by the
 	 * dissector and is analysed, as Wireshark does. */
-	if (pkt.malformed != PD_MAL_NONE && pkt.malformed != PD_MAL_IP_TOTLEN) {
-		if (pkt.l4 == PD_L4_TCP)
+	if (pkt->malformed != PD_MAL_NONE && pkt->malformed != PD_MAL_IP_TOTLEN) {
+		if (pkt->l4 == PD_L4_TCP)
 			cap->tcp++;
-		else if (pkt.l4 == PD_L4_UDP)
+		else if (pkt->l4 == PD_L4_UDP)
 			cap->udp++;
 		return;
 	}
-	switch (pkt.l4) {
+	switch (pkt->l4) {
 	case PD_L4_TCP:
 		cap->tcp++;
-		handle_tcp(run, &pkt);
+		handle_tcp(run, pkt);
 		break;
 	case PD_L4_UDP:
 		cap->udp++;
-		handle_udp(run, &pkt);
+		handle_udp(run, pkt);
 		break;
 	case PD_L4_ICMP:
 	case PD_L4_ICMP6:
@@ -431,7 +464,7 @@ static void progress_update(pd_run *run, bool final)
 	if (!final && now < run->progress_next)
 		return;
 	run->progress_next = now + 250000;
-	uint64_t done = pd_reader_bytes_read(run->reader);
+	uint64_t done = run->opts.threads > 1 ? atomic_load(&run->bytes_read) : pd_reader_bytes_read(run->reader);
 	uint64_t total = pd_reader_total_bytes(run->reader);
 	double secs = (double)(now - run->progress_start) / 1e6;
 	double pps = secs > 0 ? (double)run->report->cap.packets / secs : 0;
@@ -447,6 +480,14 @@ static void progress_update(pd_run *run, bool final)
 		fprintf(stderr, "\r\033[Kpcapdoc: %.0f MB, %.0f packets/s", (double)done / 1e6, pps);
 	}
 	fflush(stderr);
+}
+
+static void pipeline_sink(void *ctx, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
+{
+	pd_run *run = ctx;
+	pd_run_dissected(run, fr, pkt, st);
+	if (run->opts.progress && (++run->progress_k & 0xffff) == 0)
+		progress_update(run, false);
 }
 
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
@@ -465,12 +506,15 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 	cap->snaplen = run->snaplen;
 	run->progress_start = g_get_monotonic_time();
 	run->progress_next = run->progress_start + 500000;
-	pd_frame fr;
-	uint64_t k = 0;
-	while (pd_reader_next(run->reader, &fr)) {
-		pd_run_frame(run, &fr);
-		if (run->opts.progress && (++k & 0xffff) == 0)
-			progress_update(run, false);
+	if (run->opts.threads > 1) {
+		pd_pipeline_drain(run->reader, pipeline_sink, run, &run->bytes_read);
+	} else {
+		pd_frame fr;
+		pd_packet pkt;
+		while (pd_reader_next(run->reader, &fr)) {
+			pd_dissect_status dst = pd_run_dissect(&fr, &pkt);
+			pipeline_sink(run, &fr, &pkt, dst);
+		}
 	}
 	if (run->opts.progress)
 		progress_update(run, true);
@@ -880,6 +924,7 @@ pd_report *pd_run_finish(pd_run *run)
 		g_array_append_val(cap->apps, ac);
 	}
 	g_array_sort(cap->apps, cmp_app);
+	flush_linktype_run(run);
 	g_hash_table_iter_init(&it, run->linktypes);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		pd_linktype_count lc = {.linktype = GPOINTER_TO_INT(k) - 1, .packets = GPOINTER_TO_SIZE(v)};

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "dissect/dissect.h"
 #include "model.h"
 #include "reader.h"
 
@@ -18,6 +19,7 @@ typedef struct pd_run_opts {
 	size_t max_flow_rows; /* rows kept for the flow table */
 	bool progress; /* progress line on stderr */
 	bool no_ndpi; /* skip application detection (tests, fuzzing) */
+	unsigned threads; /* 1: read and analyse on one thread; 2+: reader thread too */
 } pd_run_opts;
 
 void pd_run_opts_default(pd_run_opts *o);
@@ -37,6 +39,12 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
 
 /* Feeds one frame directly (fuzzing and tests). */
 void pd_run_frame(pd_run *run, const pd_frame *frame);
+
+/* The two halves of pd_run_frame, so dissection can run on another thread:
+ * pd_run_dissect is stateless (pkt borrows frame->data); pd_run_dissected
+ * does everything else and must see frames in capture order. */
+pd_dissect_status pd_run_dissect(const pd_frame *frame, pd_packet *pkt);
+void pd_run_dissected(pd_run *run, const pd_frame *frame, const pd_packet *pkt, pd_dissect_status st);
 
 /* Ends every flow, runs the end-of-capture passes and returns the report;
  * the caller owns it (pd_report_free). The run can then only be freed. */

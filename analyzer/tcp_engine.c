@@ -71,6 +71,33 @@ static void count_flags(pd_tcp_half *h, uint32_t fl)
 	h->keepalive += !!(fl & PD_SEG_KEEPALIVE);
 }
 
+/* A pure ACK identical to the previous one from this side, including the
+ * IPv4 ID (Linux gives every packet of a connected socket a new ID), or for
+ * IPv6 the same SACK blocks and TSval within 1 ms, is one packet captured
+ * twice (tcpdump -i any on a router or bridge sees it on both interfaces),
+ * not a second duplicate ACK. Without an ID or SACK blocks a copy cannot be
+ * told from a real duplicate ACK, so it stays one. */
+static bool pure_ack_copy(pd_tcp_half *h, const pd_packet *pkt)
+{
+	const pd_tcp *t = &pkt->tcp;
+	bool v4id = pkt->ip.version == 4 && pkt->ip.ident != 0;
+	uint32_t sig = 0;
+	if (v4id || t->sack_count > 0) {
+		sig = t->ack * 2654435761u ^ t->window * 40503u ^ (v4id ? pkt->ip.ident : 0) * 97u ^
+		      (t->has_ts ? t->tsval : 0) * 2246822519u;
+		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++)
+			sig = (sig ^ t->sack_left[i] ^ (t->sack_right[i] << 7)) * 16777619u;
+		sig |= 1; /* 0: none remembered */
+	}
+	pd_time win = v4id ? 10 * 1000 * 1000 : 1000 * 1000;
+	bool copy = sig && sig == h->last_pure_sig && pkt->ts >= h->last_pure_ts && pkt->ts - h->last_pure_ts <= win;
+	if (!copy) {
+		h->last_pure_sig = sig;
+		h->last_pure_ts = pkt->ts;
+	}
+	return copy;
+}
+
 void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg)
 {
 	const pd_tcp *t = &pkt->tcp;
@@ -149,7 +176,10 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 	if (!syn && !fin && !rst && win == 0)
 		flags |= PD_SEG_ZERO_WIN;
 
-	if (!syn && !fin && !rst && seglen == 0 && h->seq_valid && seq == h->next_seq && ack &&
+	bool ack_copy = false;
+	if (!syn && !fin && !rst && seglen == 0 && ack)
+		ack_copy = pure_ack_copy(h, pkt);
+	if (!ack_copy && !syn && !fin && !rst && seglen == 0 && h->seq_valid && seq == h->next_seq && ack &&
 	    h->ack_valid && t->ack == h->last_ack && h->win_known && win != 0) {
 		/* ACKs answering a keep-alive or a window probe repeat the
 		 * last ACK by design: not duplicates. */
@@ -228,7 +258,9 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 			h->ack_valid = true;
 			h->last_ack_ts = pkt->ts;
 		}
-		if (!(flags & PD_SEG_DUP_ACK))
+		if (ack_copy)
+			; /* the same ACK captured again: the run is unchanged */
+		else if (!(flags & PD_SEG_DUP_ACK))
 			h->dupack_run = 0;
 		else {
 			h->dupack_run++;

@@ -367,3 +367,25 @@ Test(cli, readme_examples_run)
 	g_free(rm);
 	g_free(dir);
 }
+
+/* --threads 2 (a reader thread feeding the analysis) must give the report
+ * of one thread, byte for byte, on every golden capture. */
+Test(cli, threads_give_the_same_report)
+{
+	char *root = pd_test_src("testdata/captures");
+	GPtrArray *files = pd_test_list_captures(root);
+	cr_assert_gt(files->len, 10);
+	for (guint i = 0; i < files->len; i++) {
+		const char *f = g_ptr_array_index(files, i);
+		char *a = NULL, *b = NULL;
+		const char *one[] = {"-q", "--threads", "1", "--format", "json", "--flows", f, NULL};
+		const char *two[] = {"-q", "--threads", "2", "--format", "json", "--flows", f, NULL};
+		int ra = pd_test_run(&a, NULL, one), rb = pd_test_run(&b, NULL, two);
+		cr_expect_eq(ra, rb, "%s: exit %d vs %d", f, ra, rb);
+		cr_expect_str_eq(a ? a : "", b ? b : "", "%s: reports differ between 1 and 2 threads", f);
+		g_free(a);
+		g_free(b);
+	}
+	g_ptr_array_free(files, TRUE);
+	g_free(root);
+}
