@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <ndpi/ndpi_api.h>
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "pd_config.h"
@@ -82,8 +83,9 @@ void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
 	uint32_t payload = pkt->l4 == PD_L4_TCP ? pkt->tcp.payload_len
 			   : pkt->l4 == PD_L4_UDP ? pkt->udp.payload_len
 						  : 0;
-	/* The handshake helps nDPI's TCP tracking; after that only payload. */
-	if (!f->ndpi && payload == 0 && !(pkt->l4 == PD_L4_TCP && (pkt->tcp.flags & PD_TCP_SYN)))
+	/* nDPI's state is made at the first payload: handshakes, scans and
+	 * floods never cost one (nDPI copes with flows picked up mid-stream). */
+	if (!f->ndpi && payload == 0)
 		return;
 	if (!f->ndpi) {
 		/* A flood of one-packet flows must not pin an nDPI state each. */
@@ -129,6 +131,20 @@ void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
 	if (!f->ndpi_done && f->ndpi && n) {
 		uint8_t guessed = 0;
 		ndpi_protocol p = ndpi_detection_giveup(n->mod, f->ndpi, 1, &guessed);
+		if (detected(p))
+			set_label(n, f, p);
+	}
+	if (!f->ndpi_done && !f->ndpi && n && f->ndpi_pkts == 0) {
+		/* No payload ever (a failed handshake, a scan): the ports are
+		 * all there is, and nDPI's port table is the best guess. */
+		uint32_t a = 0, b = 0;
+		if (f->addr[PD_CLIENT].family == 4) {
+			memcpy(&a, f->addr[PD_CLIENT].bytes, 4);
+			memcpy(&b, f->addr[PD_SERVER].bytes, 4);
+		}
+		ndpi_protocol p = ndpi_guess_undetected_protocol(n->mod, NULL, f->proto, ntohl(a),
+								 f->port[PD_CLIENT], ntohl(b),
+								 f->port[PD_SERVER]);
 		if (detected(p))
 			set_label(n, f, p);
 	}
