@@ -905,6 +905,16 @@ pd_report *pd_run_finish(pd_run *run)
 				g_strdup_printf("flow table cap of %zu live flows reached: %" G_GUINT64_FORMAT
 						" least recently active flows were finalized early (--max-flows)",
 						run->opts.max_flows, cap->flows_evicted));
+	if (cap->unsupported_link)
+		g_ptr_array_add(cap->notes,
+				g_strdup_printf("%" G_GUINT64_FORMAT " frames have a link type pcapdoc does not decode "
+						"(see link types): counted, not analysed",
+						cap->unsupported_link));
+	if (cap->not_ip)
+		g_ptr_array_add(cap->notes,
+				g_strdup_printf("%" G_GUINT64_FORMAT " frames carry no IP (ARP, LLDP, ...): counted, "
+						"not analysed",
+						cap->not_ip));
 	if (pd_ndpi_skipped(run->ndpi))
 		g_ptr_array_add(cap->notes,
 				g_strdup_printf("%" G_GUINT64_FORMAT " flows were not given an application label: "

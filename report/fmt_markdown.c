@@ -150,8 +150,9 @@ static void render_capture(GString *o, const md_labels *l, const pd_capture_summ
 	g_string_truncate(v, 0);
 	for (guint i = 0; c->linktypes && i < c->linktypes->len; i++) {
 		const pd_linktype_count *lt = &g_array_index(c->linktypes, pd_linktype_count, i);
-		const char *name = pcap_datalink_val_to_name(lt->linktype);
-		g_string_append_printf(v, "%s%s %llu", i ? ", " : "", name ? name : "?",
+		char ltbuf[32];
+			const char *name = pd_r_linktype_name(lt->linktype, ltbuf, sizeof(ltbuf));
+		g_string_append_printf(v, "%s%s %llu", i ? ", " : "", name,
 				       (unsigned long long)lt->packets);
 	}
 	if (v->len)

@@ -531,8 +531,9 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 		for (guint i = 0; i < cap->linktypes->len; i++) {
 			const pd_linktype_count *lt =
 				&g_array_index(cap->linktypes, pd_linktype_count, i);
-			const char *name = pcap_datalink_val_to_name(lt->linktype);
-			g_string_append_printf(b, "%s%s %llu", i ? ", " : "", name ? name : "?",
+			char ltbuf[32];
+			const char *name = pd_r_linktype_name(lt->linktype, ltbuf, sizeof(ltbuf));
+			g_string_append_printf(b, "%s%s %llu", i ? ", " : "", name,
 					       (unsigned long long)lt->packets);
 		}
 		labelled(c, 2, l->link_types, b->str);

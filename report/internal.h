@@ -43,4 +43,7 @@ cJSON *pd_r_load_json(const char *path, GError **err);
 /* Counts of findings per severity. */
 void pd_r_count(const pd_report *r, uint64_t counts[3]);
 
+/* libpcap's name for a link type, or LINKTYPE_<n> when it has none. */
+const char *pd_r_linktype_name(int linktype, char *buf, size_t len);
+
 #endif

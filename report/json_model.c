@@ -183,7 +183,8 @@ static cJSON *capture_json(const pd_capture_summary *c)
 	cJSON *lts = cJSON_AddArrayToObject(o, "link_types");
 	for (guint i = 0; c->linktypes && i < c->linktypes->len; i++) {
 		const pd_linktype_count *l = &g_array_index(c->linktypes, pd_linktype_count, i);
-		const char *name = pcap_datalink_val_to_name(l->linktype);
+		char ltbuf[32];
+		const char *name = pd_r_linktype_name(l->linktype, ltbuf, sizeof(ltbuf));
 		cJSON *lo = cJSON_CreateObject();
 		cJSON_AddItemToObject(lo, "linktype", cJSON_CreateNumber(l->linktype));
 		cJSON_AddItemToObject(lo, "name", cJSON_CreateString(name ? name : "unknown"));

@@ -2,6 +2,7 @@
 #include "report/internal.h"
 
 #include <arpa/inet.h>
+#include <pcap/pcap.h>
 #include <math.h>
 #include <string.h>
 
@@ -208,4 +209,13 @@ void pd_r_count(const pd_report *r, uint64_t counts[3])
 		if ((unsigned)f->severity <= PD_SEV_ERROR)
 			counts[f->severity]++;
 	}
+}
+
+const char *pd_r_linktype_name(int linktype, char *buf, size_t len)
+{
+	const char *name = pcap_datalink_val_to_name(linktype);
+	if (name)
+		return name;
+	snprintf(buf, len, "LINKTYPE_%d", linktype);
+	return buf;
 }
