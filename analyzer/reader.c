@@ -183,6 +183,20 @@ static void source_close(pd_source *s)
 	g_free(s->path);
 }
 
+/* A record's time in ns. pcapng carries 64-bit timestamps that libpcap
+ * turns into seconds beyond what int64 nanoseconds hold (year 2262):
+ * such times are clamped, never overflowed. */
+static pd_time frame_time(const struct pcap_pkthdr *h)
+{
+	const int64_t max_sec = INT64_MAX / PD_NS_PER_SEC - 1;
+	int64_t sec = (int64_t)h->ts.tv_sec;
+	if (sec > max_sec)
+		sec = max_sec;
+	else if (sec < -max_sec)
+		sec = -max_sec;
+	return sec * PD_NS_PER_SEC + (pd_time)h->ts.tv_usec;
+}
+
 /* Reads the next record of s into its head; marks the source done at the
  * end or on an error (recorded, and reading stops for this file only). */
 static void source_advance(pd_reader *r, pd_source *s)
@@ -193,7 +207,7 @@ static void source_advance(pd_reader *r, pd_source *s)
 	int rc = pcap_next_ex(s->pcap, &s->hdr, &s->data);
 	if (rc == 1) {
 		s->have_head = true;
-		s->head_ts = (pd_time)s->hdr->ts.tv_sec * PD_NS_PER_SEC + (pd_time)s->hdr->ts.tv_usec;
+		s->head_ts = frame_time(s->hdr);
 		return;
 	}
 	s->done = true;

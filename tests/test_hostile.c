@@ -384,3 +384,22 @@ Test(hostile, packet_strings_never_reach_the_terminal_raw)
 	g_remove(path);
 	g_free(path);
 }
+
+/* Found by fuzz_pipeline: a pcapng timestamp beyond what int64 nanoseconds
+ * hold overflowed the conversion. Times are clamped now. */
+Test(hostile, regress_pcapng_timestamp_overflow)
+{
+	char *path = pd_test_src("testdata/regress/pcapng-timestamp-overflow.pcapng");
+	const char *args[] = {"-q", "--format", "json", path, NULL};
+	long rss = 0;
+	char *out = NULL;
+	cr_assert_eq(run_measured(args, &rss, &out), 0);
+	cJSON *doc = cJSON_Parse(out);
+	cr_assert_not_null(doc);
+	const cJSON *cap = cJSON_GetObjectItemCaseSensitive(doc, "capture");
+	cr_expect_eq(cJSON_GetObjectItemCaseSensitive(cap, "packets")->valueint, 7);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cap, "last_ts")->valuestring, "9223372035.231005000");
+	cJSON_Delete(doc);
+	g_free(out);
+	g_free(path);
+}
