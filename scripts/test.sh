@@ -8,10 +8,9 @@ export PD_WITH_TEST_TOOLS=1
 scripts/setup.sh build
 meson test -C build --print-errorlogs --num-processes 2
 
-# Sanitizer build: tests again, then the binary over every capture
-# (criterion's forked workers hide leaks, so the binary runs directly too).
+# Sanitizer build: every test again, including scan_captures, which runs the
+# binary itself over every capture (criterion's forked workers hide leaks).
 scripts/setup.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 meson test -C build-asan --print-errorlogs --num-processes 2
-scripts/scan-captures.sh build-asan/pcapdoc
