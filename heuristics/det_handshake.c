@@ -26,6 +26,7 @@
 #define HS_KEEP 4096 /* findings re-ranked at the end */
 #define HS_DUP_NS (PD_NS_PER_SEC / 100) /* closer than this: the same packet twice */
 #define HS_SYNACK_MIN_RTO (PD_NS_PER_SEC / 5)
+#define HS_COOKIE_SILENCE (3 * PD_NS_PER_SEC / 2) /* past the first SYN-ACK retransmission */
 #define HS_HIST_BUCKETS 1024 /* connect-time histogram, 2 % log steps from 10 us */
 
 typedef struct hs_fs {
@@ -37,6 +38,10 @@ typedef struct hs_fs {
 	uint64_t syn0_frame;
 	uint32_t syn_us[HS_MAX_SYNS];
 	uint32_t syn_fr[HS_MAX_SYNS];
+	uint32_t syn_tsv[HS_MAX_SYNS]; /* their TSvals, when syn_has_ts */
+	bool syn_has_ts;
+	/* 1 + index of the kept SYN whose TSval the first SYN-ACK echoes; 0 unknown */
+	uint8_t synack_echo;
 	pd_time last_syn_ts;
 	uint64_t last_syn_frame;
 	uint32_t first_syn_ipid, last_syn_ipid;
@@ -52,6 +57,8 @@ typedef struct hs_fs {
 	pd_time synack_last_before_ack_ts;
 	uint32_t client_data_retx; /* client data resent while the server acked none */
 	pd_time usable_ts; /* first server packet acking client data or carrying data */
+	uint64_t usable_frame;
+	bool server_spoke_after_ack; /* any other server segment between the ACK and usable_ts */
 	uint64_t abort_rst_frame;
 	pd_time abort_rst_ts;
 	uint64_t rst_answer_frame; /* RST from the server before any SYN-ACK */
@@ -97,7 +104,7 @@ typedef struct hs_kept {
 	pd_finding *f;
 	pd_addr addr;
 	uint16_t port;
-	uint8_t kind; /* 0 syn-retransmit, 1 syn-unanswered */
+	uint8_t kind; /* 0 syn-retransmit, 1 syn-unanswered, 2 silent server after the ACK */
 	bool single_client_path; /* decided at the end */
 } hs_kept;
 
@@ -369,6 +376,10 @@ static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 				uint64_t fr = pkt->frame_no - fs->syn0_frame;
 				fs->syn_us[fs->syns] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 				fs->syn_fr[fs->syns] = fr > UINT32_MAX ? UINT32_MAX : (uint32_t)fr;
+				if (!fs->syns)
+					fs->syn_has_ts = t->has_ts;
+				fs->syn_has_ts = fs->syn_has_ts && t->has_ts;
+				fs->syn_tsv[fs->syns] = t->has_ts ? t->tsval : 0;
 			}
 			fs->syns++;
 			fs->last_syn_ts = pkt->ts;
@@ -405,6 +416,16 @@ static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 			hs_hist_add(g, pkt->ts - flow->syn_ts);
 		if (fs->synacks == 1)
 			hs_synack_options(run, g, flow, fs, pkt);
+		/* The SYN-ACK's TSecr names the SYN the server last took its
+		 * timestamp from: proof that this SYN reached the server. */
+		if (fs->synacks == 1 && fs->syn_has_ts && t->has_ts && !t->options_truncated) {
+			uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
+			for (uint32_t i = kept; i-- > 0;)
+				if (fs->syn_tsv[i] == t->tsecr) {
+					fs->synack_echo = (uint8_t)(i + 1);
+					break;
+				}
+		}
 		if (seg->flags & PD_SEG_SYN_RETRANS) {
 			if (!fs->synack_retx_frame) {
 				fs->synack_retx_frame = pkt->frame_no;
@@ -439,8 +460,12 @@ static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		return;
 	}
 	if (!fs->usable_ts && flow->half[PD_CLIENT].syn_seen &&
-	    (t->payload_len || (ack && pd_seq_lt(flow->half[PD_CLIENT].isn + 1, t->ack))))
+	    (t->payload_len || (ack && pd_seq_lt(flow->half[PD_CLIENT].isn + 1, t->ack)))) {
 		fs->usable_ts = pkt->ts;
+		fs->usable_frame = pkt->frame_no;
+	} else if (!fs->usable_ts && flow->hs_ack_frame && flow->hs_ack_frame < pkt->frame_no) {
+		fs->server_spoke_after_ack = true;
+	}
 }
 
 static void hs_accept_queue(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
@@ -491,6 +516,50 @@ static void hs_accept_queue(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
 			    "net.ipv4.tcp_abort_on_overflow", NULL);
 }
 
+/* The handshake completed for the client, which then re-sent its data while
+ * the server said nothing at all, not even a SYN-ACK retransmission (a
+ * server holding a request socket re-sends its SYN-ACK after ~1 s): the
+ * server kept no state, i.e. its SYN-ACK was a SYN cookie, and the ACK that
+ * should have created the connection was dropped because the accept queue
+ * was full. Path loss of the client's packets looks the same, so the
+ * finding is kept only when the same listener overflowed on another flow
+ * (decided in hs_on_end, kind 2). */
+static void hs_cookie_stall(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
+{
+	pd_time end = fs->usable_ts ? fs->usable_ts : flow->last_ts;
+	if (end - flow->synack_ts < HS_COOKIE_SILENCE)
+		return;
+	pd_finding *f = hs_flow_finding(run, g, "accept-queue-overflow", 3, flow);
+	if (!f)
+		return;
+	pd_finding_occurrence_at(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK");
+	if (fs->usable_ts)
+		pd_finding_occurrence_at(f, fs->usable_frame, fs->usable_ts, "first answer from the server");
+	pd_time stuck = end - flow->hs_ack_ts;
+	if (stuck < 0)
+		stuck = 0;
+	f->impact_s += hs_sec(stuck);
+	pd_finding_metric(f, "synack_retransmits_after_ack", 0, "count");
+	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, "count");
+	pd_finding_metric(f, "stalled_s", hs_sec(stuck), "s");
+	f->confidence = 0.5;
+	f->severity = PD_SEV_WARNING; /* inferred: no SYN-ACK retransmission to prove it */
+	pd_finding_detail(f,
+			  "the client ACKed the SYN-ACK (frame %llu) and re-sent its data %u time(s) while the "
+			  "server sent nothing for %.2f s, not even a SYN-ACK retransmission (a server "
+			  "holding the half-open connection re-sends its SYN-ACK after about 1 s); the "
+			  "connection %s. The server kept no state for this handshake: its SYN-ACK was "
+			  "probably a SYN cookie (SYN queue full, which with a small listen backlog "
+			  "happens early) and the client's ACK was dropped because the accept queue was "
+			  "full, as on this listener's other connections; or the client's packets were "
+			  "lost on the path",
+			  (unsigned long long)flow->hs_ack_frame, fs->client_data_retx, hs_sec(end - flow->synack_ts),
+			  fs->usable_ts ? "was created late, when an ACK got through" : "never got an answer");
+	pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
+			    "net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", NULL);
+	hs_keep(g, f, flow, 2);
+}
+
 static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 {
 	hs_g *g = gv;
@@ -502,6 +571,9 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	/* accept queue: SYN-ACK re-sent after the client's ACK, or the abort RST */
 	if ((fs->synack_retx_after_ack && flow->hs_ack_frame) || fs->abort_rst_frame)
 		hs_accept_queue(run, g, flow, fs);
+	else if (flow->synack_frame && flow->hs_ack_frame && fs->synacks == 1 && !fs->server_spoke_after_ack &&
+		 fs->client_data_retx >= 2 && !fs->client_rst)
+		hs_cookie_stall(run, g, flow, fs);
 
 	uint32_t retx = fs->syns - 1;
 	bool real_client = fs->syns > 1 || fs->client_other;
@@ -578,6 +650,28 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 					  "(frame %llu) to %s:%u; connect took %.2f s longer than one round trip",
 					  fs->syns, sched, (unsigned long long)flow->synack_frame, srv,
 					  flow->port[PD_SERVER], hs_sec(added));
+		/* The SYN-ACK echoes the TSval of an earlier SYN than the last one
+		 * sent before it: that SYN reached the server and was answered,
+		 * yet the client retried, so SYN-ACKs were lost on the way back. */
+		uint32_t before = fs->syns - fs->syn_after_synack;
+		if (fs->synack_echo && fs->synack_echo < before && fs->synack_echo < kept) {
+			uint32_t e = fs->synack_echo - 1u;
+			char which[40];
+			if (e)
+				snprintf(which, sizeof(which), "SYN retransmission #%u", e);
+			else
+				snprintf(which, sizeof(which), "the first SYN");
+			pd_finding_metric(f, "syn_reached_server", e, "count");
+			char *d = g_strdup_printf(
+				"%s; the SYN-ACK's TSecr echoes the TSval of %s (frame %llu), so that SYN "
+				"reached the server and was answered, yet the client retried %u more time(s): "
+				"SYN-ACKs were lost on the way back (path, or a firewall on the client host), "
+				"not only SYNs",
+				f->detail ? f->detail : "", which, (unsigned long long)hs_syn_frame(fs, e),
+				before - 1 - e);
+			g_free(f->detail);
+			f->detail = d;
+		}
 		f->confidence = 0.9;
 		hs_keep(g, f, flow, 0);
 		return;
@@ -603,7 +697,6 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	 * same gap); silence well beyond that means the client stopped. */
 	bool gave_up = silence > 2 * last_gap + PD_NS_PER_SEC / 2;
 	pd_time lost = (gave_up ? fs->last_syn_ts : g->now) - flow->syn_ts;
-	f->impact_s += hs_sec(lost);
 	pd_finding_metric(f, "syn_retransmits", retx, "count");
 	pd_finding_metric(f, "time_trying_s", hs_sec(lost), "s");
 	pd_finding_metric(f, "silence_after_last_syn_ms", (double)silence / 1e6, "ms");
@@ -614,7 +707,21 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	int n_budget = 0;
 	while (n_budget < 15 && (double)((2 << n_budget) - 1) < hs_sec(fs->last_syn_ts - hs_syn_ts(fs, 0)))
 		n_budget++;
-	pd_finding_metric(f, "syn_retries_budget_min", n_budget, "ratio");
+	pd_finding_metric(f, "syn_retries_budget_min", n_budget, "count");
+	if (gave_up && kept >= 2) {
+		/* connect() fails when the budget runs out, one more timeout after the
+		 * last SYN: (2^(n+1) - 1) initial RTOs (the first gap) from the first
+		 * SYN; never later than the silence the capture shows. */
+		pd_time rto0 = hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0);
+		pd_time fail = (pd_time)((2 << n_budget) - 1) * rto0;
+		if (fail < fs->last_syn_ts - flow->syn_ts)
+			fail = fs->last_syn_ts - flow->syn_ts;
+		if (fail > fs->last_syn_ts + silence - flow->syn_ts)
+			fail = fs->last_syn_ts + silence - flow->syn_ts;
+		pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), "s");
+		lost = fail;
+	}
+	f->impact_s += hs_sec(lost);
 	if (gave_up) {
 		f->severity = PD_SEV_ERROR;
 		f->confidence = 0.85;
@@ -623,10 +730,12 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 				  "%.1f s and then stopped (%.1f s of silence, more than the next backoff): "
 				  "it gave up after %u retransmissions. Linux's give-up is time-based "
 				  "(net.ipv4.tcp_syn_retries=n allows about 2^(n+1)-1 s with a 1 s initial "
-				  "RTO; linear early timeouts fit more SYNs into that): this fits n=%d, unless "
-				  "the application's connect timeout fired first",
-				  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(lost), hs_sec(silence), retx,
-				  n_budget);
+				  "RTO; linear early timeouts fit more SYNs into that): this fits n=%d, so "
+				  "connect() failed about %.1f s after the first SYN, unless the "
+				  "application's connect timeout fired first",
+				  srv, flow->port[PD_SERVER], fs->syns, sched,
+				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(silence), retx, n_budget,
+				  hs_sec(lost));
 	} else {
 		f->severity = PD_SEV_WARNING;
 		f->confidence = 0.7;
@@ -652,6 +761,12 @@ static void hs_on_end(pd_run *run, void *gv)
 		hs_kept *k = &g->kept[i];
 		hs_srv *s = hs_srv_find(g, &k->addr, k->port);
 		pd_finding *f = k->f;
+		if (k->kind == 2) {
+			/* without another overflow on the listener, path loss is as likely */
+			if (!(s && s->aq_flows))
+				pd_finding_drop(run, f);
+			continue;
+		}
 		if (k->kind == 0) {
 			pd_finding_metric(f, "connect_p50_ms", p50 * 1e3, "ms");
 			pd_finding_metric(f, "connect_p99_ms", p99 * 1e3, "ms");

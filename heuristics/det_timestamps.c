@@ -8,9 +8,14 @@
  *    middlebox, not a timestamp problem);
  * and, across connections, SYN TSvals from one source IP to one destination
  * IP that follow several unrelated clocks -> nat-timestamp-clocks. Linux
- * (4.11 and later) draws one TS offset per (saddr, daddr) pair, so SYNs
+ * 4.11 and later drew one TS offset per (saddr, daddr) pair, so SYNs
  * from one host to one destination share a clock; several interleaved
- * clocks mean several hosts behind the address.
+ * clocks mean several hosts behind the address. Recent kernels (6.18
+ * observed, testdata/captures/nat-ts-clocks) key the offset on the whole
+ * 4-tuple: every new connection looks like a new clock (seen once), so
+ * hosts behind NAT cannot be told apart and nothing is reported; only a
+ * clock heard at least twice counts, which keeps such random offsets from
+ * forming false clusters.
  *
  * Recently finished 4-tuples are kept 60 s of capture time (TIME_WAIT) in a
  * fixed table; so are per-(source, destination) clock clusters. */

@@ -675,3 +675,217 @@ Test(handshake, syncookies_options_lost)
 		  "top setting %s", name);
 	cJSON_Delete(r);
 }
+
+/* ------------------------------------------- validation variants (pdvA) */
+
+/* Classic doubling (tcp_syn_linear_timeouts=0, tcp_syn_retries=3) seen by
+ * `tcpdump -i any` on the server (SLL2): the IPv4 connect gave up; its
+ * impact is the time until connect() failed (~15.3 s), not the 7.1 s of
+ * SYNs. The IPv6 connection recovered after 2 drops. */
+Test(handshake, syn_giveup_classic_sll2_server)
+{
+	const char *cap = CAP("syn-giveup-classic");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-unanswered", 0);
+	cr_assert_str_eq(str(f, "severity"), "error");
+	cr_assert_eq(frame_of(f, "first"), 1);
+	cr_assert_eq(frame_of(f, "last"), 4);
+	cr_assert_eq(metric(f, "syn_retransmits"), 3);
+	cr_assert(near(metric(f, "syn_gap_1_ms"), 1000, 100));
+	cr_assert(near(metric(f, "syn_gap_2_ms"), 2000, 100));
+	cr_assert(near(metric(f, "syn_gap_3_ms"), 4000, 150));
+	cr_assert_eq(metric(f, "syn_retries_budget_min"), 3);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"),
+							  "syn_retries_budget_min");
+	cr_assert_str_eq(str(m, "unit"), "count");
+	/* connect() failed 15.36 s after the first SYN (frame 5 is the next packet) */
+	double fail = tshark_num(cap, 5, "frame.time_relative");
+	cr_assert(near(metric(f, "connect_failed_after_s"), fail, 0.3), "failed after %f",
+		  metric(f, "connect_failed_after_s"));
+	cr_assert(near(num(f, "impact_s"), fail, 0.3), "impact %f", num(f, "impact_s"));
+	cr_assert_str_eq(top_setting(f), "firewall dropping SYN/SYN-ACK");
+
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
+	const cJSON *f6 = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_eq(metric(f6, "syn_retransmits"), 2);
+	cr_assert(near(metric(f6, "syn_gap_2_ms"), 2000, 100));
+	cr_assert(near(num(f6, "impact_s"), 3.04, 0.1));
+	cr_assert_eq(frame_of(f6, "last"), 8);
+	cr_assert_eq(my_findings_at_least_warning(r), 2);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0);
+	cJSON_Delete(r);
+}
+
+/* SYN-ACKs dropped at the server's output, capture at the client: the
+ * SYN-ACK's TSecr echoes the first SYN retransmission (frame 2), which
+ * proves SYNs got through and SYN-ACKs were lost. */
+Test(handshake, synack_drop_client_side)
+{
+	const char *cap = CAP("synack-drop-client");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_eq(metric(f, "syn_retransmits"), 2);
+	cr_assert_eq(metric(f, "syn_reached_server"), 1);
+	cr_assert(tshark_num(cap, 4, "tcp.options.timestamp.tsecr") == tshark_num(cap, 2, "tcp.options.timestamp.tsval"));
+	cr_assert_not_null(strstr(str(f, "detail"), "frame 2"));
+	cr_assert_not_null(strstr(str(f, "detail"), "SYN-ACKs were lost"));
+	double added = tshark_num(cap, 3, "frame.time_relative");
+	cr_assert(near(num(f, "impact_s"), added, 0.01));
+	cr_assert_eq(frame_of(f, "last"), 4);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "synack-retransmit"), 0);
+	cr_assert_eq(my_findings_at_least_warning(r), 1);
+	cJSON_Delete(r);
+
+	/* a SYN-ACK that answers the last SYN proves nothing about the direction */
+	r = report_of(CAP("syn-giveup-classic"));
+	const cJSON *f6 = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f6, "metrics"),
+							"syn_reached_server"));
+	cJSON_Delete(r);
+}
+
+/* IPv6, backlog 3, 10 clients from 2 namespaces, capture at client A:
+ * stream 2 (frames 16/21/30) had its handshake ACK dropped; stream 4's
+ * SYNs were dropped while the queue was full. */
+Test(handshake, accept_queue_ipv6_client_side)
+{
+	const char *cap = CAP("accept-queue6-client");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 2);
+	const cJSON *f = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, 16, "tcp.srcport"));
+	cr_assert_not_null(f);
+	cr_assert_eq(frame_of(f, "first"), 16);
+	cr_assert_eq(frame_of(f, "last"), 21);
+	cr_assert_eq(metric(f, "synack_retransmits_after_ack"), 2);
+	cr_assert_eq(metric(f, "client_data_retransmits"), 4);
+	double stall = tshark_num(cap, 63, "frame.time_relative") - tshark_num(cap, 16, "frame.time_relative");
+	cr_assert(near(metric(f, "stalled_s"), stall, 0.05), "stalled %f want %f", metric(f, "stalled_s"), stall);
+	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
+	cr_assert_str_eq(str(f, "severity"), "error");
+
+	const cJSON *s = finding_for_port(r, "syn-retransmit", (int)tshark_num(cap, 15, "tcp.srcport"));
+	cr_assert_not_null(s);
+	cr_assert_eq(metric(s, "syn_retransmits"), 4);
+	cr_assert_eq(frame_of(s, "last"), 46);
+	cr_assert_str_eq(top_setting(s), "net.core.somaxconn");
+	cr_assert_not_null(strstr(str(s, "detail"), "accept queue"));
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
+
+	/* stream 3: cookie SYN-ACK (frame 11), ACK 18 and data dropped while the
+	 * queue was full, no SYN-ACK retransmission; first server answer 56 */
+	const cJSON *c = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, 18, "tcp.srcport"));
+	cr_assert_not_null(c);
+	cr_assert_neq(c, f);
+	cr_assert_str_eq(str(c, "severity"), "warning");
+	cr_assert_eq(frame_of(c, "first"), 18);
+	cr_assert_eq(frame_of(c, "last"), 56);
+	cr_assert_eq(metric(c, "synack_retransmits_after_ack"), 0);
+	cr_assert_eq(metric(c, "client_data_retransmits"), 3);
+	double cstall = tshark_num(cap, 56, "frame.time_relative") - tshark_num(cap, 18, "frame.time_relative");
+	cr_assert(near(metric(c, "stalled_s"), cstall, 0.01));
+	cr_assert_not_null(strstr(str(c, "detail"), "SYN cookie"));
+	cr_assert_str_eq(top_setting(c), "net.core.somaxconn");
+	cJSON_Delete(r);
+}
+
+/* IPv6 PAWS reject on the server's TIME_WAIT, captured at the server. */
+Test(handshake, timewait_paws_ipv6_server_side)
+{
+	const char *cap = CAP("timewait-paws6");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 1);
+	const cJSON *f = pd_test_finding(r, "paws-rejected-syn", 0);
+	cr_assert_eq(metric(f, "tsval_behind"), 100000);
+	cr_assert_eq(metric(f, "syn_tsval"), tshark_num(cap, 11, "tcp.options.timestamp.tsval"));
+	cr_assert_eq(metric(f, "previous_tsval"), tshark_num(cap, 9, "tcp.options.timestamp.tsval"));
+	double retry = tshark_num(cap, 14, "frame.time_relative") - tshark_num(cap, 11, "frame.time_relative");
+	cr_assert(near(metric(f, "retry_after_s"), retry, 0.01));
+	cr_assert_eq(frame_of(f, "first"), 11);
+	const cJSON *p = pd_test_finding(r, "port-reuse-timewait", 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(metric(p, "timewait_on_server"), 1);
+	cr_assert_eq(metric(p, "failed_reuses"), 1);
+	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0);
+	cJSON_Delete(r);
+}
+
+/* Two 6.18 hosts behind one masquerading router: each connection has its
+ * own random TS offset, so nothing can be said and nothing failed. */
+Test(handshake, nat_modern_kernels_no_false_clocks)
+{
+	const char *cap = CAP("nat-ts-clocks");
+	cJSON *r = report_of(cap);
+	cr_assert(tshark_num(cap, 1, "tcp.options.timestamp.tsval") != tshark_num(cap, 21, "tcp.options.timestamp.tsval"));
+	cr_assert_eq(pd_test_count_findings(r, "nat-timestamp-clocks"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+/* IPv6 closed ports (server side) and a healthy IPv6 capture. */
+Test(handshake, closed_port_and_healthy_ipv6)
+{
+	cJSON *r = report_of(CAP("closed-port6"));
+	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 1);
+	const cJSON *f = pd_test_finding(r, "rst-closed-port", 0);
+	cr_assert_eq(metric(f, "syns_refused"), 3);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "flows")), 3);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+	r = report_of(CAP("healthy6"));
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cr_assert_eq(my_findings_at_least_warning(r), 0);
+	cJSON_Delete(r);
+}
+
+/* 500 connections in 5 s from one client, default port range: churn, but
+ * 100/s x 60 s of TIME_WAIT is far from 28232 ports: no port pressure. */
+Test(handshake, churn_fast_no_port_pressure)
+{
+	cJSON *r = report_of("testdata/captures/churn-fast/churn-fast.pcap.gz");
+	cr_assert_eq(pd_test_count_findings(r, "connection-churn"), 1);
+	const cJSON *f = pd_test_finding(r, "connection-churn", 0);
+	cr_assert_eq(metric(f, "connections"), 500);
+	cr_assert(near(metric(f, "busiest_second_connections"), 100, 5));
+	cr_assert_eq(metric(f, "distinct_client_ports"), 500);
+	cr_assert_eq(metric(f, "reused_4tuples"), 0);
+	const cJSON *e;
+	for (int i = 0; (e = pd_test_finding(r, "ephemeral-port-pressure", i)); i++)
+		cr_assert_str_eq(str(e, "severity"), "info");
+	cr_assert_eq(pd_test_count_findings(r, "port-reuse-timewait"), 0);
+	cJSON_Delete(r);
+}
+
+/* tcp_abort_on_overflow=1 over IPv6, `tcpdump -i any -s 96` at a client:
+ * RST right after the handshake ACK (frames 15 -> 16); a cookie connection
+ * silently stalled (20 .. 48); SYNs dropped while the queue was full. */
+Test(handshake, accept_queue_abort_ipv6_sll2_headers_only)
+{
+	const char *cap = CAP("aq-abort6-any");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 2);
+	const cJSON *a = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, 15, "tcp.srcport"));
+	cr_assert_not_null(a);
+	cr_assert_str_eq(str(a, "severity"), "error");
+	cr_assert_eq(frame_of(a, "first"), 15);
+	cr_assert_eq(frame_of(a, "last"), 16);
+	cr_assert(metric(a, "rst_after_ack_ms") < 1.0);
+	cr_assert_str_eq(top_setting(a), "net.core.somaxconn");
+	const cJSON *c = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, 20, "tcp.srcport"));
+	cr_assert_not_null(c);
+	cr_assert_str_eq(str(c, "severity"), "warning");
+	cr_assert_eq(frame_of(c, "first"), 20);
+	cr_assert_eq(frame_of(c, "last"), 48);
+	cr_assert_eq(metric(c, "client_data_retransmits"), 3);
+	const cJSON *s = finding_for_port(r, "syn-retransmit", (int)tshark_num(cap, 19, "tcp.srcport"));
+	cr_assert_not_null(s);
+	cr_assert_eq(metric(s, "syn_retransmits"), 4);
+	cr_assert_eq(frame_of(s, "last"), 38);
+	cr_assert_str_eq(top_setting(s), "net.core.somaxconn");
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 0);
+	cJSON_Delete(r);
+}

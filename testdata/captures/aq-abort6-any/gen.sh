@@ -1,0 +1,105 @@
+#!/bin/bash
+# pcapdoc validation capture: aq-abort6-any (IPv6, client side, tcpdump -i any -s 96).
+# Same as accept-queue6-client but tcp_abort_on_overflow=1 on the server: a handshake ACK that meets a
+# full accept queue is answered with RST. Server [fd61:9::2]:80 (on lo), backlog 3, accept() only
+# after 4 s. Clients A fd61:9:1::1 and B fd61:9:2::1, 5 connections each (t=0,0,0.1,0.2,0.3 s), tbf
+# 8 kbit/s uplinks. Captured with tcpdump -i any -s 96 in client A's netns (LINUX_SLL2, headers only).
+# --- common begin (pcapdoc validation captures, namespaces pdvA-*) ---
+set -euo pipefail
+[ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 1; }
+HERE=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+PY=/usr/bin/python3
+PIDS=()
+NSS=()
+TMP=$(mktemp -d /tmp/pdv.XXXXXX)
+cleanup() {
+  set +e
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  sleep 0.3
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+  for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+# mkns NAME: netns with lo up; IPv6 off (no RS/MLD noise) unless V6=1 (then no DAD, no RS)
+mkns() {
+  ip netns add "$1"; NSS+=("$1")
+  ip -n "$1" link set lo up
+  if [ "${V6:-0}" = 0 ]; then
+    ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  else
+    ip netns exec "$1" sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0 \
+      net.ipv6.conf.default.router_solicitations=0 net.ipv6.conf.default.addr_gen_mode=1 2>/dev/null || true
+  fi
+}
+noffload() { ip netns exec "$1" ethtool -K "$2" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true; }
+# mkveth NS1 IF1 MAC1 NS2 IF2 MAC2
+mkveth() {
+  ip link add "$2" address "$3" netns "$1" type veth peer name "$5" address "$6" netns "$4"
+  noffload "$1" "$2"; noffload "$4" "$5"
+  ip -n "$1" link set "$2" up; ip -n "$4" link set "$5" up
+}
+# cap_start NS IF FILE [tcpdump args/filter...]  -> CAP_PID
+cap_start() {
+  local ns=$1 ifc=$2 f=$3; shift 3
+  local err="$TMP/tcpdump.$RANDOM.err"; : > "$err"
+  timeout 120 ip netns exec "$ns" tcpdump -i "$ifc" -n -U --immediate-mode -Z root -w "$f" "$@" 2>"$err" &
+  CAP_PID=$!; PIDS+=("$CAP_PID")
+  for _ in $(seq 50); do grep -q listening "$err" && break; sleep 0.1; done
+  sleep 0.2
+}
+cap_stop() { sleep "${2:-0.5}"; kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+wait_listen() {
+  for _ in $(seq 50); do ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0; sleep 0.1; done
+  echo "server on $1:$2 did not start" >&2; return 1
+}
+# pair ID N: pdvA-ID-cli / pdvA-ID-srv, veth pdvA-ID-c / pdvA-ID-s; client 10.61.N.1 / fd61:N::1,
+# server 10.61.N.2 / fd61:N::2 (v6 only with V6=1); static neighbours (no ARP/ND before the SYN).
+pair() {
+  CLI=pdvA-$1-cli SRV=pdvA-$1-srv CIF=pdvA-$1-c SIF=pdvA-$1-s CIP=10.61.$2.1 SIP=10.61.$2.2
+  CIP6=fd61:$2::1 SIP6=fd61:$2::2
+  local h; h=$(printf %02x "$2"); CMAC=02:61:00:$h:00:01 SMAC=02:61:00:$h:00:02
+  mkns "$CLI"; mkns "$SRV"
+  mkveth "$CLI" "$CIF" "$CMAC" "$SRV" "$SIF" "$SMAC"
+  ip -n "$CLI" addr add "$CIP/24" dev "$CIF"; ip -n "$SRV" addr add "$SIP/24" dev "$SIF"
+  ip -n "$CLI" neigh replace "$SIP" lladdr "$SMAC" dev "$CIF" nud permanent
+  ip -n "$SRV" neigh replace "$CIP" lladdr "$CMAC" dev "$SIF" nud permanent
+  if [ "${V6:-0}" = 1 ]; then
+    ip -n "$CLI" addr add "$CIP6/64" dev "$CIF" nodad; ip -n "$SRV" addr add "$SIP6/64" dev "$SIF" nodad
+    ip -n "$CLI" neigh replace "$SIP6" lladdr "$SMAC" dev "$CIF" nud permanent
+    ip -n "$SRV" neigh replace "$CIP6" lladdr "$CMAC" dev "$SIF" nud permanent
+  fi
+}
+# --- common end ---
+V6=1
+SRV=pdvA-ab6-srv; CA=pdvA-ab6-ca; CB=pdvA-ab6-cb
+mkns "$SRV"; mkns "$CA"; mkns "$CB"
+SIP6=fd61:9::2
+ip -n "$SRV" addr add "$SIP6/128" dev lo
+i=0
+for C in "$CA" "$CB"; do
+  i=$((i+1))
+  mkveth "$C" pdvA-ab6-c$i 02:61:09:0$i:00:01 "$SRV" pdvA-ab6-s$i 02:61:09:0$i:00:02
+  ip -n "$C" addr add fd61:9:$i::1/64 dev pdvA-ab6-c$i nodad
+  ip -n "$SRV" addr add fd61:9:$i::2/64 dev pdvA-ab6-s$i nodad
+  ip -n "$C" neigh replace fd61:9:$i::2 lladdr 02:61:09:0$i:00:02 dev pdvA-ab6-c$i nud permanent
+  ip -n "$SRV" neigh replace fd61:9:$i::1 lladdr 02:61:09:0$i:00:01 dev pdvA-ab6-s$i nud permanent
+  ip -n "$C" route add "$SIP6/128" via fd61:9:$i::2 dev pdvA-ab6-c$i
+  ip -n "$C" link set pdvA-ab6-c$i txqueuelen 100
+  tc -n "$C" qdisc add dev pdvA-ab6-c$i root tbf rate 8kbit burst 200 limit 3000
+done
+OUT=$HERE/aq-abort6-any.pcap
+ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_abort_on_overflow=1
+timeout 40 ip netns exec "$SRV" $PY "$HERE/httpd.py" --host :: --port 80 --backlog 3 --accept-after 4 --close-first client --timeout 35 >/dev/null &
+PIDS+=($!)
+wait_listen "$SRV" 80
+cap_start "$CA" any "$OUT" -s 96 tcp
+timeout 30 ip netns exec "$CA" $PY "$HERE/burst.py" "$SIP6" 80 fd61:9:1::1 --at 0,0,0.1,0.2,0.3 --wait 20 --prime-udp 150 > "$TMP/a.out" &
+PA=$!
+timeout 30 ip netns exec "$CB" $PY "$HERE/burst.py" "$SIP6" 80 fd61:9:2::1 --at 0,0,0.1,0.2,0.3 --wait 20 --prime-udp 150 > "$TMP/b.out" &
+PB=$!
+wait $PA || true; wait $PB || true
+echo "client A:"; cat "$TMP/a.out"; echo "client B:"; cat "$TMP/b.out"
+ip netns exec "$SRV" nstat -a 2>/dev/null | grep -E "Listen|SynRetrans|Syncookie|AbortOnOverflow|OutRsts" || true
+cap_stop "$CAP_PID" 1
+echo "wrote $OUT"
