@@ -109,16 +109,26 @@ static pd_dissect_status pd_link_ether(pd_packet *pkt, pd_cursor *c)
 static pd_dissect_status pd_link_sll(pd_packet *pkt, pd_cursor *c, bool v2)
 {
 	pd_cursor t = *c;
-	uint16_t proto;
+	uint16_t proto, pkttype;
 	if (v2) {
 		proto = pd_cursor_be16(&t); /* protocol first, 20-byte header */
-		(void)pd_cursor_skip(&t, 18);
+		(void)pd_cursor_skip(&t, 6); /* reserved, ifindex */
+		(void)pd_cursor_skip(&t, 2); /* hatype */
+		pkttype = pd_cursor_u8(&t);
+		(void)pd_cursor_skip(&t, 9); /* halen, addr[8] */
 	} else {
-		(void)pd_cursor_skip(&t, 14); /* type, hatype, halen, addr[8] */
+		pkttype = pd_cursor_be16(&t);
+		(void)pd_cursor_skip(&t, 12); /* hatype, halen, addr[8] */
 		proto = pd_cursor_be16(&t);
 	}
 	if (t.err)
 		return pd_link_short(pkt, c, v2 ? 20 : 16);
+	/* Linux packet types: 0 host, 1 broadcast, 2 multicast, 3 other host,
+	 * 4 outgoing. */
+	pkt->link_dir = pkttype == 4 ? PD_LINK_OUTGOING
+			: pkttype == 3 ? PD_LINK_OTHERHOST
+			: pkttype <= 2 ? PD_LINK_INCOMING
+				       : PD_LINK_DIR_UNKNOWN;
 	*c = t;
 	return pd_link_ethertype(pkt, c, proto);
 }

@@ -61,6 +61,11 @@ typedef enum pd_l4 {
 
 #define PD_MAX_SACK_BLOCKS 4
 
+#define PD_LINK_DIR_UNKNOWN 0
+#define PD_LINK_INCOMING 1 /* addressed to the capture host (or broadcast/multicast) */
+#define PD_LINK_OUTGOING 2 /* sent by the capture host */
+#define PD_LINK_OTHERHOST 3 /* seen in promiscuous mode, neither */
+
 typedef struct pd_ip {
 	uint8_t version; /* 4 or 6 */
 	pd_addr src, dst;
@@ -146,6 +151,11 @@ typedef struct pd_packet {
 		pd_udp udp;
 		pd_icmp icmp;
 	};
+
+	/* Which way the frame went through the capturing host, when the link
+	 * header says so (Linux cooked SLL/SLL2, tcpdump -i any): the capture
+	 * host sent PD_LINK_OUTGOING frames itself. */
+	uint8_t link_dir;
 
 	bool snap_truncated; /* caplen < wirelen, or headers cut by snaplen */
 	pd_malformed malformed;

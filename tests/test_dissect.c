@@ -1523,3 +1523,39 @@ Test(dissect, public_captures, .timeout = 240)
 	closedir(top);
 	cr_assert_gt(files, 10, "read %d capture files", files);
 }
+
+/* The cooked headers of `tcpdump -i any` say whether the capture host sent
+ * a frame (packet type 4) or received it (0): the SYN in these captures was
+ * sent by the client host the capture ran on, the SYN-ACK received. */
+static void check_link_dirs(const char *rel, int linktype)
+{
+	const char *root = getenv("PD_SOURCE_ROOT");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", rel);
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(path, err);
+	cr_assert_not_null(p, "%s: %s", path, err);
+	cr_assert_eq(pcap_datalink(p), linktype);
+	const uint8_t want[2] = {PD_LINK_OUTGOING, PD_LINK_INCOMING};
+	for (int i = 0; i < 2; i++) {
+		struct pcap_pkthdr *h;
+		const u_char *data;
+		cr_assert_eq(pcap_next_ex(p, &h, &data), 1);
+		pd_packet pkt;
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.frame_no = (uint64_t)i + 1;
+		pkt.caplen = h->caplen;
+		pkt.wirelen = h->len;
+		pkt.linktype = linktype;
+		cr_assert_eq(pd_dissect(&pkt, data), PD_DISSECT_OK);
+		cr_expect_eq(pkt.link_dir, want[i], "%s frame %d: link_dir %d", rel, i + 1, pkt.link_dir);
+		cr_expect(pkt.l4 == PD_L4_TCP && (pkt.tcp.flags & PD_TCP_SYN));
+	}
+	pcap_close(p);
+}
+
+Test(link, cooked_headers_give_the_direction)
+{
+	check_link_dirs("testdata/captures/linktypes/sll2-any.pcap", 276);
+	check_link_dirs("testdata/captures/linktypes/sll.pcap", 113);
+}
