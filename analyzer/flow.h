@@ -53,8 +53,8 @@ typedef struct pd_tcp_half {
 	uint32_t last_seg_flags; /* PD_SEG_* of the last segment this side sent */
 	/* the last pure ACK this side sent, to recognise the same ACK captured
 	 * twice (tcpdump -i any on a router or bridge) rather than a new dup ACK */
-	uint32_t last_pure_sig;
-	pd_time last_pure_ts;
+	uint32_t last_pure_sig, last_data_sig;
+	pd_time last_pure_ts, last_data_ts_copy;
 	pd_time last_data_ts; /* last segment with new data */
 	uint32_t fin_seq; bool fin_valid;
 
@@ -133,6 +133,7 @@ typedef struct pd_flow {
 #define PD_SEG_SYN_RETRANS (1u << 14) /* SYN or SYN-ACK repeated */
 #define PD_SEG_NEW_FLOW (1u << 15) /* this packet created the flow */
 #define PD_SEG_PORT_REUSE (1u << 16) /* SYN restarted a closed 4-tuple */
+#define PD_SEG_CAPTURE_COPY (1u << 17) /* the previous segment of this side captured again (same IP ID / options, within 10 ms; 1 ms without an ID): tcpdump -i any on a router or bridge, SPAN */
 
 typedef struct pd_seg {
 	int dir; /* sender: PD_CLIENT or PD_SERVER */

@@ -71,29 +71,34 @@ static void count_flags(pd_tcp_half *h, uint32_t fl)
 	h->keepalive += !!(fl & PD_SEG_KEEPALIVE);
 }
 
-/* A pure ACK identical to the previous one from this side, including the
- * IPv4 ID (Linux gives every packet of a connected socket a new ID), or for
- * IPv6 the same SACK blocks and TSval within 1 ms, is one packet captured
- * twice (tcpdump -i any on a router or bridge sees it on both interfaces),
- * not a second duplicate ACK. Without an ID or SACK blocks a copy cannot be
- * told from a real duplicate ACK, so it stays one. */
-static bool pure_ack_copy(pd_tcp_half *h, const pd_packet *pkt)
+/* A segment identical to the previous one of its kind (pure ACK or data)
+ * from this side, including the IPv4 ID (Linux gives every packet of a
+ * connected socket a new ID), or without an ID the same options within
+ * 1 ms, is one packet captured twice (tcpdump -i any on a router or bridge
+ * sees it on both interfaces; a SPAN port), not a second duplicate ACK or a
+ * retransmission. A pure ACK without an ID or SACK blocks cannot be told
+ * from a real duplicate ACK, so it stays one. */
+static bool capture_copy(pd_tcp_half *h, const pd_packet *pkt)
 {
 	const pd_tcp *t = &pkt->tcp;
 	bool v4id = pkt->ip.version == 4 && pkt->ip.ident != 0;
+	bool data = t->payload_len > 0;
 	uint32_t sig = 0;
-	if (v4id || t->sack_count > 0) {
+	if (v4id || data || t->sack_count > 0) {
 		sig = t->ack * 2654435761u ^ t->window * 40503u ^ (v4id ? pkt->ip.ident : 0) * 97u ^
-		      (t->has_ts ? t->tsval : 0) * 2246822519u;
+		      (t->has_ts ? t->tsval ^ (t->tsecr << 3) : 0) * 2246822519u;
+		sig = (sig ^ t->seq) * 16777619u ^ (t->payload_len << 8 | t->flags);
 		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++)
 			sig = (sig ^ t->sack_left[i] ^ (t->sack_right[i] << 7)) * 16777619u;
 		sig |= 1; /* 0: none remembered */
 	}
+	uint32_t *last = data ? &h->last_data_sig : &h->last_pure_sig;
+	pd_time *last_ts = data ? &h->last_data_ts_copy : &h->last_pure_ts;
 	pd_time win = v4id ? 10 * 1000 * 1000 : 1000 * 1000;
-	bool copy = sig && sig == h->last_pure_sig && pkt->ts >= h->last_pure_ts && pkt->ts - h->last_pure_ts <= win;
+	bool copy = sig && sig == *last && pkt->ts >= *last_ts && pkt->ts - *last_ts <= win;
 	if (!copy) {
-		h->last_pure_sig = sig;
-		h->last_pure_ts = pkt->ts;
+		*last = sig;
+		*last_ts = pkt->ts;
 	}
 	return copy;
 }
@@ -176,9 +181,10 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 	if (!syn && !fin && !rst && win == 0)
 		flags |= PD_SEG_ZERO_WIN;
 
-	bool ack_copy = false;
-	if (!syn && !fin && !rst && seglen == 0 && ack)
-		ack_copy = pure_ack_copy(h, pkt);
+	bool copy = !syn && !rst && capture_copy(h, pkt);
+	bool ack_copy = copy && seglen == 0 && ack;
+	if (copy)
+		flags |= PD_SEG_CAPTURE_COPY;
 	if (!ack_copy && !syn && !fin && !rst && seglen == 0 && h->seq_valid && seq == h->next_seq && ack &&
 	    h->ack_valid && t->ack == h->last_ack && h->win_known && win != 0) {
 		/* ACKs answering a keep-alive or a window probe repeat the

@@ -285,7 +285,12 @@ static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 		c->fragmented = true;
 	if (d->gap && len && pd_seq_lt(t->seq, d->gap_hi) && pd_seq_lt(d->gap_lo, t->seq + len))
 		d->gap = false; /* filled: lost on the network (or reordered), not by the capture */
-	if ((seg->flags & PD_SEG_PREV_LOST) && d->next_valid && (!d->gap || d->gap_acked)) {
+	if ((seg->flags & PD_SEG_PREV_LOST) && d->next_valid && d->gap && d->gap_acked && d->gap_lo == d->next) {
+		/* the hole the peer's ACKs already revealed (ACK_UNSEEN came
+		 * before the data above it): the same stretch, not a second one */
+		if (pd_seq_lt(d->gap_hi, t->seq))
+			d->gap_hi = t->seq;
+	} else if ((seg->flags & PD_SEG_PREV_LOST) && d->next_valid && (!d->gap || d->gap_acked)) {
 		if (d->gap)
 			cp_drop(m, d->gap_hi - d->gap_lo, d->gap_frame, d->gap_ts);
 		d->gap = true;

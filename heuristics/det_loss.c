@@ -51,6 +51,18 @@ typedef struct ls_sig {
 typedef struct ls_dir {
 	ls_sig recent[LS_RECENT]; /* to recognise the same datagram captured twice */
 	uint32_t recent_next, dups;
+	uint32_t max_len, max_total; /* largest payload S sent, largest IP packet */
+	/* Receiver-side view of a PMTU black hole: after >= 1 s of silence
+	 * from S (everything it sent ACKed), its sequence jumps past more than
+	 * a full segment the capture never saw, although no full-size segment
+	 * had ever arrived: S's big packets vanish upstream of the capture. */
+	bool jump, quiet_open;
+	uint32_t quiet_len;
+	uint64_t quiet_frame;
+	pd_time quiet_end_ts;
+	uint32_t jump_lo, jump_hi, jump_max_before, fill_max, fill_n, first_fill;
+	uint64_t jump_frame, fill_frame, last_quiet_frame;
+	pd_time jump_ts, jump_quiet, fill_ts;
 	bool hi_valid;
 	uint32_t hi; /* highest seq_end sent by S as captured */
 	ls_more *x;
@@ -64,6 +76,7 @@ typedef struct ls_dir {
 
 	/* RTO durations */
 	pd_time rto_sum, rto_max, rto_min;
+	pd_time rto_stall; /* time without progress the timeouts ended: from the last advancing ACK */
 	uint32_t rto_backoffs; /* consecutive timeouts of the same segment */
 	double backoff_ratio_sum;
 	uint32_t last_rto_seq;
@@ -77,6 +90,13 @@ typedef struct ls_dir {
 
 	uint32_t n_ev_retx, n_ev_rto, n_ev_unseen, n_ev_spur, n_ev_tail;
 	uint64_t lost_frame; /* first gap seen */
+	/* receiver-side view of a timeout: in-order data after a silence of
+	 * at least an RTO, then at once a jump past a hole: the first segment
+	 * was the timer's retransmission of the oldest lost segment */
+	bool resume_open;
+	uint32_t resume_seq, resume_end;
+	pd_time resume_ts, resume_quiet;
+	uint64_t resume_frame;
 } ls_dir;
 
 /* Recent ICMP frag-needed / packet-too-big messages: a resend at a smaller
@@ -196,6 +216,37 @@ static bool ls_recent_pmtu(const ls_global *gl, const pd_flow *f, int s, pd_time
 	return false;
 }
 
+/* Every packet from S (see ls_dir.jump): a silence of >= 1 s with
+ * everything ACKed, then within 1 s a sequence jump past more than a full
+ * segment never captured. */
+static void ls_rx_jump(const pd_flow *flow, ls_dir *d, int dir, const pd_packet *pkt)
+{
+	const pd_tcp_half *hr = &flow->half[pd_peer(dir)];
+	uint32_t mss = hr->mss; /* what the receiver allows S */
+	if (d->jump || !mss || !d->hi_valid)
+		return;
+	if (d->last_tx_ts && pkt->ts - d->last_tx_ts >= PD_NS_PER_SEC && hr->ack_valid && hr->last_ack == d->hi &&
+	    d->max_len + 40 < mss) {
+		d->quiet_open = true;
+		d->jump_quiet = pkt->ts - d->last_tx_ts;
+		d->quiet_end_ts = pkt->ts;
+		d->quiet_frame = pkt->frame_no;
+		d->quiet_len = pkt->tcp.payload_len;
+		d->jump_max_before = d->max_len;
+	}
+	if (!d->quiet_open || !pd_seq_lt(d->hi, pkt->tcp.seq))
+		return;
+	if (pkt->ts - d->quiet_end_ts > PD_NS_PER_SEC || pkt->tcp.seq - d->hi <= mss) {
+		d->quiet_open = false;
+		return;
+	}
+	d->jump = true;
+	d->jump_lo = d->hi;
+	d->jump_hi = pkt->tcp.seq;
+	d->jump_frame = pkt->frame_no;
+	d->jump_ts = pkt->ts;
+}
+
 static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
 	(void)run;
@@ -246,6 +297,18 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	/* ---- as sender S = dir */
 	ls_dir *d = &st->d[dir];
 	uint32_t len = t->payload_len;
+	if (!(t->flags & PD_TCP_SYN) && !(seg->flags & PD_SEG_CAPTURE_COPY))
+		ls_rx_jump(flow, d, dir, pkt);
+	if (d->jump && len && pd_seq_lt(t->seq, d->jump_hi) && pd_seq_le(d->jump_lo, t->seq)) {
+		if (!d->fill_n) {
+			d->first_fill = len;
+			d->fill_frame = pkt->frame_no;
+			d->fill_ts = pkt->ts;
+		}
+		d->fill_n++;
+		if (len > d->fill_max)
+			d->fill_max = len;
+	}
 	if ((t->flags & PD_TCP_SYN) || len == 0 || (seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP))) {
 		d->last_tx_ts = pkt->ts;
 		return;
@@ -266,6 +329,10 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	}
 	d->recent[d->recent_next++ % LS_RECENT] = sig;
 	d->data_segs++;
+	if (len > d->max_len)
+		d->max_len = len;
+	if (pkt->ip.total_len > d->max_total)
+		d->max_total = pkt->ip.total_len;
 	uint32_t s = t->seq, e = t->seq + len;
 	pd_time quiet_from = d->last_tx_ts > d->last_adv_ts ? d->last_tx_ts : d->last_adv_ts;
 	pd_time quiet = quiet_from > 0 ? pkt->ts - quiet_from : 0;
@@ -276,6 +343,46 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->hi = e;
 		return;
 	}
+	pd_time rtt0 = pd_flow_rtt(flow);
+	pd_time rto_floor0 = rtt0 + rtt0 / 5 > LS_RTO_MIN_NS ? rtt0 + rtt0 / 5 : LS_RTO_MIN_NS;
+	if (pd_seq_lt(d->hi, s) && d->resume_open && d->hi == d->resume_end && pkt->ts - d->resume_ts <= 2 * rtt0 + 5 * 1000 * 1000) {
+		/* Next to the receiver a timeout shows as a long silence, then
+		 * the oldest missing segment in order and, right after it, data
+		 * far above it (new data or later resends): everything in
+		 * between was sent before the silence and lost on the way. */
+		ls_more *x = ls_x(d);
+		d->retrans++;
+		d->unseen++;
+		d->rto++;
+		d->rto_sum += d->resume_quiet;
+		d->rto_stall += d->resume_quiet;
+		if (d->resume_quiet > d->rto_max)
+			d->rto_max = d->resume_quiet;
+		if (!d->rto_min || d->resume_quiet < d->rto_min)
+			d->rto_min = d->resume_quiet;
+		d->last_was_rto = true;
+		d->last_rto_seq = d->resume_seq;
+		d->last_rto_dur = d->resume_quiet;
+		ls_ev ev = {d->resume_frame, d->resume_ts, (uint32_t)(d->resume_quiet / 1000)};
+		if (d->n_ev_retx < LS_EV)
+			x->ev_retx[d->n_ev_retx] = ev;
+		d->n_ev_retx++;
+		if (d->n_ev_rto < LS_EV)
+			x->ev_rto[d->n_ev_rto] = ev;
+		d->n_ev_rto++;
+		if (d->n_ev_unseen < LS_EV)
+			x->ev_unseen[d->n_ev_unseen] = ev;
+		d->n_ev_unseen++;
+		d->tail++;
+		d->tail_sum += d->resume_quiet;
+		if (d->n_ev_tail < LS_EV)
+			x->ev_tail[d->n_ev_tail] = ev;
+		d->n_ev_tail++;
+		d->in_recovery = true;
+		d->rec_after_rto = true;
+		d->recovery_point = e;
+	}
+	d->resume_open = false;
 	if (pd_seq_lt(d->hi, s)) { /* a gap: data the capture did not see */
 		ls_more *x = ls_x(d);
 		if (x->n_holes < LS_HOLES) {
@@ -293,6 +400,15 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		return;
 	}
 	if (!pd_seq_lt(s, d->hi)) {
+		const pd_tcp_half *hr0 = &flow->half[pd_peer(dir)];
+		if (quiet >= rto_floor0 && !d->in_recovery && hr0->ack_valid && hr0->last_ack == s) {
+			d->resume_open = true;
+			d->resume_seq = s;
+			d->resume_end = e;
+			d->resume_ts = pkt->ts;
+			d->resume_quiet = quiet;
+			d->resume_frame = pkt->frame_no;
+		}
 		d->hi = e; /* in order */
 		return;
 	}
@@ -332,6 +448,12 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		if (!d->rto_min || quiet < d->rto_min)
 			d->rto_min = quiet;
 		bool repeat = d->last_was_rto && d->last_rto_seq == s && d->last_rto_dur > 0;
+		/* the timer may have been re-armed by a tail-loss probe: the
+		 * connection stood still since the last ACK that advanced */
+		pd_time stall = quiet;
+		if (!repeat && d->last_adv_ts > 0 && pkt->ts - d->last_adv_ts > stall)
+			stall = pkt->ts - d->last_adv_ts;
+		d->rto_stall += stall;
 		if (repeat) {
 			d->rto_backoffs++;
 			d->backoff_ratio_sum += (double)quiet / (double)d->last_rto_dur;
@@ -348,6 +470,11 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->recovery_point = d->hi;
 	} else if (d->in_recovery && d->rec_after_rto) {
 		d->rto_follow++; /* resent in slow start after the timeout */
+	} else if (len < d->max_len && ls_recent_pmtu(gl, flow, dir, pkt->ts)) {
+		/* resent smaller right after a too-big message: PMTU discovery,
+		 * even when duplicate ACKs or SACK (for the small segments that
+		 * got through) came first */
+		d->pmtu++;
 	} else if (d->in_recovery || dup_evidence) {
 		d->fast++;
 		if (!d->in_recovery) {
@@ -355,8 +482,6 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 			d->rec_after_rto = false;
 			d->recovery_point = d->hi;
 		}
-	} else if (ls_recent_pmtu(gl, flow, dir, pkt->ts)) {
-		d->pmtu++;
 	} else if (!dup_evidence && pd_seq_le(d->hi, e) && quiet >= tlp_floor) {
 		/* the last segment sent again after ~2 RTT of silence: a tail-loss probe */
 		d->tlp++;
@@ -445,23 +570,34 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 		pd_finding *f = pd_finding_get(run, "rto-timeouts", flow);
 		ls_occ(f, x->ev_rto, d->n_ev_rto, "retransmission timeout after");
 		double backoff = d->rto_backoffs ? d->backoff_ratio_sum / d->rto_backoffs : 0;
+		double stall_s = (double)d->rto_stall / 1e9;
+		if (stall_s < rto_s)
+			stall_s = rto_s;
+		char stall_note[200] = "";
+		if (stall_s > rto_s + 0.001)
+			snprintf(stall_note, sizeof(stall_note),
+				 " The flow stood still %.3f s in all, from the last ACK that advanced to the timer's "
+				 "retransmission (a tail-loss probe in between re-armed the timer).",
+				 stall_s);
 		pd_finding_detail(f,
 				  "%s %s waited for its retransmission timer %u times (%.0f-%.0f ms, %.3f s in all) before "
 				  "resending to %s %s%s; %u of them with no duplicate ACK or SACK before (the tail of a "
-				  "burst was lost, nothing came after it to trigger fast retransmit). %s.",
+				  "burst was lost, or everything in flight, so nothing came back to trigger fast "
+				  "retransmit). %s.%s",
 				  sside, sname, d->rto, (double)d->rto_min / 1e6, (double)d->rto_max / 1e6, rto_s, rside,
 				  rname,
-				  d->rto_backoffs ? " with exponential backoff on repeats" : "", d->tail, where);
+				  d->rto_backoffs ? " with exponential backoff on repeats" : "", d->tail, where, stall_note);
 		pd_finding_metric(f, "rto_count", d->rto, "count");
 		pd_finding_metric(f, "rto_time", rto_s, "s");
+		pd_finding_metric(f, "stall_time", stall_s, "s");
 		pd_finding_metric(f, "rto_min_ms", (double)d->rto_min / 1e6, "ms");
 		pd_finding_metric(f, "rto_max_ms", (double)d->rto_max / 1e6, "ms");
 		if (d->rto_backoffs) {
 			pd_finding_metric(f, "rto_backoffs", d->rto_backoffs, "count");
 			pd_finding_metric(f, "backoff_factor", backoff, "ratio");
 		}
-		f->impact_s += rto_s;
-		f->severity = rto_s >= 0.5 || d->rto >= 2 ? PD_SEV_WARNING : PD_SEV_INFO;
+		f->impact_s += stall_s;
+		f->severity = stall_s >= 0.4 || d->rto >= 2 ? PD_SEV_WARNING : PD_SEV_INFO;
 		f->confidence = 0.8;
 		if (!sack)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery",
@@ -521,6 +657,63 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	}
 }
 
+static void ls_report_rx_bh(pd_run *run, pd_flow *flow, ls_dir *d, int s)
+{
+	int r = pd_peer(s);
+	const char *sside = s == PD_CLIENT ? "client" : "server";
+	const char *rside = r == PD_CLIENT ? "client" : "server";
+	uint32_t mss = flow->half[r].mss;
+	const pd_tcp_half *hr = &flow->half[r];
+	bool delivered = hr->ack_valid && pd_seq_le(d->jump_hi, hr->last_ack);
+	pd_finding *f = pd_finding_get(run, "pmtu-blackhole", flow);
+	pd_finding_occurrence_at(f, d->jump_frame, d->jump_ts, "sequence jump: data sent but never arrived");
+	pd_finding_metric(f, "silence", (double)d->jump_quiet / 1e9, "s");
+	pd_finding_metric(f, "missing_bytes", d->jump_hi - d->jump_lo, "bytes");
+	pd_finding_metric(f, "max_payload_before", d->jump_max_before, "bytes");
+	pd_finding_metric(f, "announced_mss", mss, "bytes");
+	char head[512];
+	snprintf(head, sizeof(head),
+		 "seen from the %s (receiver) side: nothing came from the %s for %.2f s although the %s had ACKed "
+		 "everything, then soon after its sequence jumped by %u bytes (frame %" G_GUINT64_FORMAT "): data sent that "
+		 "never reached this capture point, while the %s's small packets did; no segment larger than %u B "
+		 "had arrived before although the MSS is %u",
+		 rside, sside, (double)d->jump_quiet / 1e9, rside, d->jump_hi - d->jump_lo, d->jump_frame, sside,
+		 d->jump_max_before, mss);
+	if (delivered && d->fill_n) {
+		pd_time stall = d->jump_quiet;
+		pd_finding_occurrence_at(f, d->quiet_frame, d->quiet_end_ts, "first data after the silence, smaller");
+		pd_finding_metric(f, "stall", (double)stall / 1e9, "s");
+		pd_finding_metric(f, "recovered_size", d->quiet_len ? d->quiet_len : d->first_fill, "bytes");
+		pd_finding_metric(f, "max_payload_through", d->max_len, "bytes");
+		pd_finding_detail(f,
+				  "%s. The data resumed with a %u-byte segment%s, the missing range came in %u segments of "
+				  "at most %u B, and the largest segment ever received was %u B (packets of %u B): the %s's full-size "
+				  "packets are dropped upstream without a usable ICMP, and the %s recovered by shrinking "
+				  "its segments (net.ipv4.tcp_mtu_probing). Path MTU at least %u B. A receiver-side view: "
+				  "the %s's capture would show the full-size retransmissions",
+				  head, d->quiet_len, d->quiet_len == 1024 ? " (net.ipv4.tcp_base_mss: MTU probing's first size)" : "",
+				  d->fill_n, d->fill_max,
+				  d->max_len, d->max_total, sside, sside, d->max_total, sside);
+		f->impact_s += (double)stall / 1e9;
+		f->confidence = 0.65;
+		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "interface MTU",
+				    "net.ipv4.tcp_mtu_probing", "net.ipv4.tcp_base_mss", NULL);
+	} else {
+		pd_time stall = flow->last_ts - (d->quiet_end_ts - d->jump_quiet);
+		pd_finding_metric(f, "stall", (double)stall / 1e9, "s");
+		pd_finding_detail(f,
+				  "%s. The missing data never arrived and the flow ended %.2f s after the last data: "
+				  "consistent with a PMTU black hole (the %s's full-size packets dropped upstream, the "
+				  "ICMP frag-needed filtered, net.ipv4.tcp_mtu_probing off on the %s). A receiver-side "
+				  "view: the %s's capture would show the full-size retransmissions",
+				  head, (double)stall / 1e9, sside, sside, sside);
+		f->impact_s += (double)stall / 1e9;
+		f->confidence = 0.55;
+		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
+				    "interface MTU", "net.ipv4.tcp_base_mss", NULL);
+	}
+}
+
 static void ls_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 {
 	(void)g;
@@ -529,6 +722,8 @@ static void ls_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 		return;
 	for (int s = 0; s < 2; s++) {
 		ls_report(run, flow, &st->d[s], s);
+		if (st->d[s].jump)
+			ls_report_rx_bh(run, flow, &st->d[s], s);
 		g_free(st->d[s].x);
 		st->d[s].x = NULL;
 	}

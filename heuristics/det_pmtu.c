@@ -22,11 +22,13 @@
 #define PM_BH_MIN_RETX 2 /* full-size retransmissions before we call it a black hole */
 #define PM_MAX_MAP 65536
 #define PM_MAX_GAPS 8
+#define PM_INFER_MIN_SEGS 20 /* bulk segments at one size below the MSS to infer a path MTU */
 
 typedef struct pm_dir {
 	/* sizes */
 	uint32_t max_sent; /* largest payload sent, super-segments excluded */
 	uint32_t max_total; /* largest IP packet sent, same */
+	uint32_t n_at_max; /* bulk segments of max_total bytes */
 	uint32_t max_ok; /* largest payload whose first transmission was ACKed */
 	uint32_t max_ok_total; /* its IP packet size */
 	uint32_t cand_end, cand_len, cand_total; /* candidate for max_ok */
@@ -130,6 +132,26 @@ static uint32_t pm_hdr(const pd_packet *pkt)
 }
 
 /* Common encapsulations, as hints only. */
+static const char *pm_tunnel_hint(uint32_t mtu);
+
+/* The well-known encapsulation MTUs (1500 minus the overhead) inside
+ * [lo, hi], as "1450 (VXLAN over IPv4 (50 B)), ..."; false when none. */
+static bool pm_tunnel_range(uint32_t lo, uint32_t hi, char *buf, size_t n)
+{
+	static const uint32_t known[] = {1492, 1480, 1476, 1472, 1450, 1440, 1430, 1420, 1400, 1280};
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (known[i] < lo || known[i] > hi)
+			continue;
+		int w = snprintf(buf + used, n - used, "%s%u (%s)", used ? ", " : "", known[i], pm_tunnel_hint(known[i]));
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+	}
+	return used > 0;
+}
+
 static const char *pm_tunnel_hint(uint32_t mtu)
 {
 	switch (mtu) {
@@ -250,16 +272,26 @@ static void pm_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 	}
 	if (len > d->max_sent)
 		d->max_sent = len;
-	if (pkt->ip.total_len > d->max_total)
+	if (pkt->ip.total_len > d->max_total) {
 		d->max_total = pkt->ip.total_len;
+		d->n_at_max = 0;
+	}
+	/* segments at the largest size sent while several more were in
+	 * flight: a bulk sender, so the size is a limit, not the writes */
+	if (pkt->ip.total_len == d->max_total && seg->in_flight >= 4 * (uint64_t)len &&
+	    !(seg->flags & PD_SEG_CAPTURE_COPY))
+		d->n_at_max++;
 	bool big = pkt->ip.total_len > pm_min_mtu(pkt->ip.version);
 	if (big && pkt->ip.version == 4) {
 		d->big_pkts++;
 		d->big_df += pkt->ip.df;
 	}
 
-	/* Largest size proven to pass: a first transmission later ACKed. */
-	if (!(seg->flags & PD_SEG_NEW_DATA)) {
+	/* Largest size proven to pass: a first transmission later ACKed
+	 * (the same segment captured twice is no retransmission). */
+	if (seg->flags & PD_SEG_CAPTURE_COPY) {
+		;
+	} else if (!(seg->flags & PD_SEG_NEW_DATA)) {
 		if (d->cand && pd_seq_lt(t->seq, d->cand_end))
 			d->cand = false; /* Karn: the ACK could be for the copy */
 	} else if ((seg->flags & PD_SEG_NEW_DATA) && len > d->max_ok && (!d->cand || len > d->cand_len)) {
@@ -560,6 +592,12 @@ static void pm_report_bh(pd_run *run, pd_flow *flow, pm_dir *d, int dir)
 		if (d->after_recover_total) {
 			pd_finding_metric(f, "path_mtu_min", d->after_recover_total, "bytes");
 			pd_finding_metric(f, "path_mtu_max", d->bh_total - 1, "bytes");
+			char tun[256];
+			if (pm_tunnel_range(d->after_recover_total, d->bh_total - 1, tun, sizeof(tun))) {
+				char *was = g_strdup(f->detail ? f->detail : "");
+				pd_finding_detail(f, "%s; encapsulation MTUs in that range: %s", was, tun);
+				g_free(was);
+			}
 		}
 		f->impact_s += (double)stall / 1e9;
 		f->confidence = 0.9;
@@ -631,6 +669,22 @@ static void pm_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 			if (through && through < d->bh_len && total)
 				pm_report_mss(run, flow, d, dir, total,
 					      "at least: the largest packet that got through", true);
+		} else if (flow->proto == 6 && d->n_at_max >= PM_INFER_MIN_SEGS) {
+			/* No ICMP and no black hole here, yet a bulk sender never
+			 * filled the MSS both ends announced: the path MTU was
+			 * learnt before this capture point (PMTU discovery seen
+			 * only upstream, e.g. on a receiver-side capture, or a
+			 * cached route MTU). */
+			uint32_t hdr = v6 ? 60 : 40;
+			uint32_t own = flow->half[dir].mss;
+			if (own && d->max_total + 40 <= own + hdr) {
+				char how[160];
+				snprintf(how, sizeof(how),
+					 "inferred: %u bulk segments all capped at %u-byte packets and no ICMP in this "
+					 "capture, so the sender learnt the path MTU upstream of the capture point",
+					 d->n_at_max, d->max_total);
+				pm_report_mss(run, flow, d, dir, d->max_total, how, false);
+			}
 		}
 	}
 	g_free(o->p);

@@ -316,3 +316,180 @@ Test(capture, no_false_duplicates_on_synack_retries)
 	cr_assert_eq(pd_test_count_findings(r, "capture-duplicates"), 0);
 	cJSON_Delete(r);
 }
+
+/* ------------------------------------------- validation variants (pdvC) */
+
+static const char *detail(const cJSON *f)
+{
+	const cJSON *d = get(f, "detail");
+	cr_assert(cJSON_IsString(d), "finding has no detail");
+	return d->valuestring;
+}
+
+Test(variants, pmtu_receiver_side_infers_path_mtu)
+{
+	/* Receiver view: no ICMP there, but every bulk segment is capped at
+	 * 1280 B although both SYNs said MSS 1460. */
+	cJSON *r = run("testdata/captures/pmtu-client-view/pmtu4-1280-client.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "mss-exceeds-path"), 1);
+	const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
+	cr_assert_eq(metric(m, "path_mtu"), 1280);
+	cr_assert_eq(metric(m, "announced_mss"), 1460);
+	cr_assert_eq(metric(m, "clamp_mss_to"), 1240);
+	cr_assert_eq(metric(m, "max_payload_through"), 1228);
+	cr_assert_str_eq(top_setting(m), "MSS clamping");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+
+	r = run("testdata/captures/pmtu-client-view/pmtu6-1300-client.pcap");
+	m = pd_test_finding(r, "mss-exceeds-path", 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(metric(m, "path_mtu"), 1300);
+	cr_assert_eq(metric(m, "announced_mss"), 1440);
+	cr_assert_eq(metric(m, "clamp_mss_to"), 1240); /* 1300 - 60 */
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(variants, pmtu_router_any_capture)
+{
+	/* tcpdump -i any on the router that sends the ICMP: SLL2, each packet
+	 * twice. The resends are PMTU discovery, the ACK copies no dup ACKs. */
+	static const char *const files[] = {"testdata/captures/pmtu-client-view/pmtu4-1280-router.pcap",
+					    "testdata/captures/pmtu-client-view/pmtu6-1300-router.pcap"};
+	static const double mtu[] = {1280, 1300}, before[] = {1448, 1428};
+	for (int i = 0; i < 2; i++) {
+		cJSON *r = run(files[i]);
+		cr_assert_eq(pd_test_count_findings(r, "pmtu-frag-needed"), 1, "%s", files[i]);
+		const cJSON *f = pd_test_finding(r, "pmtu-frag-needed", 0);
+		cr_assert_eq(first_frame(f), 8);
+		cr_assert_eq(metric(f, "path_mtu"), mtu[i]);
+		cr_assert_eq(metric(f, "icmp_messages"), 10);
+		cr_assert_eq(metric(f, "payload_before"), before[i]);
+		cr_assert_eq(metric(f, "payload_after"), 1228);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s: PMTU resends are not loss", files[i]);
+		cr_assert_eq(pd_test_count_findings(r, "capture-duplicates"), 1);
+		const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
+		cr_assert_not_null(m);
+		cr_assert_eq(metric(m, "max_payload_through"), 1228, "capture copies are no retransmissions (Karn)");
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", files[i]);
+		cJSON_Delete(r);
+	}
+}
+
+Test(variants, blackhole_1450_sender_hint)
+{
+	cJSON *r = run("testdata/captures/pmtu-blackhole-1450/bh1450-probing1-server.pcap");
+	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
+	cr_assert_not_null(f);
+	cr_assert_eq(metric(f, "recovered_size"), 1024);
+	cr_assert_eq(metric(f, "path_mtu_min"), 1447);
+	cr_assert_eq(metric(f, "path_mtu_max"), 1499);
+	cr_assert_not_null(strstr(detail(f), "1450 (VXLAN over IPv4"), "tunnel hint: %s", detail(f));
+	cJSON_Delete(r);
+}
+
+Test(variants, blackhole_1450_receiver_side)
+{
+	/* Never recovered: 12 s of silence, then the server's ACK reveals
+	 * 17376 B that never arrived; only 200 B had ever come through. */
+	cJSON *r = run("testdata/captures/pmtu-blackhole-1450/bh1450-probing0-client.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
+	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
+	cr_assert_eq(first_frame(f), 9);
+	cr_assert_eq(metric(f, "missing_bytes"), 17376);
+	cr_assert_eq(metric(f, "max_payload_before"), 200);
+	cr_assert(metric(f, "stall") > 12.0);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_mtu_probing");
+	cJSON_Delete(r);
+
+	/* Recovered by MTU probing: data resumes at 1024 B after 6.5 s. */
+	r = run("testdata/captures/pmtu-blackhole-1450/bh1450-probing1-client.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
+	f = pd_test_finding(r, "pmtu-blackhole", 0);
+	cr_assert_eq(metric(f, "recovered_size"), 1024);
+	cr_assert_eq(metric(f, "max_payload_through"), 1395);
+	cr_assert_eq(metric(f, "missing_bytes"), 16352);
+	cr_assert(metric(f, "stall") > 6.4 && metric(f, "stall") < 6.6);
+	cJSON_Delete(r);
+}
+
+Test(variants, mss_clamping_is_healthy)
+{
+	static const char *const files[] = {"testdata/captures/mss-clamp-ok/mss-clamp-server.pcap",
+					    "testdata/captures/mss-clamp-ok/mss-clamp-client.pcap"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *r = run(files[i]);
+		cr_assert_eq(count_pmtu_frag(r), 0, "%s", files[i]);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", files[i]);
+		cJSON_Delete(r);
+	}
+}
+
+Test(variants, dns_like_fragmented_answers)
+{
+	cJSON *r = run("testdata/captures/udp-bigresp/udp-bigresp-client.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "ip-fragmentation"), 2);
+	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 0);
+	const cJSON *f = pd_test_finding(r, "ip-fragmentation", 0);
+	cr_assert_eq(metric(f, "fragmented_datagrams"), 10);
+	cr_assert_eq(metric(f, "fragments"), 30);
+	cr_assert_str_eq(top_setting(f), "application datagram size");
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+
+	static const char *const loss[] = {"testdata/captures/udp-bigresp/udp-bigresp-lastfrag-loss-client.pcap",
+					   "testdata/captures/udp-bigresp/udp-bigresp-lastfrag-loss-server.pcap"};
+	for (int i = 0; i < 2; i++) {
+		r = run(loss[i]);
+		cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 2, "%s", loss[i]);
+		double inc = 0, all = 0, to = 0;
+		for (int k = 0; k < 2; k++) {
+			f = pd_test_finding(r, "fragment-reassembly-incomplete", k);
+			inc += metric(f, "incomplete_datagrams");
+			all += metric(f, "fragmented_datagrams");
+			to += metric(f, "receiver_reassembly_timeouts");
+		}
+		cr_assert_eq(inc, 10);
+		cr_assert_eq(all, 28); /* 15 IPv4 + 13 IPv6 answers incl. retries */
+		cr_assert_eq(to, 10);
+		cJSON_Delete(r);
+	}
+}
+
+Test(variants, capture_artifacts)
+{
+	cJSON *r = run("testdata/captures/capture-artifacts/tso-any-sll2.pcap");
+	const cJSON *f = pd_test_finding(r, "capture-offload-tso", 0);
+	cr_assert_not_null(f);
+	cr_assert_eq(metric(f, "super_segments"), 11);
+	cr_assert_eq(metric(f, "largest_segment"), 65160);
+	cr_assert_eq(count_pmtu_frag(r), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+
+	r = run("testdata/captures/capture-artifacts/dup-bridge-any.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "capture-duplicates"), 1);
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+
+	r = run("testdata/captures/capture-artifacts/one-direction.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "capture-one-direction"), 1);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+
+	/* 12 deleted frames in 3 runs: each hole counted once, although the
+	 * receiver's ACKs reveal the third one before the data above it. */
+	r = run("testdata/captures/capture-artifacts/drops.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "capture-drops"), 1);
+	f = pd_test_finding(r, "capture-drops", 0);
+	cr_assert_eq(metric(f, "missing_segments"), 3);
+	cr_assert_eq(metric(f, "missing_bytes"), 17376);
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
