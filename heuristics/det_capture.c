@@ -50,6 +50,7 @@ typedef struct cp_flow {
 	uint32_t ack_adv[2]; /* ACKs that advanced */
 	uint32_t dups, dups_retx;
 	uint8_t vantage;
+	uint8_t link_dirs[2]; /* per sender: bit (PD_LINK_* - 1) for each direction the link header gave */
 	bool fragmented; /* TCP over IP fragments: sequence gaps mean nothing here */
 	/* handshake legs, from the SYN-ACK that answered the last SYN */
 	pd_time syn_ts, synack_ts, leg_a, leg_b;
@@ -65,6 +66,7 @@ typedef struct cp_global {
 	/* vantage */
 	uint64_t v_count[CP_V__N];
 	uint64_t v_by_ttl;
+	uint64_t v_by_link; /* decided by the cooked header's packet type */
 	double v_a_sum[CP_V__N], v_b_sum[CP_V__N];
 	uint64_t v_frame;
 	pd_time v_ts;
@@ -217,6 +219,8 @@ static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 	cp_flow *c = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
+	if (pkt->link_dir != PD_LINK_DIR_UNKNOWN)
+		c->link_dirs[dir] |= (uint8_t)(1u << (pkt->link_dir - 1));
 	if (!c->ttl_seen[dir]) {
 		c->ttl[dir] = pkt->ip.ttl;
 		c->ttl_seen[dir] = true;
@@ -329,8 +333,41 @@ static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 
 /* ------------------------------------------------------------ flow end */
 
+/* tcpdump -i any writes which way each frame went through the capture
+ * host: a side whose packets only leave is that host; packets seen both
+ * arriving and leaving were forwarded (a router or bridge in the middle). */
+static uint8_t cp_vantage_from_link(const cp_flow *c)
+{
+	const uint8_t in = 1u << (PD_LINK_INCOMING - 1), out = 1u << (PD_LINK_OUTGOING - 1),
+		      other = 1u << (PD_LINK_OTHERHOST - 1);
+	uint8_t cl = c->link_dirs[PD_CLIENT], sv = c->link_dirs[PD_SERVER];
+	if (!cl || !sv)
+		return CP_V_UNKNOWN;
+	if (((cl & in) && (cl & out)) || ((sv & in) && (sv & out)) || ((cl | sv) & other))
+		return CP_V_MIDDLE;
+	if (cl == out && sv == in)
+		return CP_V_CLIENT;
+	if (sv == out && cl == in)
+		return CP_V_SERVER;
+	return CP_V_UNKNOWN;
+}
+
 static uint8_t cp_vantage(cp_global *g, const pd_flow *f, const cp_flow *c)
 {
+	uint8_t lv = cp_vantage_from_link(c);
+	if (lv != CP_V_UNKNOWN) {
+		g->v_by_link++;
+		g->v_count[lv]++;
+		if (c->have_a && c->have_b && c->leg_a >= 0 && c->leg_b >= 0) {
+			g->v_a_sum[lv] += (double)c->leg_a;
+			g->v_b_sum[lv] += (double)c->leg_b;
+		}
+		if (!g->v_frame) {
+			g->v_frame = f->first_frame;
+			g->v_ts = f->first_ts;
+		}
+		return lv;
+	}
 	if (!f->synack_frame || !f->hs_ack_frame || !c->have_a || !c->have_b)
 		return CP_V_UNKNOWN;
 	pd_time a = c->leg_a, b = c->leg_b;
@@ -505,19 +542,27 @@ static void cp_report_vantage(pd_run *run, cp_global *g)
 	default:
 		break;
 	}
-	char ttl[160] = "";
+	char ttl[320] = "";
 	if (g->v_by_ttl)
 		snprintf(ttl, sizeof(ttl),
 			 " [%" G_GUINT64_FORMAT " of them decided by TTL: too close to time, but only one side "
 			 "arrives with an initial TTL (64/128/255), i.e. unrouted]",
 			 g->v_by_ttl);
 	pd_finding_metric(f, "flows_by_ttl", (double)g->v_by_ttl, "count");
+	pd_finding_metric(f, "flows_by_link_header", (double)g->v_by_link, "count");
+	if (g->v_by_link) {
+		size_t used = strlen(ttl);
+		snprintf(ttl + used, sizeof(ttl) - used,
+			 " [%" G_GUINT64_FORMAT " decided by the capture's own record of which way each "
+			 "packet went (tcpdump -i any)]",
+			 g->v_by_link);
+	}
 	pd_finding_detail(f,
 			  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
 			  " handshakes: captured %s (SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average)%s%s%s",
 			  g->v_count[best], total, cp_vname(best), a_ms, b_ms, ttl, caveat,
 			  g->v_count[best] < total ? "; other flows differ (several capture points or paths)" : "");
-	f->confidence = best == CP_V_CLOSE ? 0.3 : 0.8;
+	f->confidence = best == CP_V_CLOSE ? 0.3 : g->v_by_link >= g->v_count[best] ? 0.95 : 0.8;
 }
 
 static void cp_on_end(pd_run *run, void *gv)

@@ -493,3 +493,29 @@ Test(variants, capture_artifacts)
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
 }
+
+/* With tcpdump -i any the link header says which way each packet went:
+ * the vantage point is known, not guessed from timing (which the client's
+ * own tbf queue skews in aq-abort6-any). */
+static void expect_vantage(const char *cap, const char *metric_key)
+{
+	cJSON *r = pd_test_json(cap, NULL);
+	cr_assert_not_null(r, "%s", cap);
+	const cJSON *f = pd_test_finding(r, "capture-vantage", 0);
+	cr_assert_not_null(f, "%s: no capture-vantage", cap);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(f, "metrics");
+	const cJSON *by_link = cJSON_GetObjectItemCaseSensitive(m, "flows_by_link_header");
+	const cJSON *want = cJSON_GetObjectItemCaseSensitive(m, metric_key);
+	cr_assert(by_link && want, "%s: metrics missing", cap);
+	double n = cJSON_GetObjectItemCaseSensitive(want, "value")->valuedouble;
+	cr_expect_gt(n, 0, "%s: %s = %.0f", cap, metric_key, n);
+	cr_expect_eq(cJSON_GetObjectItemCaseSensitive(by_link, "value")->valuedouble, n, "%s", cap);
+	cJSON_Delete(r);
+}
+
+Test(variants, vantage_from_cooked_header)
+{
+	expect_vantage("testdata/captures/aq-abort6-any/aq-abort6-any.pcap", "flows_near_client");
+	expect_vantage("testdata/captures/pmtu-client-view/pmtu4-1280-router.pcap", "flows_in_between");
+	expect_vantage("testdata/captures/capture-artifacts/tso-any-sll2.pcap", "flows_near_server");
+}
