@@ -108,7 +108,6 @@ typedef struct pd_flow {
 
 	uint8_t *data_state; /* state of state_on_data detectors; NULL until payload */
 
-	struct pd_flow *hash_next; /* table chaining, owned by the table */
 	struct pd_flow *lru_prev, *lru_next;
 
 	/* detectors' per-flow state; offsets from the registry */

@@ -207,7 +207,6 @@ void pd_flowtable_remove(pd_flowtable *t, pd_flow *f)
 	}
 	t->slots[i].f = NULL;
 	t->slots[i].hash = 0;
-	f->hash_next = NULL;
 	lru_unlink(f);
 	t->count--;
 }

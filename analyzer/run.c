@@ -366,13 +366,6 @@ pd_dissect_status pd_run_dissect(const pd_frame *fr, pd_packet *pkt)
 	return pd_dissect(pkt, fr->data);
 }
 
-void pd_run_frame(pd_run *run, const pd_frame *fr)
-{
-	pd_packet pkt;
-	pd_dissect_status st = pd_run_dissect(fr, &pkt);
-	pd_run_dissected(run, fr, &pkt, st);
-}
-
 void pd_run_dissected(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
 {
 	pd_capture_summary *cap = &run->report->cap;

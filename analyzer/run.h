@@ -37,10 +37,7 @@ typedef enum pd_run_status {
 /* Reads and analyses the files as one merged capture. */
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
 
-/* Feeds one frame directly (fuzzing and tests). */
-void pd_run_frame(pd_run *run, const pd_frame *frame);
-
-/* The two halves of pd_run_frame, so dissection can run on another thread:
+/* One frame in two halves, so dissection can run on another thread:
  * pd_run_dissect is stateless (pkt borrows frame->data); pd_run_dissected
  * does everything else and must see frames in capture order. */
 pd_dissect_status pd_run_dissect(const pd_frame *frame, pd_packet *pkt);
