@@ -68,6 +68,7 @@ typedef struct ls_dir {
 	ls_more *x;
 
 	uint32_t data_segs, retrans, fast, rto, rto_follow, tlp, other, pmtu, spurious, dsack, reorder, unseen;
+	uint32_t rcv_drop; /* receiver-side capture: first copy arrived, never ACKed */
 	bool rec_after_rto; /* the current recovery began with a timeout */
 	uint32_t tail; /* timer-driven with no duplicate ACK or SACK before it */
 	pd_time last_tx_ts, last_adv_ts; /* S's last segment; R's last advancing ACK */
@@ -482,6 +483,13 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 			d->rec_after_rto = false;
 			d->recovery_point = d->hi;
 		}
+	} else if (hole_ts < 0 && !(seg->flags & PD_SEG_SPURIOUS) && hr->ack_valid && pd_seq_lt(hr->last_ack, e) &&
+		   ls_vantage(flow) == r) {
+		/* next to the receiver, data the capture saw arrive and the
+		 * receiver never acknowledged: the first copy reached the
+		 * receiving host and was dropped there (full receive buffer,
+		 * memory pressure), not on the path: no tail loss */
+		d->rcv_drop++;
 	} else if (!dup_evidence && pd_seq_le(d->hi, e) && quiet >= tlp_floor) {
 		/* the last segment sent again after ~2 RTT of silence: a tail-loss probe */
 		d->tlp++;
@@ -537,9 +545,13 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 				  "%u whose original the capture never saw; %u segments merely arrived out of order. RTT "
 				  "%.2f ms; SACK %s; %s. Congestion control reacts to each loss episode; a loss-tolerant "
 				  "algorithm (bbr) is a consideration for paths with random loss, not a fix for a "
-				  "congested or faulty link.",
+				  "congested or faulty link.%s",
 				  sside, sname, d->retrans, d->data_segs, rate * 100, rside, rname, d->fast, d->rto, d->rto_follow,
-				  d->tlp, d->pmtu, d->other, spurious, d->unseen, d->reorder, rtt_ms, sack ? "on" : "off", where);
+				  d->tlp, d->pmtu, d->other, spurious, d->unseen, d->reorder, rtt_ms, sack ? "on" : "off", where,
+				  d->rcv_drop ? " Some first copies reached the receiver's capture yet were never acknowledged: "
+						"the receiving host dropped them (receive buffer full or socket memory "
+						"pressure, see nstat TcpExtTCPRcvQDrop / TcpExtPruneCalled), not the path."
+					      : "");
 		pd_finding_metric(f, "retransmitted_segments", d->retrans, "count");
 		pd_finding_metric(f, "data_segments", d->data_segs, "count");
 		pd_finding_metric(f, "retransmission_rate", rate, "ratio");
@@ -550,15 +562,20 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 		pd_finding_metric(f, "spurious", spurious, "count");
 		pd_finding_metric(f, "original_unseen", d->unseen, "count");
 		pd_finding_metric(f, "reordered", d->reorder, "count");
+		if (d->rcv_drop)
+			pd_finding_metric(f, "receiver_host_drops", d->rcv_drop, "count");
 		pd_finding_metric(f, "rtt_ms", rtt_ms, "ms");
-		f->impact_s += rto_s;
+		f->impact_s += (double)d->rto_stall / 1e9 > rto_s ? (double)d->rto_stall / 1e9 : rto_s;
 		f->severity = PD_SEV_INFO;
 		if (real_rate >= 0.01 && real >= 3)
 			f->severity = PD_SEV_WARNING;
 		if (real_rate >= 0.1 && d->data_segs >= 20)
 			f->severity = PD_SEV_ERROR;
 		f->confidence = 0.8;
-		if (!sack)
+		if (d->rcv_drop * 2 >= real)
+			pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application",
+					    "net.ipv4.tcp_congestion_control", NULL);
+		else if (!sack)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
 					    "net.core.netdev_max_backlog", "qdisc limit", NULL);
 		else

@@ -31,7 +31,7 @@ typedef struct ng_samples {
 	bool centre_fixed;
 	double centre_us, half_width_us;
 	uint32_t extra_total, extra_in;
-	double extra_gap_sum_us;
+	double extra_gap_sum_us, extra_rel_sum_us;
 } ng_samples;
 
 typedef struct ng_dir {
@@ -80,6 +80,7 @@ static void ng_record(ng_flow *st, int a, pd_time gap, pd_time rel, const pd_pac
 	if (d <= s->half_width_us) {
 		s->extra_in++;
 		s->extra_gap_sum_us += gap_us;
+		s->extra_rel_sum_us += (double)(rel / 1000);
 	}
 }
 
@@ -163,23 +164,29 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	double rtt_us = (double)pd_flow_rtt(flow) / 1000.0;
 
 	/* Vantage: next to the holder the released segment leaves right after
-	 * the ACK; next to the acker it arrives one RTT later. */
-	int vantage = -1; /* -1 unknown, else the side the capture is near */
+	 * the ACK; next to the acker it arrives one RTT later; in between, the
+	 * release delay is the round trip from the capture point to the holder
+	 * and back. The gap is the delayed-ACK timer plus the round trip to the
+	 * acker (RTT - release delay), wherever the capture was taken. */
+	int vantage = -1; /* -1 unknown, 2 in the middle, else the side the capture is near */
 	if (rtt_us >= 1000)
-		vantage = rel_us < 0.5 * rtt_us ? a : pd_peer(a);
+		vantage = rel_us < 0.25 * rtt_us ? a : rel_us > 0.75 * rtt_us ? pd_peer(a) : 2;
 	double delack_us = period_us;
-	if (vantage == a)
-		delack_us -= rtt_us;
+	if (vantage >= 0) {
+		double to_acker = rtt_us - rel_us;
+		delack_us -= to_acker > 0 ? to_acker : 0;
+	}
 
+	/* Time lost per stall: from the holder's previous data to the release
+	 * of the held segment, which without Nagle would have left at once.
+	 * That is the gap plus the release delay at any vantage: next to the
+	 * holder the gap already holds the delayed-ACK timer and the RTT (the
+	 * release is immediate); next to the acker the gap is the timer and the
+	 * release comes one RTT later (the ACK's and the held data's trips). */
 	double lost_us = 0;
-	for (uint32_t i = 0; i < k; i++) {
-		double l = in_gaps[i] - (vantage == a ? rtt_us : 0);
-		lost_us += l > 0 ? l : 0;
-	}
-	if (s->extra_in) {
-		double l = s->extra_gap_sum_us - (vantage == a ? rtt_us : 0) * s->extra_in;
-		lost_us += l > 0 ? l : 0;
-	}
+	for (uint32_t i = 0; i < k; i++)
+		lost_us += (double)in_gaps[i] + in_rel[i];
+	lost_us += s->extra_gap_sum_us + s->extra_rel_sum_us;
 	double lost_s = lost_us / 1e6;
 	double dur_s = (double)(flow->last_ts - flow->first_ts) / 1e9;
 	double share = dur_s > 0 ? lost_s / dur_s : 0;
@@ -205,6 +212,9 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	const char *aname = a == PD_CLIENT ? "client" : "server";
 	const char *bname = a == PD_CLIENT ? "server" : "client";
 	const char *where = vantage < 0 ? "capture point not determinable (RTT under 1 ms)"
+			    : vantage == 2 ? "captured between the hosts: the ACK passes one delayed-ACK timer plus the "
+					     "round trip to the ACK delayer after the data, the held segment follows after "
+					     "the round trip to the Nagle sender"
 			    : vantage == a ? (a == PD_CLIENT ? "captured near the client (the Nagle sender): its held "
 							       "segment leaves right after the delayed ACK arrives"
 							     : "captured near the server (the Nagle sender): its held "

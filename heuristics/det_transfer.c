@@ -30,6 +30,8 @@ typedef struct tr_dir {
 	uint32_t flight_bytes; /* bytes within the first flight of the burst */
 	uint32_t burst_bytes;
 	bool after_idle; /* this burst followed an idle period > RTO */
+	bool burst_loss; /* resends or capture gaps before or in this burst: loss recovery */
+	pd_time last_loss_ts; /* latest resend or gap in this direction */
 	pd_time idle_len;
 	uint32_t max_flight; /* largest first-RTT volume seen in any window so far */
 	uint32_t win_bytes; /* sliding: bytes in the current RTT window */
@@ -52,6 +54,7 @@ typedef struct tr_dir {
 	uint32_t ka_int_n;
 	pd_time last_activity;
 	bool ka_wait;
+	bool ka_peer_alive;
 	tr_ev ka_ev[TR_EV];
 
 	/* writes */
@@ -74,7 +77,9 @@ static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
 		d->first_burst_done = true;
 		d->iw_bytes = d->flight_bytes;
 		d->iw_total = d->burst_bytes;
-	} else if (d->after_idle) {
+	} else if (d->after_idle && !d->burst_loss) {
+		/* (a restart after a retransmission timeout also begins with one
+		 * segment, but that is loss recovery, not an idle restart) */
 		/* restarted small although the sender had more, and had run much larger before */
 		if (d->flight_bytes <= 12 * mss && d->burst_bytes >= 2 * d->flight_bytes &&
 		    d->max_flight >= 3 * d->flight_bytes && d->max_flight >= 20 * mss) {
@@ -122,17 +127,35 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->ka_wait = true;
 		return;
 	}
-	if (dp->ka_wait && t->payload_len == 0) {
+	/* an answer is the peer's bare ACK of the probe, before the prober
+	 * sends anything else (a later ACK of new data answers that data) */
+	if (dp->ka_wait && t->payload_len == 0 && !(t->flags & PD_TCP_FIN) && (t->flags & PD_TCP_ACK)) {
 		dp->ka_answered++;
 		dp->ka_wait = false;
 	}
+	if (d->ka_wait && (t->payload_len > 0 || (t->flags & PD_TCP_FIN)))
+		d->ka_wait = false;
+	if (dp->ka && dp->ka_answered < dp->ka && t->payload_len > 0)
+		dp->ka_peer_alive = true; /* the peer still sent data after the probes */
 	if (t->payload_len > 0 || seg->acked > 0) {
 		d->last_activity = pkt->ts;
 		dp->last_activity = pkt->ts;
 	}
 
+	if (t->payload_len > 0 && (!(seg->flags & PD_SEG_NEW_DATA) || (seg->flags & PD_SEG_PREV_LOST))) {
+		d->last_loss_ts = pkt->ts;
+		if (d->in_burst)
+			d->burst_loss = true;
+	}
 	if (!(seg->flags & PD_SEG_NEW_DATA))
 		return;
+	/* The peer's burst ends when this side sends new data: in a request /
+	 * response exchange the peer's next data waits for this answer (the
+	 * application), not for ACKs, so it is a new burst, never a later
+	 * round of the same flight (else a chain of small requests looks like
+	 * a tiny initial window with a large backlog). */
+	if (dp->in_burst)
+		tr_end_burst(dp, flow, peer);
 	uint32_t len = t->payload_len;
 	uint32_t mss = pd_flow_mss(flow, dir, false);
 	d->data_segs++;
@@ -169,6 +192,7 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->flight_bytes = 0;
 		d->burst_bytes = 0;
 		d->after_idle = d->first_burst_done && idle > idle_floor;
+		d->burst_loss = d->last_loss_ts > 0 && d->last_loss_ts >= d->burst_last;
 		d->idle_len = idle;
 		if (!d->first_burst_done) {
 			d->iw_frame = pkt->frame_no;
@@ -250,10 +274,22 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 		pd_finding_detail(f,
 				  "%s %s sent %u keep-alive probes to %s (first after %.1f s idle%s%.1f s apart on "
 				  "average); %u answered, %u unanswered%s. Linux defaults: first probe after 7200 s "
-				  "idle, then every 75 s, 9 probes.",
+				  "idle, then every 75 s, 9 probes.%s%s",
 				  sside, sname, d->ka, rname, (double)d->ka_first_idle / 1e9, d->ka_int_n ? ", then " : "",
 				  intv, d->ka_answered, unanswered,
-				  unanswered >= 2 ? ": the peer or a NAT/firewall state on the path is probably gone" : "");
+				  unanswered < 2 ? ""
+				  : d->ka_peer_alive ? ", yet the peer answered later data, so the probes or their ACKs were "
+						       "lost (a firewall or NAT dropping bare ACKs, or congestion), not the peer"
+						     : ": the peer or a NAT/firewall state on the path is probably gone",
+				  d->ka_first_idle < 7000 * PD_NS_PER_SEC
+					  ? " These timers are not the defaults: the application set them per socket "
+					    "(TCP_KEEPIDLE / TCP_KEEPINTVL / TCP_KEEPCNT) or the sysctls were changed."
+					  : "",
+				  d->ka_int_n && unanswered == 0
+					  ? " An answered probe restarts the idle timer, so answered probes are spaced by "
+					    "the idle time (tcp_keepalive_time / TCP_KEEPIDLE); tcp_keepalive_intvl only "
+					    "spaces unanswered ones."
+					  : "");
 		pd_finding_metric(f, "probes", d->ka, "count");
 		pd_finding_metric(f, "unanswered", unanswered, "count");
 		pd_finding_metric(f, "idle_before_first", (double)d->ka_first_idle / 1e9, "s");

@@ -55,6 +55,8 @@ typedef struct wn_dir {
 	uint32_t win_first; /* first window R advertised after the handshake */
 	uint32_t win_max;
 	bool win_first_set;
+	uint32_t grow_win; /* R's window at its last growth by more than 1/8 */
+	pd_time grow_ts;
 
 	/* S's data */
 	bool data_started;
@@ -62,6 +64,7 @@ typedef struct wn_dir {
 	uint64_t first_data_frame;
 	uint64_t first_full_frame;
 	pd_time first_full_ts;
+	pd_time rtt_min; /* smallest data->ACK sample of S's data; 0 none */
 } wn_dir;
 
 typedef struct wn_flow {
@@ -156,6 +159,8 @@ static void wn_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	/* ---- as receiver R = dir, for the data of S = peer */
 	int s = pd_peer(dir);
 	wn_dir *dr = &st->d[s];
+	if (seg->rtt > 0 && (!dr->rtt_min || seg->rtt < dr->rtt_min))
+		dr->rtt_min = seg->rtt;
 	const pd_tcp_half *hr = &flow->half[dir];
 	if (!(t->flags & (PD_TCP_SYN | PD_TCP_RST)) && hr->win_known) {
 		if (!dr->win_first_set && hr->win > 0) {
@@ -164,6 +169,10 @@ static void wn_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		}
 		if (hr->win > dr->win_max)
 			dr->win_max = hr->win;
+		if (hr->win > dr->grow_win + dr->grow_win / 8) {
+			dr->grow_win = hr->win;
+			dr->grow_ts = pkt->ts;
+		}
 		if (seg->acked > 0) {
 			dr->last_ack_adv_ts = pkt->ts;
 			if (dr->recovering && pd_seq_le(dr->recovery_point, t->ack))
@@ -206,6 +215,12 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	pd_flow_endpoint(flow, s, sname, sizeof(sname));
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 	double rtt_s = (double)pd_flow_rtt(flow) / 1e9;
+	/* Next to the sender every data->ACK sample spans the whole path, and
+	 * the smallest is a better base RTT than the single handshake sample
+	 * (which a first-packet delay, e.g. a neighbour lookup, can inflate).
+	 * Elsewhere the samples cover only part of the path. */
+	if (d->rtt_min > 0 && pd_flow_vantage(flow) == s && (double)d->rtt_min / 1e9 < rtt_s)
+		rtt_s = (double)d->rtt_min / 1e9;
 
 	/* a stall still open at the end of the flow counts up to its last packet */
 	if (d->zw_active) {
@@ -278,8 +293,13 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	/* the receiver drained its buffer quickly (window mostly near its max)
 	 * yet never grew it; a window that mostly sat shrunk is a slow reader */
 	bool shrunk = avg_win < 0.6 * d->win_max;
-	bool fixed = d->win_first_set && d->win_max <= d->win_first + d->win_first / 4 && d->win_max < (1u << 20) &&
-		     T >= 20 * rtt_s && !at_cap && !shrunk;
+	/* A window that stopped growing early (within 4 RTTs or the first
+	 * quarter of the transfer) and then stayed put for at least 10 RTTs:
+	 * autotuning doubles an autotuned window every RTT or two while the
+	 * sender fills it. */
+	double grew_s = d->grow_ts > d->first_data_ts ? (double)(d->grow_ts - d->first_data_ts) / 1e9 : 0;
+	bool fixed = d->win_first_set && grew_s <= (4 * rtt_s > T / 4 ? 4 * rtt_s : T / 4) &&
+		     d->win_max < (1u << 20) && T >= 10 * rtt_s && !at_cap && !shrunk;
 
 	char bdp[400];
 	snprintf(bdp, sizeof(bdp),
@@ -339,7 +359,14 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 		f->occurrences += d->win_full > 1 ? d->win_full - 1 : 0;
 		f->severity = PD_SEV_WARNING;
 		f->confidence = 0.85;
-		pd_finding_settings(f, "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies", "SO_RCVBUF", NULL);
+		/* syncookies only strip the option from a SYN-ACK answering a SYN
+		 * that offered it; a client SYN without it is the client's setting
+		 * (or a middlebox stripping it) */
+		if (hc->wscale_offered < 0)
+			pd_finding_settings(f, "net.ipv4.tcp_window_scaling", "SO_RCVBUF", NULL);
+		else
+			pd_finding_settings(f, "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies", "SO_RCVBUF",
+					    NULL);
 		return;
 	}
 
@@ -389,7 +416,11 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 				    "net.core.rmem_max", NULL);
 	}
 
-	if (!rwnd_limited && !reader_bound && sh_rwnd < 0.1 && sh_loss < 0.1 && sh_idle >= 0.3 && T >= 0.2) {
+	/* "nothing in flight" is only visible at the sender or in the middle:
+	 * next to the receiver every segment is ACKed at once, so the flight
+	 * looks empty whatever the sender did */
+	if (!rwnd_limited && !reader_bound && sh_rwnd < 0.1 && sh_loss < 0.1 && sh_idle >= 0.3 && T >= 0.2 &&
+	    pd_flow_vantage(flow) != r) {
 		pd_finding *f = pd_finding_get(run, "sender-limited", flow);
 		pd_finding_detail(f,
 				  "%s %s often had nothing in flight during its %llu-byte transfer although %s %s's "

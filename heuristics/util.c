@@ -9,11 +9,31 @@
 pd_time pd_flow_rtt(const pd_flow *f)
 {
 	if (f->hs_rtt > 0) {
+		/* A handshake without a repeated SYN or SYN-ACK spans exactly one
+		 * round trip of the whole path wherever the capture was taken.
+		 * Data/ACK samples do not: next to the receiver (or the ACKer of
+		 * a request) they only see the local turn-around, so they must not
+		 * override a clean handshake. */
+		if (f->half[PD_CLIENT].syn_count <= 1 && f->half[PD_SERVER].syn_count <= 1)
+			return f->hs_rtt;
 		if (f->rtt_count > 0 && f->rtt_max > 0 && f->hs_rtt > f->rtt_max + f->rtt_max / 2)
 			return f->rtt_max;
 		return f->hs_rtt;
 	}
 	return f->rtt_min > 0 ? f->rtt_min : 0;
+}
+
+int pd_flow_vantage(const pd_flow *f)
+{
+	if (!f->syn_ts || !f->synack_frame || !f->hs_ack_frame || f->hs_rtt < 1000 * 1000)
+		return -1;
+	pd_time syn = f->syn_last_ts ? f->syn_last_ts : f->syn_ts;
+	pd_time srv = f->synack_ts - syn, cli = f->hs_ack_ts - f->synack_ts;
+	if (srv >= 0 && srv * 4 < f->hs_rtt)
+		return PD_SERVER;
+	if (cli >= 0 && cli * 4 < f->hs_rtt)
+		return PD_CLIENT;
+	return -1;
 }
 
 uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen)

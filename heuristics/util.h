@@ -10,10 +10,16 @@
 
 /* ---- flow figures ---- */
 
-/* The handshake RTT, unless data/ACK samples show it cannot be right (a
- * handshake spread over SYN retransmissions): then the largest sample.
+/* The handshake RTT, unless the handshake had a repeated SYN or SYN-ACK
+ * and data/ACK samples show it cannot be right: then the largest sample.
  * Without a handshake, the smallest sample; 0 when there is none. */
 pd_time pd_flow_rtt(const pd_flow *f);
+
+/* The side the capture was taken next to, from the handshake timing (the
+ * side that answers within a quarter of the RTT): PD_CLIENT, PD_SERVER,
+ * or -1 when it cannot be told (no full handshake, RTT under 1 ms, or a
+ * capture in the middle of the path). */
+int pd_flow_vantage(const pd_flow *f);
 
 /* The largest payload side s may send: the peer's announced MSS less the
  * timestamp option when both sides use it; without one, the largest payload

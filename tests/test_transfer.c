@@ -274,3 +274,316 @@ Test(transfer, tso_sender)
 		cJSON_Delete(r);
 	}
 }
+
+/* ------------------------------------------- variants (pdvB-*, data transfer) */
+
+static bool has_setting(const cJSON *f, const char *name)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "settings"))
+	if (!strcmp(str(s, "name"), name))
+		return true;
+	return false;
+}
+
+/* Nagle seen from the ACK delayer (server, -i any / SLL2) over a 20 ms RTT:
+ * the time lost is the delayed-ACK timer plus the RTT the held segment
+ * waits for the ACK to travel back (README: ~1.87 s over 29 requests). */
+Test(transfer_variants, nagle_server_side_sll2)
+{
+	cJSON *r = run("testdata/captures/nagle-server-any/nagle-py.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
+	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
+	NEAR(metric(f, "stalls"), 29, 0);
+	NEAR(metric(f, "delayed_ack_ms"), 43.1, 2);
+	NEAR(metric(f, "rtt_ms"), 20.3, 1);
+	NEAR(metric(f, "time_lost"), 1.87, 0.1);
+	NEAR(first_frame(f), 12, 0);
+	cr_assert(has_example(f, 17));
+	NEAR(client_port(f), 40488, 0);
+	cr_assert(strstr(str(f, "detail"), "captured near the server"));
+	cr_assert_str_eq(top_setting(f), "TCP_NODELAY");
+	cJSON_Delete(r);
+
+	r = run("testdata/captures/nagle-server-any/nagle-c.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
+	f = pd_test_finding(r, "nagle-delayed-ack", 0);
+	NEAR(metric(f, "stalls"), 24, 0);
+	NEAR(metric(f, "delayed_ack_ms"), 43.1, 2);
+	NEAR(metric(f, "time_lost"), 24 * (0.0431 + 0.0204), 0.1);
+	NEAR(first_frame(f), 12, 0);
+	cJSON_Delete(r);
+}
+
+/* TCP_NODELAY request chains are clean: in particular a chain of small
+ * requests is not an initial window that "waited a round trip". */
+Test(transfer_variants, nodelay_server_side_clean)
+{
+	const char *caps[] = {"testdata/captures/nagle-server-any/nodelay-py.pcap",
+			      "testdata/captures/nagle-server-any/nodelay-c.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "info") - pd_test_count_findings(r, "capture-snaplen") -
+				     pd_test_count_findings(r, "capture-vantage"),
+			     0, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* A server that sleeps 40 ms before answering is not Nagle. */
+Test(transfer_variants, slow_server_is_not_nagle)
+{
+	const char *caps[] = {"testdata/captures/reqresp-slow-server/slow-single.pcap",
+			      "testdata/captures/reqresp-slow-server/slow-nodelay.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* Zero window at the receiver, IPv6 (README: 45 episodes, 4.908 s, longest 1.490 s). */
+Test(transfer_variants, zero_window_receiver_ipv6)
+{
+	cJSON *r = run("testdata/captures/zero-window-recv6/zero-window-recv6.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
+	const cJSON *f = pd_test_finding(r, "zero-window", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(metric(f, "zero_window_events"), 45, 0);
+	NEAR(metric(f, "zero_window_stall"), 4.908, 0.05);
+	NEAR(metric(f, "longest_stall"), 1.490, 0.02);
+	NEAR(metric(f, "window_probes"), 4, 0);
+	NEAR(metric(f, "max_window"), 2880, 0);
+	NEAR(first_frame(f), 12, 0);
+	cr_assert(has_example(f, 148));
+	NEAR(client_port(f), 60270, 0);
+	cr_assert(strstr(str(f, "detail"), "client [fd62::1:2]:60270 advertised a zero window"));
+	cr_assert_str_eq(top_setting(f), "slow-reading application");
+	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 0);
+	cJSON_Delete(r);
+}
+
+/* Window-limited at the receiver, RTT 60 ms: the RTT is the handshake's, not
+ * the receiver's local data->ACK turn-around; no sender-limited verdict. */
+Test(transfer_variants, window_limited_receiver_side)
+{
+	const char *caps[] = {"testdata/captures/window-limited-recv/window-limited-recv.pcap",
+			      "testdata/captures/window-limited-recv/window-limited-sender-any.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 1, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
+		const cJSON *f = pd_test_finding(r, "window-limited", 0);
+		cr_assert_str_eq(str(f, "severity"), "warning");
+		NEAR(metric(f, "rtt_ms"), 60.5, 1.5);
+		NEAR(metric(f, "max_window"), 81120, 0);
+		NEAR(metric(f, "window_bytes"), 80000, 1000);
+		cr_assert(metric(f, "achieved_vs_ceiling") >= 0.8 && metric(f, "achieved_vs_ceiling") <= 1.0);
+		NEAR(metric(f, "bytes"), 1048576, 0);
+		NEAR(client_port(f), 35834, 0);
+		cr_assert_str_eq(top_setting(f), "SO_RCVBUF");
+		/* ~15 RTTs without growth after the first 3: a fixed buffer */
+		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 1, "%s", caps[i]);
+		cr_assert_str_eq(top_setting(pd_test_finding(r, "receive-window-fixed", 0)), "SO_RCVBUF");
+		cJSON_Delete(r);
+	}
+	cJSON *r = run("testdata/captures/window-limited-recv/window-limited-sender-any.pcap");
+	const cJSON *f = pd_test_finding(r, "window-limited", 0);
+	NEAR(metric(f, "window_full_events"), 309, 0);
+	NEAR(first_frame(f), 155, 0);
+	cr_assert(metric(f, "window_limited_share") >= 0.5);
+	cJSON_Delete(r);
+}
+
+/* Window scaling off on the data sender only (the uploading client). */
+Test(transfer_variants, wscale_off_on_sender)
+{
+	cJSON *r = run("testdata/captures/wscale-off-sender/wscale-off-sender.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
+	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
+	cr_assert(strstr(str(f, "detail"), "the client's SYN, sent by the data sender, had no window-scale option"));
+	cr_assert(strstr(str(f, "detail"), "server 10.62.2.2:5108 can never advertise more than 65535"));
+	NEAR(metric(f, "max_window"), 65535, 0);
+	NEAR(metric(f, "rtt_ms"), 40.2, 1.5); /* the data RTT, not the 52.6 ms handshake */
+	cr_assert(metric(f, "achieved_vs_ceiling") <= 1.0);
+	NEAR(first_frame(f), 136, 0);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
+	cr_assert(!has_setting(f, "net.ipv4.tcp_syncookies"));
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cJSON_Delete(r);
+}
+
+/* A 300 ms outage: timeout recovery, seen from the sender and the receiver. */
+Test(transfer_variants, rto_outage_sender)
+{
+	cJSON *r = run("testdata/captures/rto-outage/rto-outage.pcap");
+	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	NEAR(metric(f, "retransmitted_segments"), 75, 2);
+	NEAR(metric(f, "fast_retransmissions"), 0, 0);
+	f = pd_test_finding(r, "rto-timeouts", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(metric(f, "rto_count"), 1, 0);
+	NEAR(metric(f, "rto_min_ms"), 300, 5);
+	NEAR(metric(f, "stall_time"), 0.485, 0.01);
+	NEAR(num(f, "impact_s"), 0.485, 0.01);
+	NEAR(first_frame(f), 389, 0);
+	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer_variants, rto_outage_receiver)
+{
+	cJSON *r = run("testdata/captures/rto-outage/rto-outage-client.pcap");
+	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	NEAR(metric(f, "retransmitted_segments"), 73, 2);
+	NEAR(metric(f, "fast_retransmissions"), 0, 0);
+	cr_assert(strstr(str(f, "detail"), "captured at the receiver"));
+	f = pd_test_finding(r, "rto-timeouts", 0);
+	cr_assert_not_null(f, "the timeout must be seen from the receiver too");
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(metric(f, "rto_count"), 1, 0);
+	NEAR(metric(f, "stall_time"), 0.506, 0.01);
+	NEAR(first_frame(f), 314, 0);
+	/* the silence was the outage, not an application pause */
+	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer_variants, keepalive_answered)
+{
+	cJSON *r = run("testdata/captures/keepalive-probes/keepalive-answered.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "keepalive"), 1);
+	const cJSON *f = pd_test_finding(r, "keepalive", 0);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	NEAR(metric(f, "probes"), 2, 0);
+	NEAR(metric(f, "unanswered"), 0, 0);
+	NEAR(metric(f, "idle_before_first"), 2.0, 0.05);
+	NEAR(metric(f, "interval"), 2.05, 0.05);
+	/* 2 s is no default: per-socket timers; answered probes are spaced by the idle time */
+	cr_assert(strstr(str(f, "detail"), "TCP_KEEPIDLE / TCP_KEEPINTVL"));
+	cr_assert(strstr(str(f, "detail"), "spaced by the idle time"));
+	NEAR(first_frame(f), 8, 0);
+	cr_assert(has_example(f, 10));
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer_variants, keepalive_unanswered)
+{
+	cJSON *r = run("testdata/captures/keepalive-probes/keepalive-dropped.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "keepalive"), 1);
+	const cJSON *f = pd_test_finding(r, "keepalive", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(metric(f, "probes"), 4, 0);
+	NEAR(metric(f, "unanswered"), 4, 0); /* the ACK of the later request is no answer */
+	NEAR(metric(f, "idle_before_first"), 2.0, 0.05);
+	NEAR(metric(f, "interval"), 1.02, 0.03);
+	cr_assert(has_example(f, 11));
+	cr_assert(strstr(str(f, "detail"), "the peer answered later data"));
+	cJSON_Delete(r);
+}
+
+Test(transfer_variants, slow_start_after_idle)
+{
+	const char *caps[] = {"testdata/captures/slow-start-idle/ssai1.pcap",
+			      "testdata/captures/slow-start-idle/ssai1-client.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 1, "%s", caps[i]);
+		const cJSON *f = pd_test_finding(r, "slow-start-after-idle", 0);
+		NEAR(metric(f, "restarts"), 2, 0);
+		NEAR(metric(f, "first_flight_bytes"), 14480, 1448);
+		NEAR(metric(f, "extra_time"), 0.27, 0.08);
+		NEAR(first_frame(f), 368, 0);
+		cr_assert(has_example(f, 712));
+		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_slow_start_after_idle");
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+	cJSON *r = run("testdata/captures/slow-start-idle/ssai0.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+Test(transfer_variants, bulk_ipv6_headers_only_healthy)
+{
+	const char *caps[] = {"testdata/captures/bulk6-healthy/bulk6-sender.pcap",
+			      "testdata/captures/bulk6-healthy/bulk6-receiver.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "capture-snaplen"), 1, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* The same seen half-way along the path: the delayed-ACK timer is the gap
+ * minus the round trip to the ACK delayer, not minus the whole RTT. */
+Test(transfer_variants, nagle_router_midpath)
+{
+	cJSON *r = run("testdata/captures/nagle-router/nagle-router.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
+	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
+	NEAR(metric(f, "stalls"), 29, 0);
+	NEAR(metric(f, "period_ms"), 53.5, 1);
+	NEAR(metric(f, "delayed_ack_ms"), 43.2, 2);
+	NEAR(metric(f, "time_lost"), 1.86, 0.1);
+	NEAR(first_frame(f), 12, 0);
+	NEAR(client_port(f), 51496, 0);
+	cr_assert(strstr(str(f, "detail"), "captured between the hosts"));
+	cJSON_Delete(r);
+	r = run("testdata/captures/nagle-router/nodelay-router.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+/* At the receiver, a resend of a segment the capture saw arrive (and the
+ * receiver never ACKed) was dropped inside the receiving host: not a tail
+ * loss on the path (zero-window-recv6: frame 8 resent as frame 9). */
+Test(transfer_variants, receiver_host_drop_is_not_tail_loss)
+{
+	cJSON *r = run("testdata/captures/zero-window-recv6/zero-window-recv6.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "tail-loss"), 0);
+	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	NEAR(metric(f, "retransmitted_segments"), 3, 0);
+	NEAR(metric(f, "receiver_host_drops"), 1, 0);
+	NEAR(metric(f, "tail_loss_probes"), 0, 0);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	cr_assert(strstr(str(f, "detail"), "the receiving host dropped them"));
+	cJSON_Delete(r);
+}
+
+/* initial-window still fires on a real small initcwnd (the request-chain
+ * fix must not hide it), and not on the default 10. */
+Test(transfer_variants, initial_window_small_initcwnd)
+{
+	cJSON *r = run("testdata/captures/initcwnd-small/initcwnd3.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 1);
+	const cJSON *f = pd_test_finding(r, "initial-window", 0);
+	NEAR(metric(f, "initial_flight_bytes"), 4344, 0);
+	NEAR(metric(f, "initial_flight_segments"), 3, 0.01);
+	NEAR(first_frame(f), 6, 0);
+	NEAR(client_port(f), 49310, 0);
+	cr_assert_str_eq(top_setting(f), "route initcwnd");
+	cJSON_Delete(r);
+	r = run("testdata/captures/initcwnd-small/initcwnd10.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
