@@ -34,6 +34,7 @@ typedef struct pd_tcp_half {
 	uint32_t last_tsval;
 	pd_time last_tsval_time;
 	uint32_t max_payload; /* largest segment payload sent */
+	uint8_t link_dirs; /* bit (PD_LINK_* - 1) for each way the link header said its packets went */
 
 	uint64_t pkts;
 	uint64_t ip_bytes; /* sum of IP total lengths */

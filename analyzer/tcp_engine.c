@@ -129,6 +129,8 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 	h->payload_bytes += t->payload_len;
 	if (t->payload_len > h->max_payload)
 		h->max_payload = t->payload_len;
+	if (pkt->link_dir != PD_LINK_DIR_UNKNOWN)
+		h->link_dirs |= (uint8_t)(1u << (pkt->link_dir - 1));
 
 	/* The window in a SYN is never scaled. */
 	uint64_t win = t->window;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/util.h"
 
 #define CP_NEAR_RATIO 4 /* one handshake leg this many times the other */
 #define CP_MIN_LEG_NS (100 * 1000LL) /* below: processing noise */
@@ -50,7 +51,6 @@ typedef struct cp_flow {
 	uint32_t ack_adv[2]; /* ACKs that advanced */
 	uint32_t dups, dups_retx;
 	uint8_t vantage;
-	uint8_t link_dirs[2]; /* per sender: bit (PD_LINK_* - 1) for each direction the link header gave */
 	bool fragmented; /* TCP over IP fragments: sequence gaps mean nothing here */
 	/* handshake legs, from the SYN-ACK that answered the last SYN */
 	pd_time syn_ts, synack_ts, leg_a, leg_b;
@@ -219,8 +219,6 @@ static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 	cp_flow *c = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
-	if (pkt->link_dir != PD_LINK_DIR_UNKNOWN)
-		c->link_dirs[dir] |= (uint8_t)(1u << (pkt->link_dir - 1));
 	if (!c->ttl_seen[dir]) {
 		c->ttl[dir] = pkt->ip.ttl;
 		c->ttl_seen[dir] = true;
@@ -333,28 +331,14 @@ static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 
 /* ------------------------------------------------------------ flow end */
 
-/* tcpdump -i any writes which way each frame went through the capture
- * host: a side whose packets only leave is that host; packets seen both
- * arriving and leaving were forwarded (a router or bridge in the middle). */
-static uint8_t cp_vantage_from_link(const cp_flow *c)
-{
-	const uint8_t in = 1u << (PD_LINK_INCOMING - 1), out = 1u << (PD_LINK_OUTGOING - 1),
-		      other = 1u << (PD_LINK_OTHERHOST - 1);
-	uint8_t cl = c->link_dirs[PD_CLIENT], sv = c->link_dirs[PD_SERVER];
-	if (!cl || !sv)
-		return CP_V_UNKNOWN;
-	if (((cl & in) && (cl & out)) || ((sv & in) && (sv & out)) || ((cl | sv) & other))
-		return CP_V_MIDDLE;
-	if (cl == out && sv == in)
-		return CP_V_CLIENT;
-	if (sv == out && cl == in)
-		return CP_V_SERVER;
-	return CP_V_UNKNOWN;
-}
-
 static uint8_t cp_vantage(cp_global *g, const pd_flow *f, const cp_flow *c)
 {
-	uint8_t lv = cp_vantage_from_link(c);
+	/* tcpdump -i any records which way each packet went: trust it first. */
+	int link = pd_flow_link_vantage(f);
+	uint8_t lv = link == PD_CLIENT ? CP_V_CLIENT
+		     : link == PD_SERVER ? CP_V_SERVER
+		     : link == PD_VANTAGE_MIDDLE ? CP_V_MIDDLE
+						 : CP_V_UNKNOWN;
 	if (lv != CP_V_UNKNOWN) {
 		g->v_by_link++;
 		g->v_count[lv]++;

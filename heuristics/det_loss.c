@@ -180,19 +180,6 @@ static pd_time ls_fill_hole(ls_more *d, uint32_t s, uint32_t e)
 
 /* Which side the capture was taken near, from the handshake: the side that
  * answers within a small fraction of the RTT. -1 when it cannot be told. */
-static int ls_vantage(const pd_flow *f)
-{
-	if (!f->syn_ts || !f->synack_frame || !f->hs_ack_frame || f->hs_rtt < 1000 * 1000)
-		return -1;
-	pd_time syn = f->syn_last_ts ? f->syn_last_ts : f->syn_ts;
-	pd_time srv = f->synack_ts - syn, cli = f->hs_ack_ts - f->synack_ts;
-	if (srv >= 0 && srv * 4 < f->hs_rtt)
-		return PD_SERVER;
-	if (cli >= 0 && cli * 4 < f->hs_rtt)
-		return PD_CLIENT;
-	return -1;
-}
-
 static void ls_on_packet(pd_run *run, void *g, const pd_packet *pkt)
 {
 	(void)run;
@@ -484,7 +471,7 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 			d->recovery_point = d->hi;
 		}
 	} else if (hole_ts < 0 && !(seg->flags & PD_SEG_SPURIOUS) && hr->ack_valid && pd_seq_lt(hr->last_ack, e) &&
-		   ls_vantage(flow) == r) {
+		   pd_flow_vantage(flow) == r) {
 		/* next to the receiver, data the capture saw arrive and the
 		 * receiver never acknowledged: the first copy reached the
 		 * receiving host and was dropped there (full receive buffer,
@@ -527,7 +514,7 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	double rate = d->data_segs ? (double)d->retrans / d->data_segs : 0;
 	double real_rate = d->data_segs ? (double)real / d->data_segs : 0;
 	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
-	int vantage = ls_vantage(flow);
+	int vantage = pd_flow_vantage(flow);
 	const char *where = vantage < 0 ? "capture point not determinable from the handshake"
 			    : vantage == s ? "captured at the sender"
 					   : "captured at the receiver";

@@ -23,8 +23,29 @@ pd_time pd_flow_rtt(const pd_flow *f)
 	return f->rtt_min > 0 ? f->rtt_min : 0;
 }
 
+int pd_flow_link_vantage(const pd_flow *f)
+{
+	const uint8_t in = 1u << (PD_LINK_INCOMING - 1), out = 1u << (PD_LINK_OUTGOING - 1),
+		      other = 1u << (PD_LINK_OTHERHOST - 1);
+	uint8_t cl = f->half[PD_CLIENT].link_dirs, sv = f->half[PD_SERVER].link_dirs;
+	if (!cl || !sv)
+		return PD_VANTAGE_UNKNOWN;
+	if (((cl & in) && (cl & out)) || ((sv & in) && (sv & out)) || ((cl | sv) & other))
+		return PD_VANTAGE_MIDDLE;
+	if (cl == out && sv == in)
+		return PD_CLIENT;
+	if (sv == out && cl == in)
+		return PD_SERVER;
+	return PD_VANTAGE_UNKNOWN;
+}
+
 int pd_flow_vantage(const pd_flow *f)
 {
+	int lv = pd_flow_link_vantage(f);
+	if (lv == PD_CLIENT || lv == PD_SERVER)
+		return lv;
+	if (lv == PD_VANTAGE_MIDDLE)
+		return -1;
 	if (!f->syn_ts || !f->synack_frame || !f->hs_ack_frame || f->hs_rtt < 1000 * 1000)
 		return -1;
 	pd_time syn = f->syn_last_ts ? f->syn_last_ts : f->syn_ts;

@@ -15,10 +15,18 @@
  * Without a handshake, the smallest sample; 0 when there is none. */
 pd_time pd_flow_rtt(const pd_flow *f);
 
-/* The side the capture was taken next to, from the handshake timing (the
- * side that answers within a quarter of the RTT): PD_CLIENT, PD_SERVER,
- * or -1 when it cannot be told (no full handshake, RTT under 1 ms, or a
- * capture in the middle of the path). */
+/* From the cooked header's packet directions alone (tcpdump -i any):
+ * PD_CLIENT or PD_SERVER when the capture ran on that host,
+ * PD_VANTAGE_MIDDLE when packets were forwarded through it, else
+ * PD_VANTAGE_UNKNOWN. */
+#define PD_VANTAGE_UNKNOWN (-1)
+#define PD_VANTAGE_MIDDLE 2
+int pd_flow_link_vantage(const pd_flow *f);
+
+/* The side the capture was taken next to: the link header's word when it
+ * has one, else the handshake timing (the side that answers within a
+ * quarter of the RTT). PD_CLIENT, PD_SERVER, or -1 when it cannot be told
+ * (no full handshake, RTT under 1 ms, or a capture in the middle). */
 int pd_flow_vantage(const pd_flow *f);
 
 /* The largest payload side s may send: the peer's announced MSS less the
