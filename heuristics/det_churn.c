@@ -104,7 +104,7 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, pd_time now)
 	victim->s = *s;
 	victim->sp = sp;
 	victim->last_ts = now;
-	victim->bin_idx = -1;
+	victim->bin_idx = INT64_MIN; /* no bin yet (times may be negative) */
 	victim->pmin = 0xffff;
 	return victim;
 }
@@ -154,17 +154,17 @@ static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
 static void ch_rate(ch_ent *e, pd_time ts)
 {
 	int64_t b = ts / CH_BIN_NS;
-	if (e->bin_idx < 0) {
+	if (e->bin_idx == INT64_MIN) {
 		e->bin_idx = b;
 	} else if (b > e->bin_idx) {
 		int64_t steps = b - e->bin_idx;
 		if (steps > CH_BINS)
 			steps = CH_BINS;
 		for (int64_t j = 1; j <= steps; j++)
-			e->bins[(e->bin_idx + j) % CH_BINS] = 0;
+			e->bins[pd_bin_index(e->bin_idx + j, CH_BINS)] = 0;
 		e->bin_idx = b;
 	}
-	e->bins[e->bin_idx % CH_BINS]++;
+	e->bins[pd_bin_index(e->bin_idx, CH_BINS)]++;
 	uint32_t sum = 0;
 	for (int i = 0; i < CH_BINS; i++)
 		sum += e->bins[i];

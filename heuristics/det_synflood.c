@@ -9,6 +9,7 @@
 
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
+#include "heuristics/util.h"
 
 #define SF_SLOTS 256
 #define SF_PROBE 8
@@ -83,7 +84,7 @@ static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, boo
 	victim->addr = *a;
 	victim->port = port;
 	victim->last_ts = now;
-	victim->bin_idx = -1;
+	victim->bin_idx = INT64_MIN; /* no bin yet (times may be negative) */
 	return victim;
 }
 
@@ -115,17 +116,17 @@ static double sf_hll_estimate(const sf_srv *s)
 static void sf_rate(sf_srv *s, pd_time ts)
 {
 	int64_t b = ts / SF_BIN_NS;
-	if (s->bin_idx < 0) {
+	if (s->bin_idx == INT64_MIN) {
 		s->bin_idx = b;
 	} else if (b > s->bin_idx) {
 		int64_t steps = b - s->bin_idx;
 		if (steps > SF_BINS)
 			steps = SF_BINS;
 		for (int64_t j = 1; j <= steps; j++)
-			s->bins[(s->bin_idx + j) % SF_BINS] = 0;
+			s->bins[pd_bin_index(s->bin_idx + j, SF_BINS)] = 0;
 		s->bin_idx = b;
 	}
-	s->bins[s->bin_idx % SF_BINS]++;
+	s->bins[pd_bin_index(s->bin_idx, SF_BINS)]++;
 	uint32_t sum = 0;
 	for (int i = 0; i < SF_BINS; i++)
 		sum += s->bins[i];

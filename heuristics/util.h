@@ -23,6 +23,14 @@ pd_time pd_flow_rtt(const pd_flow *f);
 #define PD_VANTAGE_MIDDLE 2
 int pd_flow_link_vantage(const pd_flow *f);
 
+/* Slot of a time bin in a ring of n: capture clocks can be negative (before
+ * 1970) or step back, so the index must never go negative. */
+static inline size_t pd_bin_index(int64_t bin, size_t n)
+{
+	int64_t m = bin % (int64_t)n;
+	return (size_t)(m < 0 ? m + (int64_t)n : m);
+}
+
 /* The side the capture was taken next to: the link header's word when it
  * has one, else the handshake timing (the side that answers within a
  * quarter of the RTT). PD_CLIENT, PD_SERVER, or -1 when it cannot be told

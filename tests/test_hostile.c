@@ -403,3 +403,23 @@ Test(hostile, regress_pcapng_timestamp_overflow)
 	g_free(out);
 	g_free(path);
 }
+
+/* Found by fuzz_pipeline: a connection before 1970 (negative capture time)
+ * indexed the churn detector's per-second bins with a negative slot. */
+Test(hostile, regress_negative_time_bins)
+{
+	char *path = pd_test_src("testdata/regress/negative-time-churn-bins.pcap");
+	const char *args[] = {"-q", "--format", "json", path, NULL};
+	long rss = 0;
+	char *out = NULL;
+	int rc = run_measured(args, &rss, &out);
+	cr_expect_eq(rc, 3, "the file ends in a corrupt record: exit %d", rc);
+	cJSON *doc = cJSON_Parse(out);
+	cr_assert_not_null(doc, "the report must still be printed");
+	const cJSON *cap = cJSON_GetObjectItemCaseSensitive(doc, "capture");
+	cr_expect_eq(cJSON_GetObjectItemCaseSensitive(cap, "packets")->valueint, 3);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cap, "first_ts")->valuestring, "-1788124227.914228000");
+	cJSON_Delete(doc);
+	g_free(out);
+	g_free(path);
+}
