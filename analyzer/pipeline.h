@@ -18,7 +18,7 @@ typedef void (*pd_pipeline_sink)(void *ctx, const pd_frame *fr, const pd_packet 
  * number of frames delivered. If the thread cannot start, reads inline. */
 uint64_t pd_pipeline_drain(pd_reader *r, pd_pipeline_sink sink, void *ctx, _Atomic uint64_t *bytes_read);
 
-#define PD_PIPELINE_SLOTS 512
-#define PD_PIPELINE_BATCH 64
+#define PD_PIPELINE_SLOTS 2048
+#define PD_PIPELINE_BATCH 256
 
 #endif
