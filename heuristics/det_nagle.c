@@ -20,6 +20,9 @@
 #define NG_MAX_GAP_NS (600 * 1000 * 1000LL) /* 200 ms Windows timer plus an RTT */
 #define NG_SAMPLES 128 /* exact samples kept per direction; later ones counted */
 #define NG_MIN_STALLS 3
+/* Smallest delayed-ACK timer believed: Linux's minimum is 40 ms; below
+ * 20 ms the wait is the round trip, not a held ACK. */
+#define NG_MIN_TIMER_US 20000.0
 
 typedef struct ng_samples {
 	uint32_t gap_us[NG_SAMPLES]; /* ACK time - A's last data time */
@@ -175,6 +178,11 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	if (vantage >= 0) {
 		double to_acker = rtt_us - rel_us;
 		delack_us -= to_acker > 0 ? to_acker : 0;
+		/* The gap is the round trip itself: the ACK was not delayed (a
+		 * long path, not a delayed-ACK timer; seen in nDPI's IEC104
+		 * capture: 198 ms gaps on a 198 ms RTT). */
+		if (delack_us < NG_MIN_TIMER_US)
+			return;
 	}
 
 	/* Time lost per stall: from the holder's previous data to the release

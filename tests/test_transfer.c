@@ -587,3 +587,20 @@ Test(transfer_variants, initial_window_small_initcwnd)
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
 }
+
+/* nDPI's IEC104 capture: a small segment held until the peer's ACK, but the
+ * ACK comes one 198 ms round trip later, not a delayed-ACK timer later:
+ * not the Nagle + delayed ACK signature. */
+Test(transfer_variants, round_trip_is_not_a_delayed_ack)
+{
+	char *path = pd_test_shared("traces/public/nDPI/IEC104.pcap");
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		cr_skip_test("public captures not present");
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	cr_expect_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
+	cJSON_Delete(r);
+	g_free(path);
+}
