@@ -502,6 +502,12 @@ static void cp_report_vantage(pd_run *run, cp_global *g)
 			best = v;
 	if (best < CP_V_CLIENT || best >= CP_V__N)
 		return;
+	/* Nothing could be placed (every handshake too quick to time, same
+	 * TTLs, no cooked header): saying so on every report is noise. */
+	if (best == CP_V_CLOSE && g->v_count[CP_V_CLOSE] == total) {
+		pd_finding_drop(run, f);
+		return;
+	}
 	double n = (double)g->v_count[best];
 	double a_ms = g->v_a_sum[best] / n / 1e6, b_ms = g->v_b_sum[best] / n / 1e6;
 	pd_finding_metric(f, "syn_to_synack", a_ms, "ms");
