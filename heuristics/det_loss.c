@@ -70,6 +70,8 @@ typedef struct ls_dir {
 	uint32_t data_segs, retrans, fast, rto, rto_follow, tlp, other, pmtu, spurious, dsack, reorder, unseen;
 	uint32_t rcv_drop; /* receiver-side capture: first copy arrived, never ACKed */
 	bool rec_after_rto; /* the current recovery began with a timeout */
+	pd_time rto_rec_end_ts; /* when the last recovery that began with a timeout ended */
+	uint32_t spur_sweep; /* spurious resends of a post-timeout sweep with SACK off (go-back-N) */
 	uint32_t tail; /* timer-driven with no duplicate ACK or SACK before it */
 	pd_time last_tx_ts, last_adv_ts; /* S's last segment; R's last advancing ACK */
 	bool in_recovery;
@@ -250,8 +252,10 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	if (t->flags & PD_TCP_ACK) {
 		if (seg->acked > 0) {
 			dr->last_adv_ts = pkt->ts;
-			if (dr->in_recovery && pd_seq_le(dr->recovery_point, t->ack))
+			if (dr->in_recovery && pd_seq_le(dr->recovery_point, t->ack)) {
 				dr->in_recovery = false;
+				dr->rto_rec_end_ts = dr->rec_after_rto ? pkt->ts : 0;
+			}
 			dr->last_was_rto = false;
 		}
 		bool sack_above = false, dsack = false;
@@ -458,6 +462,16 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->recovery_point = d->hi;
 	} else if (d->in_recovery && d->rec_after_rto) {
 		d->rto_follow++; /* resent in slow start after the timeout */
+		if ((seg->flags & PD_SEG_SPURIOUS) && !(flow->half[dir].sack_permitted && flow->half[r].sack_permitted))
+			d->spur_sweep++;
+	} else if (!d->in_recovery && d->rto_rec_end_ts > 0 && pkt->ts - d->rto_rec_end_ts <= 2 * rtt + 5 * 1000 * 1000 &&
+		   hr->ack_valid && pd_seq_le(e, hr->last_ack)) {
+		/* next to the receiver: the tail of the post-timeout sweep, sent
+		 * before the ACK that ended the recovery reached the sender; data
+		 * already acknowledged, not a new fast retransmit */
+		d->rto_follow++;
+		if ((seg->flags & PD_SEG_SPURIOUS) && !(flow->half[dir].sack_permitted && flow->half[r].sack_permitted))
+			d->spur_sweep++;
 	} else if (len < d->max_len && ls_recent_pmtu(gl, flow, dir, pkt->ts)) {
 		/* resent smaller right after a too-big message: PMTU discovery,
 		 * even when duplicate ACKs or SACK (for the small segments that
@@ -562,6 +576,12 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 		if (d->rcv_drop * 2 >= real)
 			pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application",
 					    "net.ipv4.tcp_congestion_control", NULL);
+		else if (vantage == s && d->unseen * 2 >= real)
+			/* mostly first copies that never left the sending host
+			 * (local-drop): its own queues, not the path or the
+			 * congestion control, are the place to look */
+			pd_finding_settings(f, "qdisc limit", "NIC ring buffers", "net.ipv4.tcp_congestion_control",
+					    "net.ipv4.tcp_sack", NULL);
 		else if (!sack)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
 					    "net.core.netdev_max_backlog", "qdisc limit", NULL);
@@ -633,15 +653,33 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 			ls_occ(f, x->ev_spur, d->n_ev_spur, "D-SACK: data received twice");
 		else
 			pd_finding_occurrence_at(f, flow->first_frame, flow->first_ts, "flow start");
-		pd_finding_detail(f,
-				  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
-				  "by D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.",
-				  spurious, sside, sname, d->retrans, rside, rname, d->dsack);
+		/* SACK off: after a timeout the sender cannot know which segments
+		 * above the hole arrived and resends them all (go-back-N); those
+		 * copies are the price of the missing SACK, not an early timer */
+		uint32_t sweep = d->spur_sweep < spurious ? d->spur_sweep : spurious;
+		uint32_t early = spurious - sweep;
+		if (sweep)
+			pd_finding_detail(f,
+					  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
+					  "by D-SACK); %u of them were resent after a retransmission timeout with SACK off: "
+					  "without SACK the sender cannot tell which segments after the lost one arrived and "
+					  "sends them all again (go-back-N), so they come from the loss, not from an early "
+					  "timer.",
+					  spurious, sside, sname, d->retrans, rside, rname, d->dsack, sweep);
+		else
+			pd_finding_detail(f,
+					  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
+					  "by D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.",
+					  spurious, sside, sname, d->retrans, rside, rname, d->dsack);
 		pd_finding_metric(f, "spurious", spurious, "count");
 		pd_finding_metric(f, "dsack", d->dsack, "count");
-		f->severity = spurious >= 5 && d->retrans && spurious * 3 >= d->retrans ? PD_SEV_WARNING : PD_SEV_INFO;
+		pd_finding_metric(f, "go_back_n_no_sack", sweep, "count");
+		f->severity = early >= 5 && d->retrans && early * 3 >= d->retrans ? PD_SEV_WARNING : PD_SEV_INFO;
 		f->confidence = 0.6;
-		pd_finding_settings(f, "net.ipv4.tcp_recovery", "net.ipv4.tcp_early_retrans", NULL);
+		if (sweep * 2 >= spurious)
+			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_recovery", NULL);
+		else
+			pd_finding_settings(f, "net.ipv4.tcp_recovery", "net.ipv4.tcp_early_retrans", NULL);
 	}
 
 	if (d->unseen && vantage == s) {

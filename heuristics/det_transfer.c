@@ -28,6 +28,7 @@ typedef struct tr_dir {
 	pd_time burst_start, burst_last;
 	uint64_t burst_frame;
 	uint32_t flight_bytes; /* bytes within the first flight of the burst */
+	uint32_t flight_pkts; /* packets in it, a TSO/GRO frame counted as len/MSS packets */
 	uint32_t burst_bytes;
 	bool after_idle; /* this burst followed an idle period > RTO */
 	bool burst_loss; /* resends or capture gaps before or in this burst: loss recovery */
@@ -37,7 +38,7 @@ typedef struct tr_dir {
 	uint32_t win_bytes; /* sliding: bytes in the current RTT window */
 	pd_time win_start;
 	bool first_burst_done;
-	uint32_t iw_bytes;
+	uint32_t iw_bytes, iw_pkts;
 	uint32_t iw_total; /* bytes of the first burst */
 	uint64_t iw_frame;
 	pd_time iw_ts;
@@ -59,6 +60,8 @@ typedef struct tr_dir {
 
 	/* writes */
 	uint32_t data_segs, tiny_segs;
+	uint32_t tiny_run; /* tiny segments followed by more data from the same side, before the peer answered */
+	bool tiny_open; /* the last new segment was tiny and the peer has not sent data since */
 	uint64_t data_bytes;
 	tr_ev tiny_ev;
 } tr_dir;
@@ -76,6 +79,7 @@ static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
 	if (!d->first_burst_done) {
 		d->first_burst_done = true;
 		d->iw_bytes = d->flight_bytes;
+		d->iw_pkts = d->flight_pkts;
 		d->iw_total = d->burst_bytes;
 	} else if (d->after_idle && !d->burst_loss) {
 		/* (a restart after a retransmission timeout also begins with one
@@ -156,10 +160,18 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	 * a tiny initial window with a large backlog). */
 	if (dp->in_burst)
 		tr_end_burst(dp, flow, peer);
+	/* A small segment that ends its side's turn (the peer answers next)
+	 * is a whole message in a request/response exchange: nothing to
+	 * coalesce it with. Only small segments the same side follows with
+	 * more data could have shared a segment. */
+	dp->tiny_open = false;
 	uint32_t len = t->payload_len;
 	uint32_t mss = pd_flow_mss(flow, dir, false);
 	d->data_segs++;
 	d->data_bytes += len;
+	if (d->tiny_open)
+		d->tiny_run++;
+	d->tiny_open = len * 4 < mss;
 	if (len * 4 < mss) {
 		d->tiny_segs++;
 		if (!d->tiny_ev.frame)
@@ -190,6 +202,7 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->burst_start = pkt->ts;
 		d->burst_frame = pkt->frame_no;
 		d->flight_bytes = 0;
+		d->flight_pkts = 0;
 		d->burst_bytes = 0;
 		d->after_idle = d->first_burst_done && idle > idle_floor;
 		d->burst_loss = d->last_loss_ts > 0 && d->last_loss_ts >= d->burst_last;
@@ -199,8 +212,10 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 			d->iw_ts = pkt->ts;
 		}
 	}
-	if (pkt->ts - d->burst_start < flight_span)
+	if (pkt->ts - d->burst_start < flight_span) {
 		d->flight_bytes += len;
+		d->flight_pkts += len > mss ? (len + mss - 1) / mss : 1;
+	}
 	d->burst_bytes += len;
 	d->burst_last = pkt->ts;
 }
@@ -244,18 +259,31 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 	/* initial window: a first flight under 10 segments although the sender
 	 * had more to send and the receiver's window allowed 10 */
 	const pd_tcp_half *hr = &flow->half[r];
-	if (flow->roles_from_syn && d->first_burst_done && d->iw_bytes > 0 && d->iw_bytes < 9 * mss &&
+	/* On a capture taken at the sender, a gap in the sender's own sequence
+	 * means something between TCP and the capture tap (a qdisc that drops,
+	 * or the capture itself) lost packets: the first flight seen is what
+	 * survived that queue, not the congestion window (a qdisc that refuses
+	 * an initial-window packet even leaves no gap: TCP sends it later as new
+	 * data), so the flight says nothing about initcwnd. */
+	bool local_loss = pd_flow_vantage(flow) == s && flow->half[s].lost_segment > 0;
+	/* Linux's congestion window counts packets: ten small segments are a
+	 * full initial window whatever their size. */
+	if (flow->roles_from_syn && d->first_burst_done && d->iw_bytes > 0 && d->iw_bytes < 9 * mss && d->iw_pkts < 9 &&
 	    d->iw_total >= 2 * d->iw_bytes && d->iw_total > 10 * mss && hr->win_known && hr->win >= 10 * mss &&
-	    !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss)) {
+	    !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss) && !local_loss) {
 		pd_finding *f = pd_finding_get(run, "initial-window", flow);
 		pd_finding_occurrence_at(f, d->iw_frame, d->iw_ts, "first flight of data");
 		pd_finding_detail(f,
 				  "%s %s's first flight was %u bytes (%.1f segments of %u) before it waited a round trip "
 				  "(RTT %.2f ms), although it had %u bytes to send and %s %s's window allowed more: an "
 				  "initial congestion window below the Linux default of 10 segments (route initcwnd), "
-				  "or a sender that is not Linux.",
+				  "or a sender that is not Linux.%s",
 				  sside, sname, d->iw_bytes, (double)d->iw_bytes / mss, mss, rtt_ms, d->iw_total,
-				  r == PD_CLIENT ? "client" : "server", rname);
+				  r == PD_CLIENT ? "client" : "server", rname,
+				  flow->half[s].lost_segment > 0
+					  ? " This flow also lost data before the capture point, so a queue or shaper that "
+					    "drops (for instance the sender's own qdisc) may have cut the first flight instead."
+					  : "");
 		pd_finding_metric(f, "initial_flight_bytes", d->iw_bytes, "bytes");
 		pd_finding_metric(f, "initial_flight_segments", (double)d->iw_bytes / mss, "count");
 		f->severity = PD_SEV_INFO;
@@ -302,18 +330,22 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 	}
 
 	/* tiny writes: a sizeable stream made mostly of segments under MSS/4 */
-	if (d->data_segs >= 200 && d->data_bytes >= 20000 && d->tiny_segs * 2 >= d->data_segs) {
+	if (d->data_segs >= 200 && d->data_bytes >= 20000 && d->tiny_segs * 2 >= d->data_segs &&
+	    d->tiny_run * 2 >= d->data_segs) {
 		pd_finding *f = pd_finding_get(run, "tiny-writes", flow);
 		pd_finding_occurrence_at(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment");
 		f->occurrences += d->tiny_segs - 1;
 		double avg = (double)d->data_bytes / d->data_segs;
 		pd_finding_detail(f,
 				  "%u of %s %s's %u data segments (%.0f%%) carried less than a quarter of the %u-byte "
-				  "MSS (average %.0f bytes): each small application write went out as its own segment, "
+				  "MSS (average %.0f bytes), and %u of them were followed by more data from the %s "
+				  "before %s %s answered: each small application write went out as its own segment, "
 				  "so TCP/IP headers are about %.0f%% of the bytes sent.",
 				  d->tiny_segs, sside, sname, d->data_segs, 100.0 * d->tiny_segs / d->data_segs, mss, avg,
-				  100.0 * 52 / (52 + avg));
+				  d->tiny_run, sside, r == PD_CLIENT ? "client" : "server", rname, 100.0 * 52 / (52 + avg));
 		pd_finding_metric(f, "tiny_segments", d->tiny_segs, "count");
+		pd_finding_metric(f, "tiny_share", (double)d->tiny_segs / d->data_segs, "ratio");
+		pd_finding_metric(f, "back_to_back_tiny", d->tiny_run, "count");
 		pd_finding_metric(f, "data_segments", d->data_segs, "count");
 		pd_finding_metric(f, "average_payload", avg, "bytes");
 		f->severity = PD_SEV_INFO;

@@ -604,3 +604,168 @@ Test(transfer_variants, round_trip_is_not_a_delayed_ack)
 	cJSON_Delete(r);
 	g_free(path);
 }
+
+/* ------------------------------------------- pdvD: local-drop, tiny-writes */
+
+/* local-drop: the sender's own tbf (20 Mbit, limit 6000) dropped 552
+ * packets; tcpdump's tap sits after the qdisc, so on the sender's capture
+ * 61 retransmissions fill gaps whose first copy never appeared. The same
+ * run at the receiver is ordinary upstream loss, not local-drop. The first
+ * flight (4 of the 10 initial-window packets got through the qdisc) is not
+ * an initcwnd problem. */
+Test(transfer_variants, local_drop_sender_qdisc)
+{
+	cJSON *r = run("testdata/captures/local-drop/local-drop-sender.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 1);
+	const cJSON *f = pd_test_finding(r, "local-drop", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(metric(f, "unseen_originals"), 61, 0);
+	NEAR(first_frame(f), 131, 0);
+	NEAR(client_port(f), 49992, 0);
+	cr_assert_str_eq(top_setting(f), "qdisc limit");
+	cr_assert(has_setting(f, "NIC ring buffers"));
+	cr_assert(has_setting(f, "net.core.netdev_max_backlog"));
+	f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	NEAR(metric(f, "retransmitted_segments"), 61, 0);
+	NEAR(metric(f, "data_segments"), 1087, 0);
+	NEAR(metric(f, "original_unseen"), 61, 0);
+	NEAR(metric(f, "rto_retransmissions"), 0, 0);
+	cr_assert_str_eq(top_setting(f), "qdisc limit");
+	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "error"), 0);
+	cJSON_Delete(r);
+
+	r = run("testdata/captures/local-drop/local-drop-receiver.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
+	f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	NEAR(metric(f, "retransmitted_segments"), 61, 0);
+	NEAR(metric(f, "original_unseen"), 61, 0);
+	NEAR(first_frame(f), 140, 0);
+	NEAR(client_port(f), 49992, 0);
+	cr_assert_str_neq(top_setting(f), "qdisc limit");
+	/* at the receiver the cut first flight cannot be told from a small
+	 * initcwnd; the finding stays info and names the other cause */
+	f = pd_test_finding(r, "initial-window", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	cr_assert(strstr(str(f, "detail"), "lost data before the capture point"));
+	cJSON_Delete(r);
+
+	const char *healthy[] = {"testdata/captures/bulk-healthy/bulk-healthy.pcap",
+				 "testdata/captures/bulk6-healthy/bulk6-sender.pcap",
+				 "testdata/captures/bulk6-healthy/bulk6-receiver.pcap",
+				 "testdata/captures/tso-sender/tso-sender.pcap"};
+	for (size_t i = 0; i < sizeof(healthy) / sizeof(healthy[0]); i++) {
+		r = run(healthy[i]);
+		cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0, "%s", healthy[i]);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", healthy[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* tiny-writes: TCP_NODELAY, 5000 writes of 20 B at RTT ~0.15 ms: 479 of
+ * 542 client segments are under MSS/4, back to back. At RTT 2 ms the
+ * kernel coalesces after the first 10 (a full initial window of small
+ * packets, not a small initcwnd); single-write requests that are each
+ * answered (tiny-rpc, reqresp-healthy) have nothing to coalesce. */
+Test(transfer_variants, tiny_writes_nodelay_stream)
+{
+	cJSON *r = run("testdata/captures/tiny-writes/tiny-writes.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 1);
+	const cJSON *f = pd_test_finding(r, "tiny-writes", 0);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	NEAR(metric(f, "tiny_segments"), 479, 0);
+	NEAR(metric(f, "data_segments"), 542, 0);
+	NEAR(metric(f, "tiny_share"), 0.884, 0.001);
+	NEAR(metric(f, "average_payload"), 184.5, 0.1);
+	NEAR(first_frame(f), 4, 0);
+	NEAR(client_port(f), 57886, 0);
+	cr_assert_str_eq(top_setting(f), "writev coalescing");
+	cr_assert(has_setting(f, "TCP_CORK"));
+	cr_assert(has_setting(f, "MSG_MORE"));
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+
+	const char *clean[] = {"testdata/captures/tiny-writes/tiny-writes-rtt2ms.pcap",
+			       "testdata/captures/tiny-writes/tiny-rpc.pcap",
+			       "testdata/captures/reqresp-healthy/reqresp-healthy.pcap",
+			       "testdata/captures/nagle-nodelay/nagle-nodelay.pcap",
+			       "testdata/captures/bulk-healthy/bulk-healthy.pcap"};
+	for (size_t i = 0; i < sizeof(clean) / sizeof(clean[0]); i++) {
+		r = run(clean[i]);
+		cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 0, "%s", clean[i]);
+		cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0, "%s", clean[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", clean[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* pdvE: tcp_sack=0 on both ends, ~3% random drops, 10 ms RTT. Without SACK the
+ * sender waits for the timer after a second loss in a window and then resends
+ * everything after the hole (go-back-N): at the receiver those copies are
+ * duplicates of data it had, which is the price of SACK off, not an early
+ * timer; and a window full of data above a hole is loss, not the window. */
+Test(transfer_variants, nosack_loss_go_back_n)
+{
+	const char *both[] = {"testdata/captures/nosack-loss/nosack-sender.pcap",
+			      "testdata/captures/nosack-loss/nosack-receiver.pcap"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *r = run(both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1, "%s", both[i]);
+		const cJSON *f = pd_test_finding(r, "retransmissions", 0);
+		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_sack", "%s", both[i]);
+		cr_assert(metric(f, "fast_retransmissions") >= 3 && metric(f, "fast_retransmissions") <= 6, "%s fast %g",
+			  both[i], metric(f, "fast_retransmissions"));
+		NEAR(metric(f, "rto_retransmissions"), 3, 0);
+		cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 1, "%s", both[i]);
+		NEAR(metric(pd_test_finding(r, "rto-timeouts", 0), "rto_count"), 3, 0);
+		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0, "%s", both[i]);
+		if (i == 1) {
+			cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 1);
+			const cJSON *sp = pd_test_finding(r, "spurious-retransmissions", 0);
+			cr_assert_str_eq(str(sp, "severity"), "info");
+			NEAR(metric(sp, "spurious"), 243, 0);
+			NEAR(metric(sp, "go_back_n_no_sack"), 243, 0);
+			cr_assert_str_eq(top_setting(sp), "net.ipv4.tcp_sack");
+			cr_assert(strstr(str(sp, "detail"), "243 of them were resent after a retransmission timeout with SACK off"));
+		}
+		cJSON_Delete(r);
+	}
+}
+
+/* pdvE: tcp_window_scaling=0 on both ends, RTT 30 ms, captured at the receiver. */
+Test(transfer_variants, wscale_off_receiver_30ms)
+{
+	cJSON *r = run("testdata/captures/wscale-off-recv30/nows-receiver.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
+	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
+	NEAR(metric(f, "max_window"), 65535, 0);
+	NEAR(metric(f, "rtt_ms"), 30.5, 0.5);
+	cr_assert(metric(f, "achieved_vs_ceiling") >= 0.8);
+	cr_assert_eq(pd_test_count_findings(r, "syncookies"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert(strstr(str(f, "detail"), "captured at the receiver, whose ACKs leave at once"));
+	cr_assert(strstr(str(f, "detail"), "the client's SYN, sent by the data receiver, had no window-scale option"));
+	cJSON_Delete(r);
+}
+
+/* pdvE: tcp_ecn=1 on both ends, reno, the router marks 10 data packets CE:
+ * ECE (80 ACKs) and CWR (9) flags, no loss: nothing at warning or above. */
+Test(transfer_variants, ecn_ce_marks_no_warning)
+{
+	const char *both[] = {"testdata/captures/ecn-ce/ecn-ce-sender.pcap", "testdata/captures/ecn-ce/ecn-ce-receiver.pcap"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *r = run(both[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 0, "%s", both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0, "%s", both[i]);
+		cJSON_Delete(r);
+	}
+}
