@@ -58,6 +58,7 @@ typedef struct pd_finding {
 	size_t n_settings;
 	bool known; /* present in the --baseline report */
 	bool spill; /* run-internal: flows past PD_MAX_FLOW_FINDINGS folded in here */
+	GHashTable *unlisted; /* run-internal: ids of counted flows past the listed ones */
 } pd_finding;
 
 typedef struct pd_linktype_count {

@@ -642,9 +642,17 @@ void pd_finding_add_flow(pd_run *run, pd_finding *f, const pd_flow *flow)
 	for (guint i = 0; i < f->flows->len; i++)
 		if (g_array_index(f->flows, pd_flow_ref, i).flow_id == flow->id)
 			return;
-	f->flow_count++;
-	if (f->flows->len >= PD_FINDING_MAX_FLOWS)
+	if (f->flows->len >= PD_FINDING_MAX_FLOWS) {
+		/* count each flow past the listed ones once, however often a
+		 * detector reports it */
+		if (!f->unlisted)
+			f->unlisted = g_hash_table_new(g_direct_hash, g_direct_equal);
+		gpointer k = GSIZE_TO_POINTER((gsize)flow->id + 1);
+		if (g_hash_table_add(f->unlisted, k))
+			f->flow_count++;
 		return;
+	}
+	f->flow_count++;
 	pd_flow_ref ref;
 	pd_flow_ref_fill(&ref, flow);
 	g_array_append_val(f->flows, ref);

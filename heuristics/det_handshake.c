@@ -708,11 +708,39 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	while (n_budget < 15 && (double)((2 << n_budget) - 1) < hs_sec(fs->last_syn_ts - hs_syn_ts(fs, 0)))
 		n_budget++;
 	pd_finding_metric(f, "syn_retries_budget_min", n_budget, "count");
+	/* The kernel sends a SYN at every timeout that fires before the budget
+	 * is spent and fails at the first one after it, so a kernel give-up
+	 * needs the budget to end before the next timeout (at most twice the
+	 * last gap after the last SYN). A stop earlier than that (e.g. SYNs at
+	 * 0,1,2,3,4,5,7 s then nothing: n=2 ends at 7 s, n=3 sends one more at
+	 * 11 s) was the application's connect timeout or close. */
+	pd_time rto0 = kept >= 2 ? hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0) : PD_NS_PER_SEC;
+	pd_time next_timeout = fs->last_syn_ts - flow->syn_ts + 2 * last_gap;
+	bool app_stop = gave_up && kept >= 2 &&
+			(pd_time)((2 << n_budget) - 1) * rto0 > next_timeout + rto0 / 2;
+	if (app_stop) {
+		pd_finding_metric(f, "app_stopped_by_s", hs_sec(next_timeout), "s");
+		f->severity = PD_SEV_ERROR;
+		f->confidence = 0.8;
+		pd_finding_detail(f,
+				  "no SYN-ACK from %s:%u: the client sent its SYN %u times (gaps %s) over "
+				  "%.1f s and then stopped (%.1f s of silence, more than the next backoff) "
+				  "after %u retransmissions. No net.ipv4.tcp_syn_retries value ends the "
+				  "kernel's attempt there (its give-up is time-based, about 2^(n+1)-1 s with "
+				  "a 1 s initial RTO: the budget that covers these SYNs, n=%d, would have "
+				  "sent another SYN first): the application's own connect timeout (or a "
+				  "close) most likely ended it, between %.1f and %.1f s after the first SYN",
+				  srv, flow->port[PD_SERVER], fs->syns, sched,
+				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(silence), retx, n_budget,
+				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(next_timeout));
+		f->impact_s += hs_sec(lost);
+		hs_keep(g, f, flow, 1);
+		return;
+	}
 	if (gave_up && kept >= 2) {
 		/* connect() fails when the budget runs out, one more timeout after the
 		 * last SYN: (2^(n+1) - 1) initial RTOs (the first gap) from the first
 		 * SYN; never later than the silence the capture shows. */
-		pd_time rto0 = hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0);
 		pd_time fail = (pd_time)((2 << n_budget) - 1) * rto0;
 		if (fail < fs->last_syn_ts - flow->syn_ts)
 			fail = fs->last_syn_ts - flow->syn_ts;
