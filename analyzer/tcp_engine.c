@@ -276,7 +276,7 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 		}
 		if (peer->rtt_pending && pd_seq_le(peer->rtt_seq_end, t->ack)) {
 			pd_time rtt = pkt->ts - peer->rtt_sent;
-			if (rtt > 0) {
+			if (rtt > 0 && rtt <= PD_RTT_MAX_NS) {
 				seg->rtt = rtt;
 				if (f->rtt_min < 0 || rtt < f->rtt_min)
 					f->rtt_min = rtt;
@@ -293,7 +293,7 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 			f->hs_ack_frame = pkt->frame_no;
 			f->hs_ack_ts = pkt->ts;
 			pd_time start = f->syn_last_ts ? f->syn_last_ts : f->syn_ts;
-			if (start && pkt->ts >= start)
+			if (start && pkt->ts >= start && pkt->ts - start <= PD_RTT_MAX_NS)
 				f->hs_rtt = pkt->ts - start;
 			if (f->state < PD_FLOW_ESTABLISHED)
 				f->state = PD_FLOW_ESTABLISHED;

@@ -18,6 +18,11 @@ bool pd_tcp_sender_is_client(const pd_packet *pkt);
 /* Updates f with the segment from side dir and fills seg. */
 void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg);
 
+/* A round trip longer than an hour is a broken clock, not a path: such
+ * samples are dropped, which also keeps detectors' RTT arithmetic far from
+ * int64 overflow. */
+#define PD_RTT_MAX_NS (3600 * PD_NS_PER_SEC)
+
 /* Out-of-order threshold when no RTT is known yet (Wireshark's default). */
 #define PD_OOO_DEFAULT_NS (3 * 1000 * 1000)
 

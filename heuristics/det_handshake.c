@@ -695,7 +695,8 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	pd_time silence = g->now - fs->last_syn_ts;
 	/* The next retry comes at most twice the last gap later (linear phase: the
 	 * same gap); silence well beyond that means the client stopped. */
-	bool gave_up = silence > 2 * last_gap + PD_NS_PER_SEC / 2;
+	/* halved, not doubled: gaps come from capture clocks and may be huge */
+	bool gave_up = silence / 2 > last_gap + PD_NS_PER_SEC / 4;
 	pd_time lost = (gave_up ? fs->last_syn_ts : g->now) - flow->syn_ts;
 	pd_finding_metric(f, "syn_retransmits", retx, "count");
 	pd_finding_metric(f, "time_trying_s", hs_sec(lost), "s");

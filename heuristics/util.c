@@ -50,9 +50,9 @@ int pd_flow_vantage(const pd_flow *f)
 		return -1;
 	pd_time syn = f->syn_last_ts ? f->syn_last_ts : f->syn_ts;
 	pd_time srv = f->synack_ts - syn, cli = f->hs_ack_ts - f->synack_ts;
-	if (srv >= 0 && srv * 4 < f->hs_rtt)
+	if (srv >= 0 && srv < f->hs_rtt / 4)
 		return PD_SERVER;
-	if (cli >= 0 && cli * 4 < f->hs_rtt)
+	if (cli >= 0 && cli < f->hs_rtt / 4)
 		return PD_CLIENT;
 	return -1;
 }

@@ -423,3 +423,26 @@ Test(hostile, regress_negative_time_bins)
 	g_free(out);
 	g_free(path);
 }
+
+/* Every input in testdata/regress once crashed pcapdoc or tripped a
+ * sanitizer: each must give a report (valid JSON) and exit 0 or 3. */
+Test(hostile, regress_inputs_all_report)
+{
+	char *dir = pd_test_src("testdata/regress");
+	GPtrArray *files = pd_test_list_captures(dir);
+	cr_assert_geq(files->len, 3);
+	for (guint i = 0; i < files->len; i++) {
+		const char *path = g_ptr_array_index(files, i);
+		const char *args[] = {"-q", "--format", "json", "--flows", path, NULL};
+		long rss = 0;
+		char *out = NULL;
+		int rc = run_measured(args, &rss, &out);
+		cr_expect(rc == 0 || rc == 3, "%s: exit %d", path, rc);
+		cJSON *doc = out ? cJSON_Parse(out) : NULL;
+		cr_expect_not_null(doc, "%s: no JSON report", path);
+		cJSON_Delete(doc);
+		g_free(out);
+	}
+	g_ptr_array_free(files, TRUE);
+	g_free(dir);
+}
