@@ -889,3 +889,59 @@ Test(handshake, accept_queue_abort_ipv6_sll2_headers_only)
 	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 0);
 	cJSON_Delete(r);
 }
+
+/* pdvE: client tcp_timestamps=0 (no TS option in any SYN), its host drops the
+ * SYN-ACKs for 2.5 s; client and server views. SYN-ACK loss must be found
+ * without TSecr, and nothing about PAWS or TIME_WAIT may be claimed. */
+Test(handshake, ts_off_synack_loss_both_views)
+{
+	const char *both[] = {"testdata/captures/ts-off-synack/tsoff-client.pcap",
+			      "testdata/captures/ts-off-synack/tsoff-server.pcap"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *r = report_of(both[i]);
+		cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1, "%s", both[i]);
+		const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
+		cr_assert_str_eq(str(f, "severity"), "warning");
+		cr_assert(near(metric(f, "syn_retransmits"), 3, 0));
+		cr_assert(near(metric(f, "connect_delay_s"), 3.066, 0.01));
+		/* 5 SYN-ACK frames; the two 22-63 us apart (timer + answer to SYN #2) are
+		 * byte-identical without timestamps and count once */
+		cr_assert(metric(f, "synacks_captured") >= 4, "%s synacks %g", both[i], metric(f, "synacks_captured"));
+		cr_assert(strstr(str(f, "detail"), "although a SYN-ACK (frame 2) was captured"));
+		cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
+		cr_assert_eq(pd_test_count_findings(r, "port-reuse-timewait"), 0);
+		cr_assert_eq(pd_test_count_findings(r, "syncookies"), 0);
+		cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
+		cJSON_Delete(r);
+	}
+	/* the client reuses its port 1 s after the server closed first (server
+	 * TIME_WAIT), no timestamps: accepted on the higher ISN, info only */
+	cJSON *r = report_of("testdata/captures/ts-off-synack/tw-nots-client.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "port-reuse-timewait"), 1);
+	const cJSON *f = pd_test_finding(r, "port-reuse-timewait", 0);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	cr_assert(near(metric(f, "timewait_on_server"), 1, 0));
+	cr_assert(near(metric(f, "failed_reuses"), 0, 0));
+	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
+	cr_assert_eq(my_findings_at_least_warning(r), 0);
+	cJSON_Delete(r);
+}
+
+/* pdvE: tcp_syn_retries=1 on a 6.18 client (linear timeouts): it still sends
+ * 3 SYNs (0, 1.01, 2.04 s) because the budget is time, 1 s + 2 s; -i any. */
+Test(handshake, syn_giveup_fast_any)
+{
+	cJSON *r = report_of("testdata/captures/syn-giveup-fast-any/syn1-any.pcap");
+	const cJSON *lt = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+						     cJSON_GetObjectItemCaseSensitive(r, "capture"), "link_types"), 0);
+	cr_assert_str_eq(str(lt, "name"), "LINUX_SLL2");
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-unanswered", 0);
+	cr_assert(near(metric(f, "syn_retransmits"), 2, 0));
+	cr_assert(near(metric(f, "syn_retries_budget_min"), 1, 0));
+	cr_assert(near(metric(f, "time_trying_s"), 2.037, 0.01));
+	cr_assert_eq(frame_of(f, "first"), 1);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
+	cJSON_Delete(r);
+}

@@ -519,3 +519,18 @@ Test(variants, vantage_from_cooked_header)
 	expect_vantage("testdata/captures/pmtu-client-view/pmtu4-1280-router.pcap", "flows_in_between");
 	expect_vantage("testdata/captures/capture-artifacts/tso-any-sll2.pcap", "flows_near_server");
 }
+
+/* pdvE: interface MTU 1280 at both ends, IPv6: the MSS (1220) already fits the
+ * path, so no PMTU or fragmentation finding and nothing at warning or above. */
+Test(pmtu, mtu1280_v6_both_ends_no_finding)
+{
+	cJSON *r = run("testdata/captures/mtu1280-v6/mtu1280-v6-client.pcap");
+	cr_assert_eq(count_prefix(r, "pmtu"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "mss-exceeds-path"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "ip-fragmentation"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "capture");
+	cr_assert_not_null(c);
+	cJSON_Delete(r);
+}
