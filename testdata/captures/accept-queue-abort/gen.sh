@@ -87,7 +87,7 @@ tc -n "$CLI" qdisc add dev "$CIF" root tbf rate 8kbit burst 200 limit 3000
 # burst.py --prime-udp first sends one 192-byte UDP frame (to port 9, not captured: filter "tcp")
 # which empties the bucket, so the first SYNs queue in tbf ahead of the handshake ACKs.
 ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_abort_on_overflow=$ABORT
-timeout 30 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --backlog 1 --no-accept --timeout 25 >/dev/null &
+timeout 30 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --backlog 1 --no-accept --timeout 25 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$SRV" "$SIF" "$OUT" tcp

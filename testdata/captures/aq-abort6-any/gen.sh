@@ -90,7 +90,7 @@ for C in "$CA" "$CB"; do
 done
 OUT=$HERE/aq-abort6-any.pcap
 ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_abort_on_overflow=1
-timeout 40 ip netns exec "$SRV" $PY "$HERE/httpd.py" --host :: --port 80 --backlog 3 --accept-after 4 --close-first client --timeout 35 >/dev/null &
+timeout 40 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --host :: --port 80 --backlog 3 --accept-after 4 --close-first client --timeout 35 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CA" any "$OUT" -s 96 tcp

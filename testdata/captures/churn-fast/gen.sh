@@ -71,7 +71,7 @@ pair() {
 # --- common end ---
 pair chf 6
 OUT=$HERE/churn-fast.pcap
-timeout 40 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --close-first client --timeout 35 >/dev/null &
+timeout 40 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --close-first client --timeout 35 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" -s 96 tcp

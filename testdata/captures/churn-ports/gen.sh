@@ -75,11 +75,11 @@ N=${N:-200}
 pair ch 11
 OUT=$HERE/churn-ports.pcap
 ip netns exec "$CLI" sysctl -qw net.ipv4.ip_local_port_range="40000 40049" net.ipv4.tcp_tw_reuse=1
-timeout 90 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --close-first client --timeout 85 >/dev/null &
+timeout 90 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --close-first client --timeout 85 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" -s 128 tcp
-timeout 70 ip netns exec "$CLI" $PY "$HERE/client.py" churn "$SIP" 80 --n "$N" --deadline 60 || true
+timeout 70 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" churn "$SIP" 80 --n "$N" --deadline 60 || true
 echo "client TIME_WAIT sockets at the end: $(ip netns exec "$CLI" ss -Htan state time-wait | wc -l)"
 cap_stop "$CAP_PID" 1
 echo "wrote $OUT"

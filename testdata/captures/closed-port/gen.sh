@@ -69,11 +69,11 @@ pair() {
 
 pair cp 10
 OUT=$HERE/closed-port.pcap
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" tcp
-C="timeout 20 ip netns exec $CLI $PY $HERE/client.py"
+C="timeout 20 ip netns exec $CLI $PY $HERE/../tools/client.py"
 for p in 81 443 8080; do $C connect "$SIP" $p; sleep 0.3; done
 $C get "$SIP" 80 --ver 1.1 --n 1
 cap_stop "$CAP_PID" 1

@@ -73,14 +73,14 @@ pair() {
 V6=1
 pair cp6 4
 OUT=$HERE/closed-port6.pcap
-timeout 30 ip netns exec "$SRV" $PY "$HERE/httpd.py" --host :: --port 80 --close-first client --timeout 25 >/dev/null &
+timeout 30 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --host :: --port 80 --close-first client --timeout 25 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$SRV" "$SIF" "$OUT" tcp
 for p in 81 443 8080; do
-  timeout 10 ip netns exec "$CLI" $PY "$HERE/client.py" connect "$SIP6" $p --timeout 5 || true
+  timeout 10 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" connect "$SIP6" $p --timeout 5 || true
   sleep 0.2
 done
-timeout 10 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP6" 80 --ver 1.1 --n 2 --timeout 5 || true
+timeout 10 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP6" 80 --ver 1.1 --n 2 --timeout 5 || true
 cap_stop "$CAP_PID" 1
 echo "wrote $OUT"

@@ -69,11 +69,11 @@ pair() {
 
 pair hh 1
 OUT=$HERE/healthy-http.pcap
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --close-first server --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --close-first server --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" -s 256 tcp
-C="timeout 20 ip netns exec $CLI $PY $HERE/client.py"
+C="timeout 20 ip netns exec $CLI $PY $HERE/../tools/client.py"
 $C get "$SIP" 80 --ver 1.1 --n 5          # 5 keep-alive request/response pairs, client closes
 sleep 0.3
 for i in 1 2 3; do $C get "$SIP" 80 --ver 1.0 --wait-eof; sleep 0.3; done   # short HTTP/1.0

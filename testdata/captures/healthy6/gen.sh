@@ -73,17 +73,17 @@ pair() {
 V6=1
 pair h6 5
 OUT=$HERE/healthy6.pcap
-timeout 30 ip netns exec "$SRV" $PY "$HERE/httpd.py" --host :: --port 80 --close-first client --timeout 25 >/dev/null &
+timeout 30 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --host :: --port 80 --close-first client --timeout 25 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" -s 128 tcp
 for i in 1 2 3; do
-  timeout 10 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP6" 80 --ver 1.1 --n 4 --timeout 5 || true
+  timeout 10 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP6" 80 --ver 1.1 --n 4 --timeout 5 || true
   sleep 0.1
 done
 for i in 1 2; do
-  timeout 10 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP6" 80 --ver 1.0 --n 1 --timeout 5 || true
+  timeout 10 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP6" 80 --ver 1.0 --n 1 --timeout 5 || true
 done
-timeout 10 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP6" 80 --ver 1.1 --path /bytes/300000 --n 1 --timeout 5 || true
+timeout 10 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP6" 80 --ver 1.1 --path /bytes/300000 --n 1 --timeout 5 || true
 cap_stop "$CAP_PID" 1
 echo "wrote $OUT"

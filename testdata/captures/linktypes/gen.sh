@@ -92,10 +92,10 @@ ip -n "$CLI" addr add 10.77.23.1 peer 10.77.23.2 dev tunc; ip -n "$SRV" addr add
 for d in tapc tapw tunc; do ip -n "$CLI" link set $d up; done
 for d in taps tuns; do ip -n "$SRV" link set $d up; done
 
-timeout 120 ip netns exec "$SRV" $PY "$D/httpd.py" --host :: --port 80 --timeout 115 >/dev/null &
+timeout 120 ip netns exec "$SRV" $PY "$D/../tools/httpd.py" --host :: --port 80 --timeout 115 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
-get() { timeout 20 ip netns exec "$CLI" $PY "$D/client.py" get "$@" >/dev/null; }
+get() { timeout 20 ip netns exec "$CLI" $PY "$D/../tools/client.py" get "$@" >/dev/null; }
 
 # 1. one connection over the veth, captured 4 ways at once
 cap_start "$CLI" "$CIF" "$D/eth.pcap" tcp;                                   P1=$CAP_PID

@@ -97,13 +97,13 @@ table ip pdvnat {
 }
 NFT
 OUT=$HERE/nat-ts-clocks.pcap
-timeout 40 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --close-first client --timeout 35 >/dev/null &
+timeout 40 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --close-first client --timeout 35 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$SRV" pdvA-nat-s "$OUT" tcp
 for k in 1 2 3 4; do
   for h in $HA $HB; do
-    timeout 10 ip netns exec $h $PY "$HERE/client.py" get 10.61.8.2 80 --ver 1.0 --timeout 5 || true
+    timeout 10 ip netns exec $h $PY "$HERE/../tools/client.py" get 10.61.8.2 80 --ver 1.0 --timeout 5 || true
     sleep 0.3
   done
 done

@@ -78,11 +78,11 @@ table inet pdh {
   }
 }
 NFT
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" tcp
-/usr/bin/time -f "connect() returned after %e s" timeout 40 ip netns exec "$CLI" $PY "$HERE/client.py" connect "$SIP" 80 --timeout 35
+/usr/bin/time -f "connect() returned after %e s" timeout 40 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" connect "$SIP" 80 --timeout 35
 cap_stop "$CAP_PID" 1
 ip netns exec "$SRV" nft list table inet pdh | grep counter
 echo "wrote $OUT"

@@ -83,14 +83,14 @@ table inet pdv {
   }
 }
 NFT
-timeout 40 ip netns exec "$SRV" $PY "$HERE/httpd.py" --host :: --port 80 --close-first client --timeout 35 >/dev/null &
+timeout 40 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --host :: --port 80 --close-first client --timeout 35 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$SRV" any "$OUT" -s 262144 tcp
 T0=$(date +%s.%N)
-timeout 25 ip netns exec "$CLI" $PY "$HERE/client.py" connect "$SIP" 80 --timeout 30 || true
+timeout 25 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" connect "$SIP" 80 --timeout 30 || true
 echo "v4 connect ended after $(echo "$(date +%s.%N) - $T0" | bc) s"
-timeout 25 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP6" 80 --ver 1.1 --n 1 --timeout 20 || true
+timeout 25 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP6" 80 --ver 1.1 --n 1 --timeout 20 || true
 ip netns exec "$SRV" nft list table inet pdv | grep counter
 cap_stop "$CAP_PID" 1
 echo "wrote $OUT"

@@ -80,13 +80,13 @@ table inet pdv {
   }
 }
 NFT
-timeout 40 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --close-first client --timeout 35 >/dev/null &
+timeout 40 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --close-first client --timeout 35 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" tcp
-timeout 25 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP" 80 --ver 1.1 --n 2 --timeout 20 || true
+timeout 25 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP" 80 --ver 1.1 --n 2 --timeout 20 || true
 sleep 1
-timeout 25 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP" 80 --ver 1.1 --n 1 --timeout 20 || true
+timeout 25 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP" 80 --ver 1.1 --n 1 --timeout 20 || true
 ip netns exec "$SRV" nft list table inet pdv | grep counter
 ip netns exec "$SRV" nstat -a 2>/dev/null | grep -E "SynRetrans|TCPTimeouts|RetransSegs" || true
 cap_stop "$CAP_PID" 1

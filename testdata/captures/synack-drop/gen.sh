@@ -81,12 +81,12 @@ table inet pdh {
   }
 }
 NFT
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$SRV" "$SIF" "$OUT" tcp
 ( sleep 2.5; ip netns exec "$CLI" nft list table inet pdh | grep counter; ip netns exec "$CLI" nft delete table inet pdh ) &
 PIDS+=($!)
-timeout 30 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP" 80 --ver 1.1 --n 1
+timeout 30 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP" 80 --ver 1.1 --n 1
 cap_stop "$CAP_PID" 1
 echo "wrote $OUT"

@@ -72,11 +72,11 @@ pair() {
 
 pair sc 7
 OUT=$HERE/syncookies.pcap
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$CLI" "$CIF" "$OUT" tcp
-G="timeout 20 ip netns exec $CLI $PY $HERE/client.py get $SIP 80 --ver 1.1 --n 1"
+G="timeout 20 ip netns exec $CLI $PY $HERE/../tools/client.py get $SIP 80 --ver 1.1 --n 1"
 ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=1; $G; sleep 0.5                     # A
 ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2
 ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_timestamps=0; $G; sleep 0.5                     # B

@@ -76,7 +76,7 @@ MODE=${MODE:-paws}
 NAME=${NAME:-timewait-paws}
 pair ${ID:-tw} ${NET:-8}
 OUT=$HERE/$NAME.pcap
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --port 80 --close-first server --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --port 80 --close-first server --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 if [ "$MODE" = ok ]; then
@@ -92,12 +92,12 @@ table inet pdh {
 NFT
 fi
 cap_start "$CLI" "$CIF" "$OUT" tcp
-timeout 40 ip netns exec "$CLI" $PY "$HERE/twprobe.py" "$MODE" "$CIF" "$CIP" "$SIP" 40000 80 "$HERE/client.py" | tee "$TMP/facts"
+timeout 40 ip netns exec "$CLI" $PY "$HERE/twprobe.py" "$MODE" "$CIF" "$CIP" "$SIP" 40000 80 "$HERE/../tools/client.py" | tee "$TMP/facts"
 echo "server TIME_WAIT sockets after the probe:"
 ip netns exec "$SRV" ss -Htan state time-wait
 if [ "$MODE" = paws ]; then
   sleep 0.5
-  timeout 20 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP" 80 --ver 1.0 --sport 40000 --wait-eof
+  timeout 20 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP" 80 --ver 1.0 --sport 40000 --wait-eof
 fi
 cap_stop "$CAP_PID" 1
 [ "$MODE" = ok ] && ip netns exec "$CLI" nft list table inet pdh | grep counter

@@ -75,13 +75,13 @@ pair() {
 V6=1
 pair tw6 7
 OUT=$HERE/timewait-paws6.pcap
-timeout 60 ip netns exec "$SRV" $PY "$HERE/httpd.py" --host :: --port 80 --close-first server --timeout 55 >/dev/null &
+timeout 60 ip netns exec "$SRV" $PY "$HERE/../tools/httpd.py" --host :: --port 80 --close-first server --timeout 55 >/dev/null &
 PIDS+=($!)
 wait_listen "$SRV" 80
 cap_start "$SRV" "$SIF" "$OUT" tcp
-timeout 40 ip netns exec "$CLI" $PY "$HERE/twprobe6.py" "$CIF" "$CIP6" "$SIP6" 40000 80 "$HERE/client.py"
+timeout 40 ip netns exec "$CLI" $PY "$HERE/twprobe6.py" "$CIF" "$CIP6" "$SIP6" 40000 80 "$HERE/../tools/client.py"
 echo "server TIME_WAIT sockets after the probe:"; ip netns exec "$SRV" ss -Htan state time-wait
 sleep 0.5
-timeout 20 ip netns exec "$CLI" $PY "$HERE/client.py" get "$SIP6" 80 --ver 1.0 --sport 40000 --wait-eof
+timeout 20 ip netns exec "$CLI" $PY "$HERE/../tools/client.py" get "$SIP6" 80 --ver 1.0 --sport 40000 --wait-eof
 cap_stop "$CAP_PID" 1
 echo "wrote $OUT"
