@@ -6,6 +6,8 @@
  * packet. */
 #include "flowtable.h"
 
+#include "dissect/hash.h"
+
 #include <glib.h>
 #include <string.h>
 
@@ -24,30 +26,12 @@ struct pd_flowtable {
 	pd_flow *queue; /* [PD_FLOWTABLE_QUEUES] */
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t addr_hash(const pd_addr *a)
-{
-	uint64_t lo, hi;
-	memcpy(&lo, a->bytes, 8);
-	memcpy(&hi, a->bytes + 8, 8);
-	return mix64(lo ^ mix64(hi ^ a->family));
-}
-
 /* Symmetric: the same for both directions of a flow. */
 static uint64_t tuple_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_addr *b, uint16_t pb)
 {
-	uint64_t ha = addr_hash(a) + pa;
-	uint64_t hb = addr_hash(b) + pb;
-	return mix64((ha ^ hb) + (ha + hb) * 31 + proto);
+	uint64_t ha = pd_addr_hash64(a) + pa;
+	uint64_t hb = pd_addr_hash64(b) + pb;
+	return pd_mix64((ha ^ hb) + (ha + hb) * 31 + proto);
 }
 
 pd_flowtable *pd_flowtable_new(size_t extra)

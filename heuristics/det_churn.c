@@ -19,8 +19,6 @@
 #define CH_ENT_SLOTS 4096
 #define CH_TUPLE_SLOTS 16384
 #define CH_PROBE 8
-#define CH_BIN_NS (PD_NS_PER_SEC / 10)
-#define CH_BINS 10 /* ten 100 ms bins: a sliding second */
 #define CH_SMALL_PORTS 16
 #define CH_MAX_BITMAPS 64
 #define CH_DEFAULT_RANGE 28232.0 /* 32768-60999 */
@@ -48,10 +46,7 @@ typedef struct ch_ent {
 	pd_time last_ts;
 	uint32_t conns, ended, short_conns;
 	pd_time first_syn, last_syn;
-	int64_t bin_idx;
-	uint32_t bins[CH_BINS];
-	uint32_t peak_1s;
-	pd_time peak_ts;
+	pd_rate_1s rate; /* busiest sliding second */
 	uint16_t small[CH_SMALL_PORTS];
 	uint8_t n_small;
 	uint8_t *bitmap; /* 65536 bits, once more than CH_SMALL_PORTS ports */
@@ -104,7 +99,7 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, pd_time now)
 	victim->s = *s;
 	victim->sp = sp;
 	victim->last_ts = now;
-	victim->bin_idx = INT64_MIN; /* no bin yet (times may be negative) */
+	pd_rate_init(&victim->rate);
 	victim->pmin = 0xffff;
 	return victim;
 }
@@ -151,32 +146,10 @@ static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
 	e->distinct_ports++;
 }
 
-static void ch_rate(ch_ent *e, pd_time ts)
-{
-	int64_t b = ts / CH_BIN_NS;
-	if (e->bin_idx == INT64_MIN) {
-		e->bin_idx = b;
-	} else if (b > e->bin_idx) {
-		int64_t steps = b - e->bin_idx;
-		if (steps > CH_BINS)
-			steps = CH_BINS;
-		for (int64_t j = 1; j <= steps; j++)
-			e->bins[pd_bin_index(e->bin_idx + j, CH_BINS)] = 0;
-		e->bin_idx = b;
-	}
-	e->bins[pd_bin_index(e->bin_idx, CH_BINS)]++;
-	uint32_t sum = 0;
-	for (int i = 0; i < CH_BINS; i++)
-		sum += e->bins[i];
-	if (sum > e->peak_1s) {
-		e->peak_1s = sum;
-		e->peak_ts = ts;
-	}
-}
 
 static bool ch_is_churn(const ch_ent *e)
 {
-	return e->conns >= CH_MIN_CONNS && e->ended && e->peak_1s >= CH_MIN_PEAK &&
+	return e->conns >= CH_MIN_CONNS && e->ended && e->rate.peak >= CH_MIN_PEAK &&
 	       (double)e->short_conns >= CH_SHORT_SHARE * (double)e->ended;
 }
 
@@ -191,7 +164,7 @@ static bool ch_narrow_range(const ch_ent *e)
 
 static double ch_projected(const ch_ent *e)
 {
-	return (double)e->peak_1s * 60.0;
+	return (double)e->rate.peak * 60.0;
 }
 
 static bool ch_port_pressure(const ch_ent *e)
@@ -218,7 +191,7 @@ static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		e->conns++;
 		e->last_syn = pkt->ts;
 		ch_port(g, e, flow->port[PD_CLIENT]);
-		ch_rate(e, pkt->ts);
+		pd_rate_add(&e->rate, pkt->ts);
 		ch_tuple *tu = ch_tuple_slot(g, flow, pkt->ts, false);
 		if (tu && tu->tw_side >= 0 && pkt->ts - tu->k.end_ts <= CH_TW_NS && pkt->ts >= tu->k.end_ts) {
 			fs->reused = true;
@@ -310,7 +283,7 @@ static void ch_on_end(pd_run *run, void *gv)
 			worst_churn = e;
 		if (e->reuses && (!worst_reuse || e->reuses > worst_reuse->reuses))
 			worst_reuse = e;
-		if (ch_port_pressure(e) && (!worst_ports || e->peak_1s > worst_ports->peak_1s))
+		if (ch_port_pressure(e) && (!worst_ports || e->rate.peak > worst_ports->rate.peak))
 			worst_ports = e;
 	}
 	char c[64], s[64];
@@ -326,21 +299,21 @@ static void ch_on_end(pd_run *run, void *gv)
 		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
 		pd_finding *f = g->churn;
 		pd_finding_metric(f, "connections", e->conns, "count");
-		pd_finding_metric(f, "busiest_second_connections", e->peak_1s, "count");
+		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, "count");
 		pd_finding_metric(f, "duration_s", dur, "s");
 		pd_finding_metric(f, "short_share", (double)e->short_conns / (double)e->ended, "ratio");
 		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, "count");
 		pd_finding_metric(f, "reused_4tuples", e->reuses, "count");
 		f->impact_s = e->hs_time_s;
 		f->confidence = 0.8;
-		bool bad = e->peak_1s >= 50 || e->reuses || ch_port_pressure(e);
+		bool bad = e->rate.peak >= 50 || e->reuses || ch_port_pressure(e);
 		f->severity = bad ? PD_SEV_WARNING : PD_SEV_INFO;
 		pd_finding_detail(f,
 				  "%s opened %u connections to %s:%u within %.1f s (%u in the busiest "
 				  "second); %u of %u carried one request/response or less; %u distinct "
 				  "source ports, %u 4-tuples reused within 60 s; each paid a handshake "
 				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s",
-				  c, e->conns, s, e->sp, dur, e->peak_1s, e->short_conns, e->ended,
+				  c, e->conns, s, e->sp, dur, e->rate.peak, e->short_conns, e->ended,
 				  e->distinct_ports, e->reuses, e->hs_time_s);
 		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
 				    "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_max_tw_buckets",
@@ -391,7 +364,7 @@ static void ch_on_end(pd_run *run, void *gv)
 		double proj = ch_projected(e);
 		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, "count");
 		pd_finding_metric(f, "port_span", e->pmax >= e->pmin ? e->pmax - e->pmin + 1 : 0, "count");
-		pd_finding_metric(f, "busiest_second_connections", e->peak_1s, "count");
+		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, "count");
 		pd_finding_metric(f, "ports_needed_per_60s", proj, "count");
 		pd_finding_metric(f, "default_range_share", proj / CH_DEFAULT_RANGE, "ratio");
 		f->confidence = 0.75;
@@ -403,13 +376,13 @@ static void ch_on_end(pd_run *run, void *gv)
 					  "pool) is exhausted; at the busiest second's rate (%u/s) it needs %.0f "
 					  "ports per 60 s TIME_WAIT, %.0f%% of the default 28232",
 					  c, e->distinct_ports, e->pmin, e->pmax, e->conns, s, e->sp, dur, e->reuses,
-					  e->peak_1s, proj, 100.0 * proj / CH_DEFAULT_RANGE);
+					  e->rate.peak, proj, 100.0 * proj / CH_DEFAULT_RANGE);
 		else
 			pd_finding_detail(f,
 					  "%s used %u distinct source ports toward %s:%u in %.1f s; at the busiest "
 					  "second's rate (%u connections/s) it needs %.0f ports per 60 s of "
 					  "TIME_WAIT, %.0f%% of the default range (32768-60999, 28232 ports)",
-					  c, e->distinct_ports, s, e->sp, dur, e->peak_1s, proj,
+					  c, e->distinct_ports, s, e->sp, dur, e->rate.peak, proj,
 					  100.0 * proj / CH_DEFAULT_RANGE);
 		pd_finding_settings(f, "net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
 				    "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", NULL);

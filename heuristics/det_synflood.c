@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/hash.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 #include "heuristics/util.h"
@@ -15,8 +16,6 @@
 #define SF_PROBE 8
 #define SF_HLL_P 10
 #define SF_HLL_M (1u << SF_HLL_P)
-#define SF_BIN_NS (PD_NS_PER_SEC / 10)
-#define SF_BINS 10
 #define SF_MIN_HALF_OPEN 200
 #define SF_MIN_SOURCES 100.0
 #define SF_MIN_RATE 100 /* SYNs in the busiest second */
@@ -28,10 +27,7 @@ typedef struct sf_srv {
 	pd_time last_ts;
 	uint64_t syns, synacks, cookie_synacks, half_open, completed;
 	uint8_t hll[SF_HLL_M];
-	int64_t bin_idx;
-	uint32_t bins[SF_BINS];
-	uint32_t peak_1s;
-	pd_time peak_ts;
+	pd_rate_1s rate; /* busiest sliding second */
 	uint64_t first_frame;
 	pd_time first_ts;
 	bool flooded;
@@ -42,27 +38,9 @@ typedef struct sf_g {
 	pd_finding *flood;
 } sf_g;
 
-static uint64_t sf_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t sf_addr_hash(const pd_addr *a)
-{
-	uint64_t lo, hi;
-	memcpy(&lo, a->bytes, 8);
-	memcpy(&hi, a->bytes + 8, 8);
-	return sf_mix(lo ^ sf_mix(hi + a->family));
-}
-
 static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, bool create)
 {
-	uint32_t h = (uint32_t)(sf_addr_hash(a) ^ (port * 2654435761u)) & (SF_SLOTS - 1);
+	uint32_t h = (uint32_t)(pd_addr_hash64(a) ^ (port * 2654435761u)) & (SF_SLOTS - 1);
 	sf_srv *victim = NULL;
 	for (int i = 0; i < SF_PROBE; i++) {
 		sf_srv *s = &g->srv[(h + (uint32_t)i) & (SF_SLOTS - 1)];
@@ -84,13 +62,13 @@ static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, boo
 	victim->addr = *a;
 	victim->port = port;
 	victim->last_ts = now;
-	victim->bin_idx = INT64_MIN; /* no bin yet (times may be negative) */
+	pd_rate_init(&victim->rate);
 	return victim;
 }
 
 static void sf_hll_add(sf_srv *s, const pd_addr *a)
 {
-	uint64_t x = sf_mix(sf_addr_hash(a) + 0x9e3779b97f4a7c15ull);
+	uint64_t x = pd_mix64(pd_addr_hash64(a) + 0x9e3779b97f4a7c15ull);
 	uint32_t idx = (uint32_t)(x >> (64 - SF_HLL_P));
 	uint64_t rest = x << SF_HLL_P;
 	uint8_t rank = rest ? (uint8_t)(__builtin_clzll(rest) + 1) : (uint8_t)(64 - SF_HLL_P + 1);
@@ -113,28 +91,6 @@ static double sf_hll_estimate(const sf_srv *s)
 	return est;
 }
 
-static void sf_rate(sf_srv *s, pd_time ts)
-{
-	int64_t b = ts / SF_BIN_NS;
-	if (s->bin_idx == INT64_MIN) {
-		s->bin_idx = b;
-	} else if (b > s->bin_idx) {
-		int64_t steps = b - s->bin_idx;
-		if (steps > SF_BINS)
-			steps = SF_BINS;
-		for (int64_t j = 1; j <= steps; j++)
-			s->bins[pd_bin_index(s->bin_idx + j, SF_BINS)] = 0;
-		s->bin_idx = b;
-	}
-	s->bins[pd_bin_index(s->bin_idx, SF_BINS)]++;
-	uint32_t sum = 0;
-	for (int i = 0; i < SF_BINS; i++)
-		sum += s->bins[i];
-	if (sum > s->peak_1s) {
-		s->peak_1s = sum;
-		s->peak_ts = ts;
-	}
-}
 
 /* Counts only grow, so once flooded always flooded; the sketch (1 KiB to
  * scan) is consulted every 64 half-open connections until then. */
@@ -142,7 +98,7 @@ static bool sf_flooded(sf_srv *s)
 {
 	if (s->flooded)
 		return true;
-	if (s->half_open < SF_MIN_HALF_OPEN || s->peak_1s < SF_MIN_RATE || (s->half_open & 63))
+	if (s->half_open < SF_MIN_HALF_OPEN || s->rate.peak < SF_MIN_RATE || (s->half_open & 63))
 		return false;
 	s->flooded = sf_hll_estimate(s) >= SF_MIN_SOURCES;
 	return s->flooded;
@@ -163,7 +119,7 @@ static void sf_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		}
 		s->syns++;
 		sf_hll_add(s, &flow->addr[PD_CLIENT]);
-		sf_rate(s, pkt->ts);
+		pd_rate_add(&s->rate, pkt->ts);
 	} else if (seg->dir == PD_SERVER && (fl & PD_TCP_ACK)) {
 		sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts, false);
 		if (!s)
@@ -221,7 +177,7 @@ static void sf_on_end(pd_run *run, void *gv)
 	pd_finding_metric(f, "half_open", (double)w->half_open, "count");
 	pd_finding_metric(f, "syns", (double)w->syns, "count");
 	pd_finding_metric(f, "sources_estimated", round(sources), "count");
-	pd_finding_metric(f, "busiest_second_syns", w->peak_1s, "count");
+	pd_finding_metric(f, "busiest_second_syns", w->rate.peak, "count");
 	pd_finding_metric(f, "synacks_seen", (double)w->synacks, "count");
 	pd_finding_metric(f, "syncookie_synacks", (double)w->cookie_synacks, "count");
 	pd_finding_metric(f, "completed_handshakes", (double)w->completed, "count");
@@ -230,7 +186,7 @@ static void sf_on_end(pd_run *run, void *gv)
 			  "up to %u in one second, from t=%.1f s); the server answered %llu SYN-ACKs%s; "
 			  "%llu connections from the same period completed",
 			  (unsigned long long)w->half_open, a, w->port, sources, (unsigned long long)w->syns,
-			  w->peak_1s, (double)(w->first_ts - pd_run_first_ts(run)) / 1e9,
+			  w->rate.peak, (double)(w->first_ts - pd_run_first_ts(run)) / 1e9,
 			  (unsigned long long)w->synacks,
 			  w->cookie_synacks ? ", some without WS/SACK (SYN cookies)" : "",
 			  (unsigned long long)w->completed);

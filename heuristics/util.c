@@ -241,3 +241,32 @@ double pd_median_u32(uint32_t *v, uint32_t n)
 	qsort(v, n, sizeof(*v), cmp_u32);
 	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
+
+void pd_rate_init(pd_rate_1s *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->bin_idx = INT64_MIN;
+}
+
+void pd_rate_add(pd_rate_1s *r, pd_time ts)
+{
+	int64_t b = ts / (PD_NS_PER_SEC / PD_RATE_BINS);
+	if (r->bin_idx == INT64_MIN) {
+		r->bin_idx = b;
+	} else if (b > r->bin_idx) {
+		int64_t steps = b - r->bin_idx;
+		if (steps > PD_RATE_BINS)
+			steps = PD_RATE_BINS;
+		for (int64_t j = 1; j <= steps; j++)
+			r->bins[pd_bin_index(r->bin_idx + j, PD_RATE_BINS)] = 0;
+		r->bin_idx = b;
+	}
+	r->bins[pd_bin_index(r->bin_idx, PD_RATE_BINS)]++;
+	uint32_t sum = 0;
+	for (int i = 0; i < PD_RATE_BINS; i++)
+		sum += r->bins[i];
+	if (sum > r->peak) {
+		r->peak = sum;
+		r->peak_ts = ts;
+	}
+}

@@ -23,6 +23,18 @@ pd_time pd_flow_rtt(const pd_flow *f);
 #define PD_VANTAGE_MIDDLE 2
 int pd_flow_link_vantage(const pd_flow *f);
 
+/* Events in the busiest second: a sliding second of ten 100 ms bins. */
+#define PD_RATE_BINS 10
+typedef struct pd_rate_1s {
+	int64_t bin_idx; /* INT64_MIN: no event yet (times may be negative) */
+	uint32_t bins[PD_RATE_BINS];
+	uint32_t peak; /* most events in any sliding second */
+	pd_time peak_ts;
+} pd_rate_1s;
+
+void pd_rate_init(pd_rate_1s *r);
+void pd_rate_add(pd_rate_1s *r, pd_time ts);
+
 /* Slot of a time bin in a ring of n: capture clocks can be negative (before
  * 1970) or step back, so the index must never go negative. */
 static inline size_t pd_bin_index(int64_t bin, size_t n)
