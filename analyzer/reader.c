@@ -184,11 +184,13 @@ static void source_close(pd_source *s)
 }
 
 /* A record's time in ns. pcapng carries 64-bit timestamps that libpcap
- * turns into seconds beyond what int64 nanoseconds hold (year 2262):
- * such times are clamped, never overflowed. */
+ * turns into seconds beyond what int64 nanoseconds hold. Times are clamped
+ * to +-2^62 ns (years 1823 to 2116), so that the difference of any two
+ * times, and any time plus an hour, fit in int64: nothing downstream has
+ * to guard its arithmetic. */
 static pd_time frame_time(const struct pcap_pkthdr *h)
 {
-	const int64_t max_sec = INT64_MAX / PD_NS_PER_SEC - 1;
+	const int64_t max_sec = (INT64_MAX / 2) / PD_NS_PER_SEC - 1;
 	int64_t sec = (int64_t)h->ts.tv_sec;
 	if (sec > max_sec)
 		sec = max_sec;
