@@ -506,11 +506,15 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 	char t1[PD_TIME_STRLEN], t2[PD_TIME_STRLEN];
 
 	heading(c, 0, l->capture);
+	/* One label, the files comma-separated (wrapped by labelled()). */
+	g_string_truncate(b, 0);
 	for (guint i = 0; cap->files && i < cap->files->len; i++) {
-		g_string_truncate(b, 0);
+		if (i)
+			g_string_append(b, ", ");
 		pd_escape_text(b, cap->files->pdata[i]);
-		labelled(c, 2, l->files, b->str);
 	}
+	if (b->len)
+		labelled(c, 2, l->files, b->str);
 
 	g_string_truncate(b, 0);
 	g_string_append_printf(b, "%llu, ", (unsigned long long)cap->packets);
