@@ -92,7 +92,7 @@ table inet pdh {
 NFT
 fi
 cap_start "$CLI" "$CIF" "$OUT" tcp
-timeout 40 ip netns exec "$CLI" $PY "$HERE/twprobe.py" "$MODE" "$CIF" "$CIP" "$SIP" 40000 80 "$HERE/../tools/client.py" | tee "$TMP/facts"
+timeout 40 ip netns exec "$CLI" $PY "$HERE/../tools/twprobe.py" "$MODE" "$CIF" "$CIP" "$SIP" 40000 80 "$HERE/../tools/client.py" | tee "$TMP/facts"
 echo "server TIME_WAIT sockets after the probe:"
 ip netns exec "$SRV" ss -Htan state time-wait
 if [ "$MODE" = paws ]; then
