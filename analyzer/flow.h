@@ -108,6 +108,7 @@ typedef struct pd_flow {
 	bool ndpi_done;
 
 	uint8_t *data_state; /* state of state_on_data detectors; NULL until payload */
+	uint8_t *shadow; /* --threads 2+: the detector lanes' block (analyzer/run.c) */
 
 	struct pd_flow *lru_prev, *lru_next;
 

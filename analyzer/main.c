@@ -42,8 +42,9 @@ static void usage(FILE *out)
 	      "      --max-flows N   live flow cap (default 100000)\n"
 	      "      --strict        exit 4 when an input file is truncated\n"
 	      "      --color WHEN    auto (default), always or never\n"
-	      "      --threads N     1: one thread; 2 or more (default on multi-core): a reader\n"
-	      "                      thread feeds the analysis; the report is the same\n"
+	      "      --threads N     threads to use (default: the number of cores): one reads\n"
+	      "                      and keeps the flows, the others run the detectors;\n"
+	      "                      the report is the same for any N\n"
 	      "  -q, --quiet         no progress line, no warnings on stderr\n"
 	      "      --version       print the version\n"
 	      "  -h, --help          this help\n"
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
 	pd_severity fail_on = PD_SEV_ERROR;
 	pd_run_opts ro;
 	pd_run_opts_default(&ro);
-	ro.threads = g_get_num_processors() > 1 ? 2 : 1;
+	ro.threads = (unsigned)CLAMP(g_get_num_processors(), 1, 16);
 
 	int c;
 	/* '+': stop at the first positional, so filter words like "-" survive. */

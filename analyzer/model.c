@@ -85,7 +85,13 @@ static int cmp_findings(gconstpointer a, gconstpointer b)
 		return c;
 	if (fa->first.frame != fb->first.frame)
 		return fa->first.frame < fb->first.frame ? -1 : 1;
-	return 0;
+	/* a total order: the report never depends on the order findings
+	 * were made in */
+	if (fa->capture_wide != fb->capture_wide)
+		return fa->capture_wide ? 1 : -1;
+	uint64_t la = fa->flows && fa->flows->len ? g_array_index(fa->flows, pd_flow_ref, 0).flow_id : UINT64_MAX;
+	uint64_t lb = fb->flows && fb->flows->len ? g_array_index(fb->flows, pd_flow_ref, 0).flow_id : UINT64_MAX;
+	return la < lb ? -1 : la > lb;
 }
 
 void pd_report_sort(pd_report *r)

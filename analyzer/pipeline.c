@@ -1,139 +1,180 @@
-/* Two-thread input pipeline; see pipeline.h.
- *
- * libpcap's buffer is reused by the next read, so each frame is copied
- * once into its slot (slot buffers grow to the largest frame seen and are
- * reused: no allocation per packet). Both sides hand slots over in batches
- * so the lock is taken once per PD_PIPELINE_BATCH frames, not per frame. */
+/* The producer/lanes ring; see pipeline.h. */
 #include "pipeline.h"
-
-#include "run.h"
 
 #include <glib.h>
 #include <string.h>
 
-typedef struct pd_slot {
-	pd_frame fr;
-	pd_packet pkt;
-	pd_dissect_status st;
-	uint8_t *buf;
-	size_t cap;
-} pd_slot;
+typedef struct pd_lane {
+	pd_stage *stage;
+	void *ctx;
+	uint64_t handled; /* records this lane is done with (under lock) */
+	GThread *thread;
+} pd_lane;
 
-typedef struct pd_pipe {
-	pd_reader *reader;
-	pd_slot slots[PD_PIPELINE_SLOTS];
+struct pd_stage {
+	uint8_t *ring;
+	size_t rec_size;
+	pd_stage_fn fn;
 	GMutex lock;
 	GCond have_data, have_space;
-	uint64_t produced; /* published by the reader thread (under lock) */
-	uint64_t consumed; /* released by the analysis thread (under lock) */
+	uint64_t pushed; /* producer's count (producer thread only) */
+	uint64_t published; /* visible to the lanes (under lock) */
+	uint64_t room_until; /* producer may fill up to here without asking */
 	bool done;
-	_Atomic uint64_t *bytes_read;
-} pd_pipe;
+	bool inline_lanes; /* no threads: each record goes through every lane at once */
+	size_t n;
+	pd_lane lanes[PD_STAGE_MAX_LANES];
+};
 
-static void fill_slot(pd_slot *s, const pd_frame *fr)
+/* Under lock. */
+static uint64_t slowest(const pd_stage *s)
 {
-	if (fr->caplen > s->cap) {
-		size_t cap = s->cap ? s->cap : 2048;
-		while (cap < fr->caplen)
-			cap *= 2;
-		s->buf = g_realloc(s->buf, cap);
-		s->cap = cap;
-	}
-	s->fr = *fr;
-	if (fr->caplen)
-		memcpy(s->buf, fr->data, fr->caplen);
-	s->fr.data = s->buf;
-	s->st = pd_run_dissect(&s->fr, &s->pkt);
+	uint64_t m = s->lanes[0].handled;
+	for (size_t i = 1; i < s->n; i++)
+		if (s->lanes[i].handled < m)
+			m = s->lanes[i].handled;
+	return m;
 }
 
-static gpointer reader_main(gpointer data)
+static gpointer lane_main(gpointer data)
 {
-	pd_pipe *p = data;
-	uint64_t produced = 0, room_until = 0;
-	pd_frame fr;
-	while (pd_reader_next(p->reader, &fr)) {
-		if (produced == room_until) {
-			/* Wait for free slots; publish what is ready first so the
-			 * analysis thread is never waiting on a full ring. */
-			g_mutex_lock(&p->lock);
-			p->produced = produced;
-			g_cond_signal(&p->have_data);
-			while (produced - p->consumed >= PD_PIPELINE_SLOTS)
-				g_cond_wait(&p->have_space, &p->lock);
-			room_until = p->consumed + PD_PIPELINE_SLOTS;
-			g_mutex_unlock(&p->lock);
-		}
-		fill_slot(&p->slots[produced % PD_PIPELINE_SLOTS], &fr);
-		produced++;
-		if (produced % PD_PIPELINE_BATCH == 0) {
-			if (p->bytes_read)
-				atomic_store_explicit(p->bytes_read, pd_reader_bytes_read(p->reader),
-						      memory_order_relaxed);
-			g_mutex_lock(&p->lock);
-			p->produced = produced;
-			g_cond_signal(&p->have_data);
-			g_mutex_unlock(&p->lock);
-		}
+	pd_lane *l = data;
+	pd_stage *s = l->stage;
+	uint64_t handled = 0;
+	for (;;) {
+		g_mutex_lock(&s->lock);
+		l->handled = handled;
+		g_cond_signal(&s->have_space);
+		while (s->published == handled && !s->done)
+			g_cond_wait(&s->have_data, &s->lock);
+		uint64_t avail = s->published;
+		bool done = s->done;
+		g_mutex_unlock(&s->lock);
+		if (avail == handled && done)
+			break;
+		/* Hand records back every batch so the producer keeps going. */
+		uint64_t stop = avail;
+		if (stop - handled > PD_STAGE_BATCH)
+			stop = handled + PD_STAGE_BATCH;
+		for (; handled < stop; handled++)
+			s->fn(l->ctx, s->ring + (handled % PD_STAGE_RECORDS) * s->rec_size);
 	}
-	g_mutex_lock(&p->lock);
-	p->produced = produced;
-	p->done = true;
-	g_cond_signal(&p->have_data);
-	g_mutex_unlock(&p->lock);
+	if (!s->inline_lanes)
+		s->fn(l->ctx, NULL);
 	return NULL;
 }
 
-uint64_t pd_pipeline_drain(pd_reader *r, pd_pipeline_sink sink, void *ctx, _Atomic uint64_t *bytes_read)
+pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, void *const *ctx)
 {
-	pd_pipe *p = g_new0(pd_pipe, 1);
-	p->reader = r;
-	p->bytes_read = bytes_read;
-	g_mutex_init(&p->lock);
-	g_cond_init(&p->have_data);
-	g_cond_init(&p->have_space);
-	uint64_t delivered = 0;
-	GError *err = NULL;
-	GThread *th = g_thread_try_new("pcapdoc-reader", reader_main, p, &err);
-	if (!th) {
-		/* No thread: the same work inline, in the same order. */
-		g_clear_error(&err);
-		pd_frame fr;
-		while (pd_reader_next(r, &fr)) {
-			pd_slot *s = &p->slots[0];
-			fill_slot(s, &fr);
-			sink(ctx, &s->fr, &s->pkt, s->st);
-			delivered++;
-		}
-	} else {
-		uint64_t consumed = 0;
-		for (;;) {
-			g_mutex_lock(&p->lock);
-			p->consumed = consumed;
-			g_cond_signal(&p->have_space);
-			while (p->produced == consumed && !p->done)
-				g_cond_wait(&p->have_data, &p->lock);
-			uint64_t avail = p->produced;
-			bool done = p->done;
-			g_mutex_unlock(&p->lock);
-			if (avail == consumed && done)
-				break;
-			/* Release slots every batch so the reader keeps going. */
-			uint64_t stop = avail;
-			if (stop - consumed > PD_PIPELINE_BATCH)
-				stop = consumed + PD_PIPELINE_BATCH;
-			for (; consumed < stop; consumed++) {
-				pd_slot *s = &p->slots[consumed % PD_PIPELINE_SLOTS];
-				sink(ctx, &s->fr, &s->pkt, s->st);
-			}
-		}
-		g_thread_join(th);
-		delivered = consumed;
+	if (n < 1 || n > PD_STAGE_MAX_LANES)
+		return NULL;
+	pd_stage *s = g_new0(pd_stage, 1);
+	s->rec_size = (rec_size + 63) & ~(size_t)63; /* no two records share a cache line */
+	s->ring = g_malloc0(s->rec_size * PD_STAGE_RECORDS);
+	s->fn = fn;
+	s->n = n;
+	s->room_until = PD_STAGE_RECORDS;
+	g_mutex_init(&s->lock);
+	g_cond_init(&s->have_data);
+	g_cond_init(&s->have_space);
+	for (size_t i = 0; i < n; i++) {
+		s->lanes[i].stage = s;
+		s->lanes[i].ctx = ctx[i];
 	}
-	for (size_t i = 0; i < PD_PIPELINE_SLOTS; i++)
-		g_free(p->slots[i].buf);
-	g_mutex_clear(&p->lock);
-	g_cond_clear(&p->have_data);
-	g_cond_clear(&p->have_space);
-	g_free(p);
-	return delivered;
+	for (size_t i = 0; i < n; i++) {
+		s->lanes[i].thread = g_thread_try_new("pcapdoc-lane", lane_main, &s->lanes[i], NULL);
+		if (!s->lanes[i].thread) {
+			/* Stop the lanes that started (they see an empty ring and
+			 * stop without a last call) and run every lane inline. */
+			g_mutex_lock(&s->lock);
+			s->done = true;
+			s->inline_lanes = true;
+			g_cond_broadcast(&s->have_data);
+			g_mutex_unlock(&s->lock);
+			for (size_t j = 0; j < i; j++)
+				g_thread_join(s->lanes[j].thread);
+			s->done = false;
+			break;
+		}
+	}
+	return s;
+}
+
+static void publish(pd_stage *s)
+{
+	g_mutex_lock(&s->lock);
+	s->published = s->pushed;
+	g_cond_broadcast(&s->have_data);
+	g_mutex_unlock(&s->lock);
+}
+
+void *pd_stage_next(pd_stage *s)
+{
+	if (s->inline_lanes)
+		return s->ring;
+	if (s->pushed == s->room_until) {
+		/* Publish first: a lane may be waiting for exactly these. */
+		g_mutex_lock(&s->lock);
+		s->published = s->pushed;
+		g_cond_broadcast(&s->have_data);
+		while (s->pushed - slowest(s) >= PD_STAGE_RECORDS)
+			g_cond_wait(&s->have_space, &s->lock);
+		s->room_until = slowest(s) + PD_STAGE_RECORDS;
+		g_mutex_unlock(&s->lock);
+	}
+	return s->ring + (s->pushed % PD_STAGE_RECORDS) * s->rec_size;
+}
+
+void pd_stage_push(pd_stage *s)
+{
+	if (s->inline_lanes) {
+		for (size_t i = 0; i < s->n; i++)
+			s->fn(s->lanes[i].ctx, s->ring);
+		s->pushed++;
+		return;
+	}
+	s->pushed++;
+	if (s->pushed % PD_STAGE_BATCH == 0)
+		publish(s);
+}
+
+uint64_t pd_stage_pushed(const pd_stage *s)
+{
+	return s->pushed;
+}
+
+uint64_t pd_stage_wait_handled(pd_stage *s, uint64_t n)
+{
+	if (s->inline_lanes)
+		return s->pushed;
+	g_mutex_lock(&s->lock);
+	if (slowest(s) < n) {
+		s->published = s->pushed;
+		g_cond_broadcast(&s->have_data);
+		while (slowest(s) < n)
+			g_cond_wait(&s->have_space, &s->lock);
+	}
+	uint64_t m = slowest(s);
+	g_mutex_unlock(&s->lock);
+	return m;
+}
+
+void pd_stage_finish(pd_stage *s)
+{
+	if (s->inline_lanes) {
+		for (size_t i = 0; i < s->n; i++)
+			s->fn(s->lanes[i].ctx, NULL);
+	}
+	g_mutex_lock(&s->lock);
+	s->published = s->pushed;
+	s->done = true;
+	g_cond_broadcast(&s->have_data);
+	g_mutex_unlock(&s->lock);
+	for (size_t i = 0; i < s->n && !s->inline_lanes; i++)
+		g_thread_join(s->lanes[i].thread);
+	g_mutex_clear(&s->lock);
+	g_cond_clear(&s->have_data);
+	g_cond_clear(&s->have_space);
+	g_free(s->ring);
+	g_free(s);
 }

@@ -1,24 +1,43 @@
-/* Two-thread input pipeline: a reader thread reads each frame, copies it
- * into a ring slot and dissects it there; the calling thread receives the
- * frames in capture order and does the stateful rest (flows, nDPI,
- * detectors). Because the analysis sees the same frames in the same order,
- * the report is byte for byte the one a single thread gives. */
+/* The ring between the flow stage and the detector lanes (--threads 2+).
+ *
+ * One producer (the thread that reads the capture, keeps the flows and
+ * runs nDPI) appends fixed-size event records; each of n lanes, on a thread
+ * of its own, receives every record in the order it was appended. A record
+ * is reused only once every lane has passed it. Records are handed over in
+ * batches, so the lock is taken once per PD_STAGE_BATCH records. Because
+ * each lane sees the same records in the same order, what it computes does
+ * not depend on how the threads are scheduled. */
 #ifndef PD_PIPELINE_H
 #define PD_PIPELINE_H
 
-#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "dissect/dissect.h"
-#include "reader.h"
+typedef struct pd_stage pd_stage;
 
-typedef void (*pd_pipeline_sink)(void *ctx, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st);
+/* Called on the lane's thread for each record, then once with rec == NULL
+ * after the last one. */
+typedef void (*pd_stage_fn)(void *lane, const void *rec);
 
-/* Reads r to its end. sink runs on the calling thread; bytes_read (may be
- * NULL) follows the reader's position for progress display. Returns the
- * number of frames delivered. If the thread cannot start, reads inline. */
-uint64_t pd_pipeline_drain(pd_reader *r, pd_pipeline_sink sink, void *ctx, _Atomic uint64_t *bytes_read);
+/* Starts n lanes (ctx[i] is lane i's argument). When a thread cannot
+ * start, every record goes through the lanes on the calling thread. */
+pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, void *const *ctx);
 
-#define PD_PIPELINE_SLOTS 2048
-#define PD_PIPELINE_BATCH 256
+/* The next record to fill; waits while the ring is full. */
+void *pd_stage_next(pd_stage *s);
+/* Appends the record pd_stage_next returned. */
+void pd_stage_push(pd_stage *s);
+/* Records appended so far. */
+uint64_t pd_stage_pushed(const pd_stage *s);
+/* Waits until every lane has handled the first n records; returns how
+ * many every lane has handled (>= n). */
+uint64_t pd_stage_wait_handled(pd_stage *s, uint64_t n);
+/* Publishes the rest, lets every lane finish, joins the threads, frees. */
+void pd_stage_finish(pd_stage *s);
+
+#define PD_STAGE_RECORDS 4096
+#define PD_STAGE_BATCH 64
+#define PD_STAGE_MAX_LANES 16
 
 #endif

@@ -22,6 +22,58 @@
 #define PD_UDP_IDLE_NS (120 * PD_NS_PER_SEC)
 #define PD_EXPIRE_EVERY_NS (PD_NS_PER_SEC)
 
+/* Frames kept for the lanes while they catch up (--threads 2+), and the
+ * bytes for their copies: libpcap reuses its buffer at the next read. */
+#define PD_FRAME_SLOTS 2048
+#define PD_FRAME_ARENA (4u << 20)
+
+/* What the flow stage hands to the detector lanes, in capture order: the
+ * calls one thread would make, with the flow as the engine left it. */
+enum { EV_PACKET, EV_TCP, EV_UDP, EV_END };
+
+typedef struct pd_event {
+	uint8_t kind;
+	int8_t dir; /* EV_UDP: the sender */
+	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
+	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
+	uint8_t *shadow; /* the flow's block of lane state */
+	pd_seg seg; /* EV_TCP */
+	pd_flow snap; /* EV_TCP, EV_UDP, EV_END; last: pd_flow ends in a flexible array */
+} pd_event;
+
+/* A flow's lane state: a reference count, then per lane a mirror of the
+ * flow (what detectors see as the flow, updated at each of its events) and
+ * that lane's per-flow detector blocks. Allocated by the flow stage when
+ * the flow starts; the last lane to see the flow end frees it. */
+typedef struct shadow_hdr {
+	_Atomic uint32_t refs;
+} shadow_hdr;
+#define SHADOW_HDR 16
+
+typedef struct frame_slot {
+	pd_frame fr;
+	pd_packet pkt;
+	pd_dissect_status st;
+	size_t off; /* of the copy in the arena; len = fr.caplen */
+	uint8_t *own; /* a frame too big for the arena: its own copy */
+	uint64_t needs; /* events the lanes must handle before it is reused */
+} frame_slot;
+
+/* The frames the lanes may still read: a FIFO of slots whose copies sit
+ * one after the other in a circular arena. */
+typedef struct frame_ring {
+	frame_slot *slot; /* [PD_FRAME_SLOTS] */
+	uint8_t *arena;
+	uint64_t head, next; /* oldest unreleased frame, next frame */
+	size_t wpos; /* where the next copy goes */
+} frame_ring;
+
+/* Detector indices whose hook is set and that run in this lane. */
+typedef struct hook_list {
+	size_t n;
+	size_t *idx;
+} hook_list;
+
 struct pd_run {
 	pd_run_opts opts;
 	pd_report *report;
@@ -30,6 +82,8 @@ struct pd_run {
 	pd_ndpi *ndpi;
 	size_t *det_offset; /* per detector, into pd_flow.det_state */
 	void **det_global;
+	bool *det_on; /* this lane runs detector i */
+	hook_list h_packet, h_tcp, h_udp, h_flow_end, h_end;
 	size_t det_state_size; /* eager per-flow block, inside pd_flow */
 	size_t data_state_size; /* lazy block, allocated at the first payload */
 	GHashTable *findings; /* key -> pd_finding* */
@@ -48,7 +102,19 @@ struct pd_run {
 	gint64 progress_next;
 	gint64 progress_start;
 	uint64_t progress_k;
-	_Atomic uint64_t bytes_read; /* threaded reading: the reader's position */
+
+	/* --threads 2+: this run reads, keeps the flows, runs nDPI and makes
+	 * the summary; the detectors run in lanes, each a run of its own on a
+	 * thread of its own with a share of them, fed through `stage`. Their
+	 * findings move here at the end. */
+	pd_run *lane[PD_STAGE_MAX_LANES];
+	size_t n_lanes; /* 0: the detectors run here */
+	pd_stage *stage;
+	size_t shadow_size; /* lanes: bytes of a flow's shadow block */
+	size_t shadow_off; /* a lane: where its part of the block starts */
+	bool is_lane;
+	bool flows_done; /* every flow finalized and on_end run */
+	uint64_t lanes_handled; /* events every lane is known to be done with */
 };
 
 void pd_run_opts_default(pd_run_opts *o)
@@ -64,26 +130,55 @@ static size_t align16(size_t n)
 	return (n + 15) & ~(size_t)15;
 }
 
-pd_run *pd_run_new(const pd_run_opts *opts)
+static void hooks_add(hook_list *h, size_t i)
+{
+	h->idx[h->n++] = i;
+}
+
+/* One lane: its own flow table and the detectors det_on says. */
+static pd_run *run_new_lane(const pd_run_opts *opts, const bool *det_on, bool secondary)
 {
 	pd_run *run = g_new0(pd_run, 1);
 	run->opts = *opts;
 	if (run->opts.max_flows < 16)
 		run->opts.max_flows = 16;
+	run->is_lane = secondary;
+	if (secondary) {
+		run->opts.want_flow_rows = false;
+		run->opts.no_ndpi = true;
+		run->opts.progress = false;
+	}
 	run->report = pd_report_new();
-	if (opts->want_flow_rows)
+	if (run->opts.want_flow_rows)
 		run->report->flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_row));
 	run->det_offset = g_new0(size_t, pd_detectors_len + 1);
 	run->det_global = g_new0(void *, pd_detectors_len + 1);
+	run->det_on = g_new0(bool, pd_detectors_len + 1);
+	hook_list *lists[] = {&run->h_packet, &run->h_tcp, &run->h_udp, &run->h_flow_end, &run->h_end};
+	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
+		lists[l]->idx = g_new0(size_t, pd_detectors_len + 1);
 	for (size_t i = 0; i < pd_detectors_len; i++) {
 		const pd_detector *d = pd_detectors[i];
+		run->det_on[i] = det_on[i];
+		if (!det_on[i])
+			continue;
 		size_t *total = d->state_on_data ? &run->data_state_size : &run->det_state_size;
 		run->det_offset[i] = *total;
 		*total += align16(d->flow_state_size);
 		run->det_global[i] = g_malloc0(d->global_state_size ? d->global_state_size : 1);
+		if (d->on_packet)
+			hooks_add(&run->h_packet, i);
+		if (d->on_tcp)
+			hooks_add(&run->h_tcp, i);
+		if (d->on_udp)
+			hooks_add(&run->h_udp, i);
+		if (d->on_flow_end)
+			hooks_add(&run->h_flow_end, i);
+		if (d->on_end)
+			hooks_add(&run->h_end, i);
 	}
 	run->ft = pd_flowtable_new(run->det_state_size);
-	run->ndpi = opts->no_ndpi ? NULL : pd_ndpi_new();
+	run->ndpi = run->opts.no_ndpi ? NULL : pd_ndpi_new();
 	run->findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	run->per_id = g_new0(uint32_t, pd_catalog_len);
 	run->flow_findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -91,8 +186,95 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	run->apps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	run->linktypes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (pd_detectors[i]->init)
+		if (det_on[i] && pd_detectors[i]->init)
 			pd_detectors[i]->init(run, run->det_global[i]);
+	return run;
+}
+
+static size_t detector_index(const char *name)
+{
+	for (size_t i = 0; i < pd_detectors_len; i++)
+		if (strcmp(pd_detectors[i]->name, name) == 0)
+			return i;
+	g_error("pcapdoc: lane_with names unknown detector '%s'", name);
+}
+
+/* Spreads the detectors over n lanes: detectors tied by lane_with form one
+ * group; groups go, heaviest first, each to the least loaded lane. The
+ * plan depends only on the registry and n, never on the input. Returns
+ * the number of lanes that got work. */
+static size_t plan_lanes(size_t n, size_t *lane_of)
+{
+	size_t len = pd_detectors_len;
+	size_t *root = g_new0(size_t, len + 1);
+	unsigned *cost = g_new0(unsigned, len + 1);
+	for (size_t i = 0; i < len; i++) {
+		size_t r = i;
+		for (size_t hops = 0; pd_detectors[r]->lane_with && hops < len; hops++)
+			r = detector_index(pd_detectors[r]->lane_with);
+		root[i] = r;
+	}
+	for (size_t i = 0; i < len; i++)
+		cost[root[i]] += pd_detectors[i]->cost ? pd_detectors[i]->cost : 1;
+	unsigned load[PD_STAGE_MAX_LANES] = {0};
+	for (;;) {
+		size_t best = len;
+		for (size_t i = 0; i < len; i++)
+			if (root[i] == i && lane_of[i] == SIZE_MAX &&
+			    (best == len || cost[i] > cost[best]))
+				best = i;
+		if (best == len)
+			break;
+		size_t l = 0;
+		for (size_t k = 1; k < n; k++)
+			if (load[k] < load[l])
+				l = k;
+		lane_of[best] = l;
+		load[l] += cost[best];
+	}
+	for (size_t i = 0; i < len; i++)
+		lane_of[i] = lane_of[root[i]];
+	size_t used = 1;
+	for (size_t k = 1; k < n; k++)
+		if (load[k])
+			used = k + 1;
+	g_free(root);
+	g_free(cost);
+	return used;
+}
+
+pd_run *pd_run_new(const pd_run_opts *opts)
+{
+	size_t len = pd_detectors_len;
+	bool *on = g_new0(bool, len + 1);
+	if (opts->threads < 2) {
+		for (size_t i = 0; i < len; i++)
+			on[i] = true;
+		pd_run *run = run_new_lane(opts, on, false);
+		g_free(on);
+		return run;
+	}
+	/* One thread for the flows, the others for detector lanes. */
+	size_t n = opts->threads - 1;
+	if (n > PD_STAGE_MAX_LANES)
+		n = PD_STAGE_MAX_LANES;
+	size_t *lane_of = g_new(size_t, len + 1);
+	for (size_t i = 0; i <= len; i++)
+		lane_of[i] = SIZE_MAX;
+	n = plan_lanes(n, lane_of);
+	pd_run *run = run_new_lane(opts, on, false); /* no detectors */
+	run->shadow_size = SHADOW_HDR;
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < len; i++)
+			on[i] = lane_of[i] == k;
+		pd_run *lane = run_new_lane(opts, on, true);
+		lane->shadow_off = run->shadow_size;
+		run->shadow_size += align16(offsetof(pd_flow, det_state) + lane->det_state_size);
+		run->lane[k] = lane;
+	}
+	run->n_lanes = n;
+	g_free(on);
+	g_free(lane_of);
 	return run;
 }
 
@@ -129,17 +311,9 @@ static void count_app(pd_run *run, const char *name)
 		g_hash_table_insert(run->apps, g_strdup(name), GSIZE_TO_POINTER(1));
 }
 
-static void finalize_flow(pd_run *run, pd_flow *f)
+/* Findings that name this flow learn its final application label. */
+static void label_findings(pd_run *run, const pd_flow *f)
 {
-	pd_ndpi_finish(run->ndpi, f);
-	for (size_t i = 0; i < pd_detectors_len; i++) {
-		void *fs = det_flow_state(run, f, i);
-		if (pd_detectors[i]->on_flow_end && (fs || !pd_detectors[i]->state_on_data))
-			pd_detectors[i]->on_flow_end(run, run->det_global[i], f, fs);
-	}
-	count_app(run, f->app);
-
-	/* Findings that name this flow learn its final application label. */
 	uint64_t key = f->id;
 	GSList *list = g_hash_table_lookup(run->flow_findings, &key);
 	for (GSList *l = list; l; l = l->next) {
@@ -151,6 +325,43 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 		}
 	}
 	g_hash_table_remove(run->flow_findings, &key);
+}
+
+static void flow_end_hooks(pd_run *run, pd_flow *f)
+{
+	for (size_t j = 0; j < run->h_flow_end.n; j++) {
+		size_t i = run->h_flow_end.idx[j];
+		void *fs = det_flow_state(run, f, i);
+		if (fs || !pd_detectors[i]->state_on_data)
+			pd_detectors[i]->on_flow_end(run, run->det_global[i], f, fs);
+	}
+	label_findings(run, f);
+}
+
+/* Hands the lanes an event about flow f (NULL for EV_PACKET). */
+static pd_event *emit(pd_run *run, int kind, const pd_flow *f, const pd_packet *pkt)
+{
+	pd_event *ev = pd_stage_next(run->stage);
+	ev->kind = (uint8_t)kind;
+	ev->first_ts = run->report->cap.first_ts;
+	ev->pkt = pkt;
+	if (f) {
+		ev->shadow = f->shadow;
+		memcpy(&ev->snap, f, offsetof(pd_flow, det_state));
+	}
+	return ev;
+}
+
+static void finalize_flow(pd_run *run, pd_flow *f)
+{
+	pd_ndpi_finish(run->ndpi, f);
+	if (run->stage) {
+		emit(run, EV_END, f, NULL);
+		pd_stage_push(run->stage);
+	} else {
+		flow_end_hooks(run, f);
+	}
+	count_app(run, f->app);
 
 	pd_report *r = run->report;
 	if (r->flows) {
@@ -248,6 +459,10 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 		}
 	}
 	pd_flow *f = pd_flowtable_insert(run->ft, proto, ca, cp, sa, sp);
+	if (run->stage) {
+		f->shadow = g_malloc0(run->shadow_size);
+		atomic_init(&((shadow_hdr *)f->shadow)->refs, (uint32_t)run->n_lanes);
+	}
 	f->first_ts = pkt->ts;
 	f->first_frame = pkt->frame_no;
 	if (proto == 6)
@@ -255,6 +470,36 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 	else
 		run->report->cap.udp_flows++;
 	return f;
+}
+
+static void tcp_hooks(pd_run *run, pd_flow *f, const pd_packet *pkt, const pd_seg *seg)
+{
+	if (!f->data_state && run->data_state_size && pkt->tcp.payload_len > 0)
+		f->data_state = g_malloc0(run->data_state_size);
+	for (size_t j = 0; j < run->h_tcp.n; j++) {
+		size_t i = run->h_tcp.idx[j];
+		void *fs = det_flow_state(run, f, i);
+		if (fs || !pd_detectors[i]->state_on_data)
+			pd_detectors[i]->on_tcp(run, run->det_global[i], f, fs, pkt, seg);
+	}
+}
+
+static void udp_hooks(pd_run *run, pd_flow *f, const pd_packet *pkt, int dir)
+{
+	for (size_t j = 0; j < run->h_udp.n; j++) {
+		size_t i = run->h_udp.idx[j];
+		void *fs = det_flow_state(run, f, i);
+		if (fs || !pd_detectors[i]->state_on_data)
+			pd_detectors[i]->on_udp(run, run->det_global[i], f, fs, pkt, dir);
+	}
+}
+
+static void packet_hooks(pd_run *run, const pd_packet *pkt)
+{
+	for (size_t j = 0; j < run->h_packet.n; j++) {
+		size_t i = run->h_packet.idx[j];
+		pd_detectors[i]->on_packet(run, run->det_global[i], pkt);
+	}
 }
 
 static void handle_tcp(pd_run *run, const pd_packet *pkt)
@@ -287,12 +532,12 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 	seg.flags |= seg_extra;
 	pd_flowtable_touch(run->ft, f, flow_queue(f));
 	pd_ndpi_feed(run->ndpi, f, pkt);
-	if (!f->data_state && run->data_state_size && t->payload_len > 0)
-		f->data_state = g_malloc0(run->data_state_size);
-	for (size_t i = 0; i < pd_detectors_len; i++) {
-		void *fs = det_flow_state(run, f, i);
-		if (pd_detectors[i]->on_tcp && (fs || !pd_detectors[i]->state_on_data))
-			pd_detectors[i]->on_tcp(run, run->det_global[i], f, fs, pkt, &seg);
+	if (run->stage) {
+		pd_event *ev = emit(run, EV_TCP, f, pkt);
+		ev->seg = seg;
+		pd_stage_push(run->stage);
+	} else {
+		tcp_hooks(run, f, pkt, &seg);
 	}
 }
 
@@ -325,10 +570,12 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 	h->last_pkt_ts = pkt->ts;
 	pd_flowtable_touch(run->ft, f, Q_UDP);
 	pd_ndpi_feed(run->ndpi, f, pkt);
-	for (size_t i = 0; i < pd_detectors_len; i++) {
-		void *fs = det_flow_state(run, f, i);
-		if (pd_detectors[i]->on_udp && (fs || !pd_detectors[i]->state_on_data))
-			pd_detectors[i]->on_udp(run, run->det_global[i], f, fs, pkt, dir);
+	if (run->stage) {
+		pd_event *ev = emit(run, EV_UDP, f, pkt);
+		ev->dir = (int8_t)dir;
+		pd_stage_push(run->stage);
+	} else {
+		udp_hooks(run, f, pkt, dir);
 	}
 }
 
@@ -418,9 +665,12 @@ void pd_run_dissected(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_
 		run->next_expire = fr->ts + PD_EXPIRE_EVERY_NS;
 	}
 
-	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (pd_detectors[i]->on_packet)
-			pd_detectors[i]->on_packet(run, run->det_global[i], pkt);
+	if (run->stage) {
+		emit(run, EV_PACKET, NULL, pkt);
+		pd_stage_push(run->stage);
+	} else {
+		packet_hooks(run, pkt);
+	}
 
 	/* A malformed transport header is counted above and goes no further.
 	 * An IP total length beyond the frame was clipped to the frame by the
@@ -457,7 +707,7 @@ static void progress_update(pd_run *run, bool final)
 	if (!final && now < run->progress_next)
 		return;
 	run->progress_next = now + 250000;
-	uint64_t done = run->opts.threads > 1 ? atomic_load(&run->bytes_read) : pd_reader_bytes_read(run->reader);
+	uint64_t done = pd_reader_bytes_read(run->reader);
 	uint64_t total = pd_reader_total_bytes(run->reader);
 	double secs = (double)(now - run->progress_start) / 1e6;
 	double pps = secs > 0 ? (double)run->report->cap.packets / secs : 0;
@@ -483,6 +733,162 @@ static void pipeline_sink(void *ctx, const pd_frame *fr, const pd_packet *pkt, p
 		progress_update(run, false);
 }
 
+/* A lane's view of an event's flow: its mirror, brought up to date. The
+ * lane's own fields (data_state) survive the copy. */
+static pd_flow *lane_mirror(pd_run *lane, const pd_event *ev)
+{
+	pd_flow *m = (pd_flow *)(ev->shadow + lane->shadow_off);
+	uint8_t *data_state = m->data_state;
+	memcpy(m, &ev->snap, offsetof(pd_flow, det_state));
+	m->data_state = data_state;
+	return m;
+}
+
+static void lane_end(pd_run *lane)
+{
+	lane->flows_done = true;
+	for (size_t j = 0; j < lane->h_end.n; j++) {
+		size_t i = lane->h_end.idx[j];
+		pd_detectors[i]->on_end(lane, lane->det_global[i]);
+	}
+}
+
+/* A lane's thread: the detector calls one thread would have made. */
+static void lane_event(void *ctx, const void *rec)
+{
+	pd_run *lane = ctx;
+	if (!rec) {
+		lane_end(lane);
+		return;
+	}
+	const pd_event *ev = rec;
+	lane->report->cap.first_ts = ev->first_ts;
+	switch (ev->kind) {
+	case EV_PACKET:
+		packet_hooks(lane, ev->pkt);
+		break;
+	case EV_TCP:
+		tcp_hooks(lane, lane_mirror(lane, ev), ev->pkt, &ev->seg);
+		break;
+	case EV_UDP:
+		udp_hooks(lane, lane_mirror(lane, ev), ev->pkt, ev->dir);
+		break;
+	case EV_END: {
+		pd_flow *m = lane_mirror(lane, ev);
+		flow_end_hooks(lane, m);
+		g_free(m->data_state);
+		m->data_state = NULL;
+		shadow_hdr *h = (shadow_hdr *)ev->shadow;
+		if (atomic_fetch_sub(&h->refs, 1) == 1)
+			g_free(ev->shadow);
+		break;
+	}
+	}
+}
+
+/* Every flow ends, oldest first (so flows end in the order they went
+ * quiet), then the end-of-capture passes. */
+static void finish_flows(pd_run *run)
+{
+	if (run->flows_done)
+		return;
+	run->flows_done = true;
+	pd_flow *f;
+	while ((f = pd_flowtable_oldest(run->ft)))
+		finalize_flow(run, f);
+	if (run->stage) {
+		pd_stage_finish(run->stage); /* lanes run on_end and stop */
+		run->stage = NULL;
+	} else {
+		for (size_t k = 0; k < run->n_lanes; k++)
+			lane_end(run->lane[k]); /* nothing was read */
+	}
+	for (size_t j = 0; j < run->h_end.n; j++) {
+		size_t i = run->h_end.idx[j];
+		pd_detectors[i]->on_end(run, run->det_global[i]);
+	}
+}
+
+/* Waits until the lanes are done with the oldest frame, then frees it. */
+static void release_oldest(pd_run *run, frame_ring *r)
+{
+	frame_slot *s = &r->slot[r->head % PD_FRAME_SLOTS];
+	if (s->needs > run->lanes_handled)
+		run->lanes_handled = pd_stage_wait_handled(run->stage, s->needs);
+	g_free(s->own);
+	s->own = NULL;
+	r->head++;
+}
+
+/* Where a copy of len bytes can go without touching a frame the lanes may
+ * still read; releases the oldest frames until there is room. */
+static uint8_t *arena_place(pd_run *run, frame_ring *r, frame_slot *s, size_t len)
+{
+	for (;;) {
+		uint64_t t = r->head;
+		while (t < r->next && (r->slot[t % PD_FRAME_SLOTS].fr.caplen == 0 || r->slot[t % PD_FRAME_SLOTS].own))
+			t++;
+		if (t == r->next) {
+			r->wpos = 0; /* nothing in the arena */
+			break;
+		}
+		size_t tail = r->slot[t % PD_FRAME_SLOTS].off;
+		if (tail < r->wpos) { /* in use: [tail, wpos) */
+			if (r->wpos + len <= PD_FRAME_ARENA)
+				break;
+			if (len <= tail) {
+				r->wpos = 0;
+				break;
+			}
+		} else if (r->wpos + len <= tail) { /* in use: [tail, end) and [0, wpos) */
+			break;
+		}
+		release_oldest(run, r);
+	}
+	s->off = r->wpos;
+	r->wpos += len;
+	return r->arena + s->off;
+}
+
+/* The next frame's slot, with a copy of its bytes, dissected. */
+static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
+{
+	if (r->next - r->head >= PD_FRAME_SLOTS)
+		release_oldest(run, r);
+	frame_slot *s = &r->slot[r->next % PD_FRAME_SLOTS];
+	s->fr = *fr;
+	s->own = NULL;
+	uint8_t *copy = NULL;
+	if (fr->caplen > PD_FRAME_ARENA / 4)
+		copy = s->own = g_malloc(fr->caplen);
+	else if (fr->caplen)
+		copy = arena_place(run, r, s, fr->caplen);
+	if (copy)
+		memcpy(copy, fr->data, fr->caplen);
+	s->fr.data = copy;
+	s->st = pd_run_dissect(&s->fr, &s->pkt);
+	r->next++;
+	return s;
+}
+
+/* --threads 2+: frames stay in the ring until every lane has handled the
+ * events that point into them. */
+static void read_with_lanes(pd_run *run)
+{
+	frame_ring r = {.slot = g_new0(frame_slot, PD_FRAME_SLOTS), .arena = g_malloc(PD_FRAME_ARENA)};
+	pd_frame fr;
+	while (pd_reader_next(run->reader, &fr)) {
+		frame_slot *s = ring_put(run, &r, &fr);
+		pipeline_sink(run, &s->fr, &s->pkt, s->st);
+		s->needs = pd_stage_pushed(run->stage);
+	}
+	/* The lanes may still read these frames: wait for them. */
+	while (r.head < r.next)
+		release_oldest(run, &r);
+	g_free(r.slot);
+	g_free(r.arena);
+}
+
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 {
 	pd_capture_summary *cap = &run->report->cap;
@@ -499,8 +905,16 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 	cap->snaplen = run->snaplen;
 	run->progress_start = g_get_monotonic_time();
 	run->progress_next = run->progress_start + 500000;
-	if (run->opts.threads > 1) {
-		pd_pipeline_drain(run->reader, pipeline_sink, run, &run->bytes_read);
+	if (run->n_lanes) {
+		void *ctx[PD_STAGE_MAX_LANES];
+		for (size_t k = 0; k < run->n_lanes; k++) {
+			run->lane[k]->snaplen = run->snaplen;
+			ctx[k] = run->lane[k];
+		}
+		run->stage = pd_stage_start(sizeof(pd_event), run->n_lanes, lane_event, ctx);
+	}
+	if (run->stage) {
+		read_with_lanes(run);
 	} else {
 		pd_frame fr;
 		pd_packet pkt;
@@ -779,10 +1193,41 @@ pd_time pd_run_first_ts(const pd_run *run)
 
 /* ------------------------------------------------------------ the end */
 
+static uint64_t first_flow_id(const pd_finding *f)
+{
+	return f->flows && f->flows->len ? g_array_index(f->flows, pd_flow_ref, 0).flow_id : UINT64_MAX;
+}
+
+/* First frame, then a total order, so the result never depends on the
+ * order findings were made in (lanes hand theirs over at the end). */
 static int cmp_ptr_finding_first(gconstpointer a, gconstpointer b)
 {
 	const pd_finding *x = *(pd_finding *const *)a, *y = *(pd_finding *const *)b;
-	return x->first.frame < y->first.frame ? -1 : x->first.frame > y->first.frame;
+	if (x->first.frame != y->first.frame)
+		return x->first.frame < y->first.frame ? -1 : 1;
+	if (x->def != y->def)
+		return x->def < y->def ? -1 : 1;
+	if (x->spill != y->spill)
+		return x->spill ? 1 : -1;
+	uint64_t fx = first_flow_id(x), fy = first_flow_id(y);
+	return fx < fy ? -1 : fx > fy;
+}
+
+/* Moves a lane's findings here. */
+static void take_lane_findings(pd_run *run, pd_run *lane)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, lane->findings);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		pd_finding *f = v;
+		if (g_hash_table_contains(run->findings, k))
+			g_error("pcapdoc: detectors in two lanes reported finding '%s' for the same flow; "
+				"tie them with lane_with",
+				f->def->id);
+		g_hash_table_iter_steal(&it);
+		g_hash_table_insert(run->findings, k, f);
+	}
 }
 
 
@@ -891,13 +1336,9 @@ pd_report *pd_run_finish(pd_run *run)
 {
 	g_assert(!run->finished);
 	run->finished = true;
-	pd_flow *f;
-	/* Oldest first, so flows end in the order they went quiet. */
-	while ((f = pd_flowtable_oldest(run->ft)))
-		finalize_flow(run, f);
-	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (pd_detectors[i]->on_end)
-			pd_detectors[i]->on_end(run, run->det_global[i]);
+	finish_flows(run);
+	for (size_t k = 0; k < run->n_lanes; k++)
+		take_lane_findings(run, run->lane[k]);
 
 	pd_report *r = run->report;
 	pd_capture_summary *cap = &r->cap;
@@ -968,12 +1409,26 @@ void pd_run_free(pd_run *run)
 		pd_report_free(r);
 	}
 	pd_reader_close(run->reader);
+	for (size_t k = 0; k < run->n_lanes; k++) {
+		pd_run *lane = run->lane[k];
+		lane->finished = true;
+		pd_report_free(lane->report);
+		lane->report = NULL;
+		pd_run_free(lane);
+	}
 	for (size_t i = 0; i < pd_detectors_len; i++) {
-		if (pd_detectors[i]->fini)
+		if (run->det_on[i] && pd_detectors[i]->fini)
 			pd_detectors[i]->fini(run->det_global[i]);
 		g_free(run->det_global[i]);
 	}
 	g_free(run->det_global);
+	g_free(run->det_on);
+	g_free(run->h_packet.idx);
+	g_free(run->h_tcp.idx);
+	g_free(run->h_udp.idx);
+	g_free(run->h_flow_end.idx);
+	g_free(run->h_end.idx);
+
 	g_free(run->det_offset);
 	pd_flowtable_free(run->ft);
 	pd_ndpi_free(run->ndpi);

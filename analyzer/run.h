@@ -19,7 +19,7 @@ typedef struct pd_run_opts {
 	size_t max_flow_rows; /* rows kept for the flow table */
 	bool progress; /* progress line on stderr */
 	bool no_ndpi; /* skip application detection (tests, fuzzing) */
-	unsigned threads; /* 1: read and analyse on one thread; 2+: reader thread too */
+	unsigned threads; /* 1: everything on one thread; N: flows + N-1 detector lanes */
 } pd_run_opts;
 
 void pd_run_opts_default(pd_run_opts *o);

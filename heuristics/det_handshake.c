@@ -877,6 +877,7 @@ static void hs_on_end(pd_run *run, void *gv)
 const pd_detector pd_det_handshake = {
 	.name = "handshake",
 	.flow_state_size = sizeof(hs_fs),
+	.cost = 2,
 	.global_state_size = sizeof(hs_g),
 	.on_packet = hs_on_packet,
 	.on_tcp = hs_on_tcp,

@@ -775,6 +775,7 @@ const pd_detector pd_det_loss = {
 	.state_on_data = true,
 	.name = "loss",
 	.flow_state_size = sizeof(ls_flow),
+	.cost = 2,
 	.global_state_size = sizeof(ls_global),
 	.on_packet = ls_on_packet,
 	.on_tcp = ls_on_tcp,

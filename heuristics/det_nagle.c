@@ -278,6 +278,7 @@ const pd_detector pd_det_nagle = {
 	.state_on_data = true,
 	.name = "nagle",
 	.flow_state_size = sizeof(ng_flow),
+	.cost = 1,
 	.on_tcp = ng_on_tcp,
 	.on_flow_end = ng_on_flow_end,
 };

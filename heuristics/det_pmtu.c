@@ -721,6 +721,8 @@ static void pm_fini(void *gv)
 const pd_detector pd_det_pmtu = {
 	.name = "pmtu",
 	.flow_state_size = sizeof(pm_flow),
+	.cost = 4,
+	.lane_with = "loss", /* both report pmtu-blackhole */
 	.global_state_size = sizeof(pm_global),
 	.on_packet = pm_on_packet,
 	.on_tcp = pm_on_tcp,

@@ -27,6 +27,11 @@ typedef struct pd_detector {
 	 * handshakes then cost them nothing. */
 	bool state_on_data;
 
+	/* How detectors are spread over threads (--threads, analyzer/run.c):
+	 * each detector lane runs a share of them, chosen by these fields. */
+	unsigned cost; /* percent of a one-thread run's time (perf; docs/performance.md) */
+	const char *lane_with; /* reports a finding id that detector (by name) also reports */
+
 	void (*init)(pd_run *run, void *g);
 	/* every frame that carried IP (fragments, ICMP, anything), before flows */
 	void (*on_packet)(pd_run *run, void *g, const pd_packet *pkt);
