@@ -24,6 +24,7 @@ struct pd_flowtable {
 	uint64_t next_id;
 	/* sentinels: lru_next is the least recently active, lru_prev the most */
 	pd_flow *queue; /* [PD_FLOWTABLE_QUEUES] */
+	size_t in_queue[PD_FLOWTABLE_QUEUES];
 };
 
 /* Symmetric: the same for both directions of a flow. */
@@ -78,6 +79,7 @@ static void lru_append(pd_flowtable *t, pd_flow *f, unsigned q)
 {
 	pd_flow *s = &t->queue[q];
 	hdr_of(f)->queue = (uint8_t)q;
+	t->in_queue[q]++;
 	f->lru_prev = s->lru_prev;
 	f->lru_next = s;
 	s->lru_prev->lru_next = f;
@@ -89,6 +91,7 @@ void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q)
 	pd_flow *s = &t->queue[q];
 	if (s->lru_prev == f)
 		return;
+	t->in_queue[hdr_of(f)->queue]--;
 	lru_unlink(f);
 	lru_append(t, f, q);
 }
@@ -191,6 +194,7 @@ void pd_flowtable_remove(pd_flowtable *t, pd_flow *f)
 	}
 	t->slots[i].f = NULL;
 	t->slots[i].hash = 0;
+	t->in_queue[hdr_of(f)->queue]--;
 	lru_unlink(f);
 	t->count--;
 }
@@ -225,6 +229,11 @@ pd_flow *pd_flowtable_oldest(pd_flowtable *t)
 size_t pd_flowtable_count(const pd_flowtable *t)
 {
 	return t->count;
+}
+
+size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q)
+{
+	return q < PD_FLOWTABLE_QUEUES ? t->in_queue[q] : 0;
 }
 
 size_t pd_flowtable_peak(const pd_flowtable *t)

@@ -32,13 +32,14 @@ void pd_flow_free(pd_flow *f);
  * every queue is in order of last activity and expiry only looks at heads.
  * A new flow starts in queue 0; a lookup moves the flow to the tail of the
  * queue it is in. */
-#define PD_FLOWTABLE_QUEUES 4
+#define PD_FLOWTABLE_QUEUES 5
 void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q);
 /* Least recently active flow of queue q, or NULL. */
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q);
 /* Least recently active flow of all (smallest last_frame), or NULL. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);
+size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);
 size_t pd_flowtable_peak(const pd_flowtable *t);
 
 #endif

@@ -22,6 +22,13 @@
 #define PD_UDP_IDLE_NS (120 * PD_NS_PER_SEC)
 #define PD_EXPIRE_EVERY_NS (PD_NS_PER_SEC)
 
+/* Half-open flows (a SYN, maybe a SYN-ACK, no completed handshake) kept at
+ * once. A SYN flood from spoofed sources makes one per packet; past this
+ * many the oldest is finalized early, as a server's SYN backlog drops its
+ * oldest request. Legitimate handshakes finish in an RTT, so only a flood
+ * reaches it. */
+#define PD_MAX_HALF_OPEN 16384
+
 /* Frames kept for the lanes while they catch up (--threads 2+), and the
  * bytes for their copies: libpcap reuses its buffer at the next read. */
 #define PD_FRAME_SLOTS 2048
@@ -115,6 +122,7 @@ struct pd_run {
 	bool is_lane;
 	bool flows_done; /* every flow finalized and on_end run */
 	uint64_t lanes_handled; /* events every lane is known to be done with */
+	uint64_t half_open_evicted;
 };
 
 void pd_run_opts_default(pd_run_opts *o)
@@ -416,7 +424,7 @@ static bool flow_expired(const pd_flow *f, pd_time now)
 
 /* The flow table's activity queue for f: one per idle timeout above, so
  * that each queue's head is its first flow to expire. */
-enum { Q_TCP, Q_UDP, Q_CLOSED, Q_SYN_ONLY };
+enum { Q_TCP, Q_UDP, Q_CLOSED, Q_SYN_ONLY, Q_HALF_OPEN };
 
 static unsigned flow_queue(const pd_flow *f)
 {
@@ -426,6 +434,8 @@ static unsigned flow_queue(const pd_flow *f)
 		return Q_CLOSED;
 	if (f->syn_frame && !f->synack_frame && !f->half[PD_SERVER].seen)
 		return Q_SYN_ONLY;
+	if (f->state == PD_FLOW_SYN_SENT || f->state == PD_FLOW_SYN_RCVD)
+		return Q_HALF_OPEN; /* same timeout as Q_TCP; kept apart for the cap */
 	return Q_TCP;
 }
 
@@ -457,6 +467,14 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 			finalize_flow(run, victim);
 			run->report->cap.flows_evicted++;
 		}
+	}
+	if (pd_flowtable_count_in(run->ft, Q_SYN_ONLY) + pd_flowtable_count_in(run->ft, Q_HALF_OPEN) >=
+	    PD_MAX_HALF_OPEN) {
+		pd_flow *a = pd_flowtable_oldest_in(run->ft, Q_SYN_ONLY);
+		pd_flow *b = pd_flowtable_oldest_in(run->ft, Q_HALF_OPEN);
+		pd_flow *victim = a && (!b || a->last_frame < b->last_frame) ? a : b;
+		finalize_flow(run, victim);
+		run->half_open_evicted++;
 	}
 	pd_flow *f = pd_flowtable_insert(run->ft, proto, ca, cp, sa, sp);
 	if (run->stage) {
@@ -1347,6 +1365,12 @@ pd_report *pd_run_finish(pd_run *run)
 				g_strdup_printf("flow table cap of %zu live flows reached: %" G_GUINT64_FORMAT
 						" least recently active flows were finalized early (--max-flows)",
 						run->opts.max_flows, cap->flows_evicted));
+	if (run->half_open_evicted)
+		g_ptr_array_add(cap->notes,
+				g_strdup_printf("more than %d half-open TCP flows at once (a SYN flood?): %" G_GUINT64_FORMAT
+						" of them were finalized early, oldest first; a SYN repeated after that "
+						"counts as a new flow",
+						PD_MAX_HALF_OPEN, run->half_open_evicted));
 	if (cap->unsupported_link)
 		g_ptr_array_add(cap->notes,
 				g_strdup_printf("%" G_GUINT64_FORMAT " frames have a link type pcapdoc does not decode "
