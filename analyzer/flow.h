@@ -13,34 +13,28 @@
 #define PD_CLIENT 0
 #define PD_SERVER 1
 
-/* One direction of a TCP connection, named by its sender. */
+/* One direction of a TCP connection, named by its sender. Fields are
+ * grouped by size (8, 4, 2, 1 bytes) so the struct has no padding holes:
+ * every live flow has two, once more in each detector lane's mirror. */
 typedef struct pd_tcp_half {
-	bool seen; /* sent at least one packet */
-	bool syn_seen;
-	uint32_t isn;
-	bool seq_valid; /* next_seq is meaningful */
-	uint32_t next_seq; /* highest seq + len (+SYN/FIN) sent: SND.NXT as seen */
-	bool ack_valid;
-	uint32_t last_ack; /* latest cumulative ACK this side sent */
-	uint32_t win; /* latest window advertised, in bytes (scaled when known) */
-	uint16_t win_raw;
-	bool win_known; /* at least one window seen */
-	int8_t wscale_offered; /* in its SYN; -1 none or not seen */
-	int8_t wscale; /* shift applied to its windows; -1 unknown (no handshake) */
-	uint16_t mss; /* announced in its SYN; 0 none/unknown */
-	bool sack_permitted;
-	bool ts_offered; /* TS option in its SYN */
-	bool tsval_seen;
-	uint32_t last_tsval;
-	pd_time last_tsval_time;
-	uint32_t max_payload; /* largest segment payload sent */
-	uint8_t link_dirs; /* bit (PD_LINK_* - 1) for each way the link header said its packets went */
-
 	uint64_t pkts;
 	uint64_t ip_bytes; /* sum of IP total lengths */
 	uint64_t payload_bytes; /* all payload bytes incl. retransmissions */
 	uint64_t unique_bytes; /* new-data bytes only */
 	uint64_t max_in_flight; /* highest bytes-in-flight seen from this sender */
+	pd_time last_tsval_time;
+	pd_time last_ack_ts; /* when last_ack last changed or was duplicated */
+	pd_time last_pkt_ts;
+	pd_time last_pure_ts, last_data_ts_copy;
+	pd_time last_data_ts; /* last segment with new data */
+	pd_time rtt_sent;
+
+	uint32_t isn;
+	uint32_t next_seq; /* highest seq + len (+SYN/FIN) sent: SND.NXT as seen; see seq_valid */
+	uint32_t last_ack; /* latest cumulative ACK this side sent; see ack_valid */
+	uint32_t win; /* latest window advertised, in bytes (scaled when known) */
+	uint32_t last_tsval;
+	uint32_t max_payload; /* largest segment payload sent */
 
 	/* analysis counters, Wireshark's tcp.analysis.* for segments this side sent */
 	uint32_t retrans, fast_retrans, spurious, ooo, lost_segment, ack_unseen;
@@ -49,20 +43,29 @@ typedef struct pd_tcp_half {
 
 	/* bookkeeping for the classification */
 	uint32_t dupack_run; /* consecutive duplicate ACKs */
-	pd_time last_ack_ts; /* when last_ack last changed or was duplicated */
-	pd_time last_pkt_ts;
 	uint32_t last_seg_flags; /* PD_SEG_* of the last segment this side sent */
 	/* the last pure ACK this side sent, to recognise the same ACK captured
 	 * twice (tcpdump -i any on a router or bridge) rather than a new dup ACK */
 	uint32_t last_pure_sig, last_data_sig;
-	pd_time last_pure_ts, last_data_ts_copy;
-	pd_time last_data_ts; /* last segment with new data */
-	uint32_t fin_seq; bool fin_valid;
+	uint32_t fin_seq; /* see fin_valid */
+	uint32_t rtt_seq_end; /* the outstanding RTT sample; see rtt_pending */
 
-	/* one outstanding RTT sample (Karn: none across retransmission) */
-	bool rtt_pending;
-	uint32_t rtt_seq_end;
-	pd_time rtt_sent;
+	uint16_t win_raw;
+	uint16_t mss; /* announced in its SYN; 0 none/unknown */
+
+	bool seen; /* sent at least one packet */
+	bool syn_seen;
+	bool seq_valid; /* next_seq is meaningful */
+	bool ack_valid;
+	bool win_known; /* at least one window seen */
+	int8_t wscale_offered; /* in its SYN; -1 none or not seen */
+	int8_t wscale; /* shift applied to its windows; -1 unknown (no handshake) */
+	bool sack_permitted;
+	bool ts_offered; /* TS option in its SYN */
+	bool tsval_seen;
+	uint8_t link_dirs; /* bit (PD_LINK_* - 1) for each way the link header said its packets went */
+	bool fin_valid;
+	bool rtt_pending; /* one outstanding RTT sample (Karn: none across retransmission) */
 } pd_tcp_half;
 
 typedef enum pd_flow_state {

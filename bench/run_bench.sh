@@ -21,6 +21,9 @@
 #   PD_BENCH_CSV         also write the rows to this CSV file
 #   PD_BENCH_STRICT=1    exit 1 when a goal is missed (default: report only)
 #   PD_BENCH_PCAPDOC_ARGS  extra pcapdoc arguments
+#
+# pcapdoc runs with its default --threads (the number of cores), and again
+# with --threads 1 (row pcapdoc-1t; its "pcapdoc x faster" is the scaling).
 set -u
 export LC_ALL=C
 
@@ -122,6 +125,12 @@ for mb in $SIZES; do
 	else
 		echo "run_bench: pcapdoc failed on $mb MB (status $?): $(head -c 2000 "$WORK/pd.err")" >&2
 		FAILED=1
+	fi
+
+	# the same on one thread: how much the default (one thread per core) gains
+	# shellcheck disable=SC2086
+	if best_of "$REPEAT" "$WORK/pd1" "$PCAPDOC" -q --threads 1 --format json -o /dev/null $PCAPDOC_ARGS "$cap"; then
+		echo "pcapdoc-1t $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
 	fi
 
 	if [ -n "$TCPTRACE" ] && [ "$mb" -le "$TCPTRACE_MB" ]; then
