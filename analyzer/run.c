@@ -54,7 +54,11 @@ typedef struct pd_event {
  * the flow starts; the last lane to see the flow end frees it. */
 typedef struct shadow_hdr {
 	_Atomic uint32_t refs;
+	uint8_t *next; /* on a free list */
 } shadow_hdr;
+/* Lanes hand ended flows' blocks back in batches, not one free() each
+ * across threads. */
+#define SHADOW_RETURN_BATCH 256
 #define SHADOW_HDR 16
 
 typedef struct frame_slot {
@@ -119,6 +123,15 @@ struct pd_run {
 	pd_stage *stage;
 	size_t shadow_size; /* lanes: bytes of a flow's shadow block */
 	size_t shadow_off; /* a lane: where its part of the block starts */
+	uint8_t *shadow_free; /* blocks to reuse: the flow thread's own list */
+	GMutex shadow_lock; /* guards shadow_back */
+	uint8_t *shadow_back; /* blocks the lanes handed back */
+	pd_run *owner; /* a lane: the run it works for */
+	bool app_lane; /* a lane that runs nDPI, counts labels and makes flow rows */
+	bool app_in_lane; /* the flow thread: lane 0 is an app lane */
+	uint64_t ndpi_skipped_elsewhere; /* the app lane's count, at the end */
+	uint8_t *shadow_done, *shadow_done_tail; /* a lane: blocks it will hand back */
+	size_t n_done;
 	bool is_lane;
 	bool flows_done; /* every flow finalized and on_end run */
 	uint64_t lanes_handled; /* events every lane is known to be done with */
@@ -143,18 +156,24 @@ static void hooks_add(hook_list *h, size_t i)
 	h->idx[h->n++] = i;
 }
 
-/* One lane: its own flow table and the detectors det_on says. */
-static pd_run *run_new_lane(const pd_run_opts *opts, const bool *det_on, bool secondary)
+/* A run with the detectors det_on says. A secondary run is a detector
+ * lane; app_lane: it also runs nDPI and keeps the per-flow results
+ * (labels, flow rows) that need nDPI's label. */
+static pd_run *run_new_lane(const pd_run_opts *opts, const bool *det_on, bool secondary, bool app_lane)
 {
 	pd_run *run = g_new0(pd_run, 1);
 	run->opts = *opts;
 	if (run->opts.max_flows < 16)
 		run->opts.max_flows = 16;
 	run->is_lane = secondary;
+	g_mutex_init(&run->shadow_lock);
+	run->app_lane = app_lane;
 	if (secondary) {
-		run->opts.want_flow_rows = false;
-		run->opts.no_ndpi = true;
 		run->opts.progress = false;
+		if (!app_lane) {
+			run->opts.want_flow_rows = false;
+			run->opts.no_ndpi = true;
+		}
 	}
 	run->report = pd_report_new();
 	if (run->opts.want_flow_rows)
@@ -258,7 +277,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	if (opts->threads < 2) {
 		for (size_t i = 0; i < len; i++)
 			on[i] = true;
-		pd_run *run = run_new_lane(opts, on, false);
+		pd_run *run = run_new_lane(opts, on, false, false);
 		g_free(on);
 		return run;
 	}
@@ -270,13 +289,24 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	for (size_t i = 0; i <= len; i++)
 		lane_of[i] = SIZE_MAX;
 	n = plan_lanes(n, lane_of);
-	pd_run *run = run_new_lane(opts, on, false); /* no detectors */
+	/* With one lane, nDPI (a quarter of the work) runs there too, which
+	 * evens the two threads out; with more, it stays with the flows, whose
+	 * snapshots then carry the label to every lane. */
+	bool app_in_lane = n == 1;
+	pd_run_opts flow_opts = *opts;
+	if (app_in_lane) {
+		flow_opts.no_ndpi = true;
+		flow_opts.want_flow_rows = false;
+	}
+	pd_run *run = run_new_lane(&flow_opts, on, false, false); /* no detectors */
+	run->app_in_lane = app_in_lane;
 	run->shadow_size = SHADOW_HDR;
 	for (size_t k = 0; k < n; k++) {
 		for (size_t i = 0; i < len; i++)
 			on[i] = lane_of[i] == k;
-		pd_run *lane = run_new_lane(opts, on, true);
+		pd_run *lane = run_new_lane(opts, on, true, app_in_lane);
 		lane->shadow_off = run->shadow_size;
+		lane->owner = run;
 		run->shadow_size += align16(offsetof(pd_flow, det_state) + lane->det_state_size);
 		run->lane[k] = lane;
 	}
@@ -360,17 +390,11 @@ static pd_event *emit(pd_run *run, int kind, const pd_flow *f, const pd_packet *
 	return ev;
 }
 
-static void finalize_flow(pd_run *run, pd_flow *f)
+/* What a flow's end adds to the report beside findings: its label in the
+ * application counts, its row in the flow table. */
+static void flow_end_summary(pd_run *run, const pd_flow *f)
 {
-	pd_ndpi_finish(run->ndpi, f);
-	if (run->stage) {
-		emit(run, EV_END, f, NULL);
-		pd_stage_push(run->stage);
-	} else {
-		flow_end_hooks(run, f);
-	}
 	count_app(run, f->app);
-
 	pd_report *r = run->report;
 	if (r->flows) {
 		if (r->flows->len < run->opts.max_flow_rows) {
@@ -397,6 +421,19 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 			r->flows_omitted++;
 		}
 	}
+}
+
+static void finalize_flow(pd_run *run, pd_flow *f)
+{
+	pd_ndpi_finish(run->ndpi, f);
+	if (run->stage) {
+		emit(run, EV_END, f, NULL);
+		pd_stage_push(run->stage);
+	} else {
+		flow_end_hooks(run, f);
+	}
+	if (!run->app_in_lane)
+		flow_end_summary(run, f);
 	pd_flowtable_remove(run->ft, f);
 	pd_flow_free(f);
 }
@@ -458,6 +495,50 @@ static void expire_flows(pd_run *run, pd_time now)
 	}
 }
 
+/* A zeroed block for a new flow's lane state, reused when one is free. */
+static uint8_t *shadow_new(pd_run *run)
+{
+	if (!run->shadow_free) {
+		g_mutex_lock(&run->shadow_lock);
+		run->shadow_free = run->shadow_back;
+		run->shadow_back = NULL;
+		g_mutex_unlock(&run->shadow_lock);
+	}
+	uint8_t *b = run->shadow_free;
+	if (!b)
+		return g_malloc0(run->shadow_size);
+	run->shadow_free = ((shadow_hdr *)b)->next;
+	memset(b, 0, run->shadow_size);
+	return b;
+}
+
+static void shadow_list_free(uint8_t *b)
+{
+	while (b) {
+		uint8_t *next = ((shadow_hdr *)b)->next;
+		g_free(b);
+		b = next;
+	}
+}
+
+/* A lane is the last to be done with block b. */
+static void shadow_done(pd_run *lane, uint8_t *b)
+{
+	((shadow_hdr *)b)->next = lane->shadow_done;
+	if (!lane->shadow_done)
+		lane->shadow_done_tail = b;
+	lane->shadow_done = b;
+	if (++lane->n_done < SHADOW_RETURN_BATCH)
+		return;
+	pd_run *run = lane->owner;
+	g_mutex_lock(&run->shadow_lock);
+	((shadow_hdr *)lane->shadow_done_tail)->next = run->shadow_back;
+	run->shadow_back = lane->shadow_done;
+	g_mutex_unlock(&run->shadow_lock);
+	lane->shadow_done = lane->shadow_done_tail = NULL;
+	lane->n_done = 0;
+}
+
 static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t cp, const pd_addr *sa,
 			 uint16_t sp, const pd_packet *pkt)
 {
@@ -478,7 +559,7 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 	}
 	pd_flow *f = pd_flowtable_insert(run->ft, proto, ca, cp, sa, sp);
 	if (run->stage) {
-		f->shadow = g_malloc0(run->shadow_size);
+		f->shadow = shadow_new(run);
 		atomic_init(&((shadow_hdr *)f->shadow)->refs, (uint32_t)run->n_lanes);
 	}
 	f->first_ts = pkt->ts;
@@ -757,7 +838,21 @@ static pd_flow *lane_mirror(pd_run *lane, const pd_event *ev)
 {
 	pd_flow *m = (pd_flow *)(ev->shadow + lane->shadow_off);
 	uint8_t *data_state = m->data_state;
-	memcpy(m, &ev->snap, offsetof(pd_flow, det_state));
+	if (lane->app_lane) {
+		/* nDPI's fields are this lane's own */
+		char app[PD_APP_NAME_LEN];
+		memcpy(app, m->app, sizeof(app));
+		void *ndpi = m->ndpi;
+		uint16_t ndpi_pkts = m->ndpi_pkts;
+		bool ndpi_done = m->ndpi_done;
+		memcpy(m, &ev->snap, offsetof(pd_flow, det_state));
+		memcpy(m->app, app, sizeof(app));
+		m->ndpi = ndpi;
+		m->ndpi_pkts = ndpi_pkts;
+		m->ndpi_done = ndpi_done;
+	} else {
+		memcpy(m, &ev->snap, offsetof(pd_flow, det_state));
+	}
 	m->data_state = data_state;
 	return m;
 }
@@ -785,20 +880,32 @@ static void lane_event(void *ctx, const void *rec)
 	case EV_PACKET:
 		packet_hooks(lane, ev->pkt);
 		break;
-	case EV_TCP:
-		tcp_hooks(lane, lane_mirror(lane, ev), ev->pkt, &ev->seg);
+	case EV_TCP: {
+		pd_flow *m = lane_mirror(lane, ev);
+		if (lane->app_lane)
+			pd_ndpi_feed(lane->ndpi, m, ev->pkt);
+		tcp_hooks(lane, m, ev->pkt, &ev->seg);
 		break;
-	case EV_UDP:
-		udp_hooks(lane, lane_mirror(lane, ev), ev->pkt, ev->dir);
+	}
+	case EV_UDP: {
+		pd_flow *m = lane_mirror(lane, ev);
+		if (lane->app_lane)
+			pd_ndpi_feed(lane->ndpi, m, ev->pkt);
+		udp_hooks(lane, m, ev->pkt, ev->dir);
 		break;
+	}
 	case EV_END: {
 		pd_flow *m = lane_mirror(lane, ev);
+		if (lane->app_lane)
+			pd_ndpi_finish(lane->ndpi, m);
 		flow_end_hooks(lane, m);
+		if (lane->app_lane)
+			flow_end_summary(lane, m);
 		g_free(m->data_state);
 		m->data_state = NULL;
 		shadow_hdr *h = (shadow_hdr *)ev->shadow;
 		if (atomic_fetch_sub(&h->refs, 1) == 1)
-			g_free(ev->shadow);
+			shadow_done(lane, ev->shadow);
 		break;
 	}
 	}
@@ -1231,7 +1338,7 @@ static int cmp_ptr_finding_first(gconstpointer a, gconstpointer b)
 	return fx < fy ? -1 : fx > fy;
 }
 
-/* Moves a lane's findings here. */
+/* Moves a lane's findings here, and an app lane's labels and flow rows. */
 static void take_lane_findings(pd_run *run, pd_run *lane)
 {
 	GHashTableIter it;
@@ -1245,6 +1352,20 @@ static void take_lane_findings(pd_run *run, pd_run *lane)
 				f->def->id);
 		g_hash_table_iter_steal(&it);
 		g_hash_table_insert(run->findings, k, f);
+	}
+	if (lane->app_lane) {
+		GHashTable *apps = run->apps;
+		run->apps = lane->apps;
+		lane->apps = apps;
+		pd_report *r = run->report, *lr = lane->report;
+		if (lr->flows) {
+			if (r->flows)
+				g_array_free(r->flows, TRUE);
+			r->flows = lr->flows;
+			lr->flows = NULL;
+			r->flows_omitted = lr->flows_omitted;
+		}
+		run->ndpi_skipped_elsewhere = pd_ndpi_skipped(lane->ndpi);
 	}
 }
 
@@ -1381,11 +1502,12 @@ pd_report *pd_run_finish(pd_run *run)
 				g_strdup_printf("%" G_GUINT64_FORMAT " frames carry no IP (ARP, LLDP, ...): counted, "
 						"not analysed",
 						cap->not_ip));
-	if (pd_ndpi_skipped(run->ndpi))
+	uint64_t ndpi_skipped = pd_ndpi_skipped(run->ndpi) + run->ndpi_skipped_elsewhere;
+	if (ndpi_skipped)
 		g_ptr_array_add(cap->notes,
 				g_strdup_printf("%" G_GUINT64_FORMAT " flows were not given an application label: "
 						"more than %d flows awaited nDPI at once",
-						pd_ndpi_skipped(run->ndpi), PD_NDPI_MAX_LIVE));
+						ndpi_skipped, PD_NDPI_MAX_LIVE));
 	if (cap->packets == 0 && cap->errors->len == 0)
 		g_ptr_array_add(cap->notes, g_strdup("the capture contains no packets"));
 
@@ -1436,6 +1558,8 @@ void pd_run_free(pd_run *run)
 	for (size_t k = 0; k < run->n_lanes; k++) {
 		pd_run *lane = run->lane[k];
 		lane->finished = true;
+		shadow_list_free(lane->shadow_done);
+		lane->shadow_done = NULL;
 		pd_report_free(lane->report);
 		lane->report = NULL;
 		pd_run_free(lane);
@@ -1452,6 +1576,9 @@ void pd_run_free(pd_run *run)
 	g_free(run->h_udp.idx);
 	g_free(run->h_flow_end.idx);
 	g_free(run->h_end.idx);
+	shadow_list_free(run->shadow_free);
+	shadow_list_free(run->shadow_back);
+	g_mutex_clear(&run->shadow_lock);
 
 	g_free(run->det_offset);
 	pd_flowtable_free(run->ft);
