@@ -2,6 +2,7 @@
 #include "heuristics/util.h"
 
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,14 +88,6 @@ void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len)
 		snprintf(buf, len, "%s:%u", ip, f->port[side]);
 }
 
-uint32_t pd_addr_fnv(const pd_addr *a)
-{
-	uint32_t h = 2166136261u ^ a->family;
-	for (int i = 0; i < 16; i++)
-		h = (h ^ a->bytes[i]) * 16777619u;
-	return h;
-}
-
 bool pd_addr_same(const pd_addr *a, const pd_addr *b)
 {
 	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
@@ -170,11 +163,13 @@ void pd_tuple_of_flow(pd_tuple *t, const pd_flow *f)
 
 guint pd_tuple_hash(gconstpointer p)
 {
-	const uint8_t *b = p;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(pd_tuple); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
+	/* FNV-1a over the struct's bytes, in field order (no padding) */
+	const pd_tuple *t = p;
+	G_STATIC_ASSERT(sizeof(pd_tuple) == 6 + 16 + 16);
+	G_STATIC_ASSERT(offsetof(pd_tuple, src) == 6 && offsetof(pd_tuple, dst) == 22);
+	uint32_t h = pd_fnv_run(PD_FNV_BASIS, p, 6);
+	h = pd_fnv_addr_bytes(h, t->src);
+	return pd_fnv_addr_bytes(h, t->dst);
 }
 
 gboolean pd_tuple_eq(gconstpointer a, gconstpointer b)

@@ -5,6 +5,7 @@
 #define PD_HEURISTICS_UTIL_H
 
 #include <glib.h>
+#include <string.h>
 
 #include "heuristics/detector.h"
 
@@ -66,8 +67,38 @@ void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len);
 
 /* ---- addresses as table keys ---- */
 
+#define PD_FNV_BASIS 2166136261u
+#define PD_FNV_PRIME 16777619u
+/* FNV-1a over zero bytes only multiplies: twelve of them (the unused tail
+ * of an IPv4 address) are one multiplication by PD_FNV_PRIME^12. */
+#define PD_FNV_PRIME_12 0xd38c7031u
+
+static inline uint32_t pd_fnv_run(uint32_t h, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * PD_FNV_PRIME;
+	return h;
+}
+
+/* FNV-1a continued over 16 address bytes; the same value as byte by byte,
+ * with the zero tail of an IPv4 address done in one step. */
+static inline uint32_t pd_fnv_addr_bytes(uint32_t h, const uint8_t *b)
+{
+	uint32_t t0;
+	uint64_t t1;
+	memcpy(&t0, b + 4, 4);
+	memcpy(&t1, b + 8, 8);
+	h = pd_fnv_run(h, b, 4);
+	if (!t0 && !t1)
+		return h * PD_FNV_PRIME_12;
+	return pd_fnv_run(h, b + 4, 12);
+}
+
 /* FNV-1a over the family and all 16 bytes. */
-uint32_t pd_addr_fnv(const pd_addr *a);
+static inline uint32_t pd_addr_fnv(const pd_addr *a)
+{
+	return pd_fnv_addr_bytes(PD_FNV_BASIS ^ a->family, a->bytes);
+}
 /* Same family and all 16 bytes equal (unused bytes are zero in a pd_addr). */
 bool pd_addr_same(const pd_addr *a, const pd_addr *b);
 
