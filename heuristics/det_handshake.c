@@ -611,15 +611,17 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	if (fs->rst_answer_frame || (fs->client_rst && !flow->synack_frame))
 		return; /* refused or aborted: the timestamps detector explains RSTs */
 
+	/* Past the cap (a flood or a scan) there is nothing to print. */
+	pd_finding *f = flow->synack_frame ? hs_flow_finding(run, g, "syn-retransmit", 0, flow)
+					   : hs_flow_finding(run, g, "syn-unanswered", 1, flow);
+	if (!f)
+		return;
 	char sched[96];
 	hs_schedule(fs, sched, sizeof(sched));
 	char srv[64];
 	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
 
 	if (flow->synack_frame) {
-		pd_finding *f = hs_flow_finding(run, g, "syn-retransmit", 0, flow);
-		if (!f)
-			return;
 		uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
 		for (uint32_t i = 1; i < kept; i++) {
 			snprintf(buf, sizeof(buf), "SYN retransmission #%u", i);
@@ -678,9 +680,6 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	}
 
 	/* No SYN-ACK ever: gave up, or the capture ended first. */
-	pd_finding *f = hs_flow_finding(run, g, "syn-unanswered", 1, flow);
-	if (!f)
-		return;
 	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
 	pd_finding_occurrence_at(f, flow->syn_frame, flow->syn_ts, "first SYN");
 	for (uint32_t i = 1; i < kept; i++) {

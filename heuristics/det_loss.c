@@ -517,24 +517,27 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	if ((!d->retrans && !d->dsack) || !d->x)
 		return;
 	ls_more *x = d->x;
+	uint32_t spurious = d->spurious > d->dsack ? d->spurious : d->dsack;
+	/* retransmissions the receiver did need: spurious ones lost nothing */
+	uint32_t real = d->retrans > spurious + d->pmtu ? d->retrans - spurious - d->pmtu : 0;
+	int vantage = pd_flow_vantage(flow);
+	double tail_s = (double)d->tail_sum / 1e9;
+	/* Print the endpoints only for a flow that gets a finding below. */
+	if (!real && !d->rto && !(d->tail && tail_s > 0) && !spurious && !(d->unseen && vantage == s))
+		return;
 	char sname[64], rname[64];
 	pd_flow_endpoint(flow, s, sname, sizeof(sname));
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 	const char *sside = s == PD_CLIENT ? "client" : "server";
 	const char *rside = r == PD_CLIENT ? "client" : "server";
-	uint32_t spurious = d->spurious > d->dsack ? d->spurious : d->dsack;
-	/* retransmissions the receiver did need: spurious ones lost nothing */
-	uint32_t real = d->retrans > spurious + d->pmtu ? d->retrans - spurious - d->pmtu : 0;
 	double rate = d->data_segs ? (double)d->retrans / d->data_segs : 0;
 	double real_rate = d->data_segs ? (double)real / d->data_segs : 0;
 	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
-	int vantage = pd_flow_vantage(flow);
 	const char *where = vantage < 0 ? "capture point not determinable from the handshake"
 			    : vantage == s ? "captured at the sender"
 					   : "captured at the receiver";
 	bool sack = flow->half[s].sack_permitted && flow->half[r].sack_permitted;
 	double rto_s = (double)d->rto_sum / 1e9;
-	double tail_s = (double)d->tail_sum / 1e9;
 
 	if (real > 0) { /* all spurious or PMTU resends: reported elsewhere */
 		pd_finding *f = pd_finding_get(run, "retransmissions", flow);

@@ -224,11 +224,35 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 {
 	int r = pd_peer(s);
 	tr_end_burst(d, flow, s);
+	uint32_t mss = pd_flow_mss(flow, s, false);
+
+	/* initial window: a first flight under 10 segments although the sender
+	 * had more to send and the receiver's window allowed 10 */
+	const pd_tcp_half *hr = &flow->half[r];
+	/* Linux's congestion window counts packets: ten small segments are a
+	 * full initial window whatever their size. */
+	bool iw = flow->roles_from_syn && d->first_burst_done && d->iw_bytes > 0 && d->iw_bytes < 9 * mss &&
+		  d->iw_pkts < 9 && d->iw_total >= 2 * d->iw_bytes && d->iw_total > 10 * mss && hr->win_known &&
+		  hr->win >= 10 * mss && !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss);
+	/* On a capture taken at the sender, a gap in the sender's own sequence
+	 * means something between TCP and the capture tap (a qdisc that drops,
+	 * or the capture itself) lost packets: the first flight seen is what
+	 * survived that queue, not the congestion window (a qdisc that refuses
+	 * an initial-window packet even leaves no gap: TCP sends it later as new
+	 * data), so the flight says nothing about initcwnd. */
+	if (iw && flow->half[s].lost_segment > 0 && pd_flow_vantage(flow) == s)
+		iw = false;
+	/* tiny writes: a sizeable stream made mostly of segments under MSS/4 */
+	bool tiny = d->data_segs >= 200 && d->data_bytes >= 20000 && d->tiny_segs * 2 >= d->data_segs &&
+		    d->tiny_run * 2 >= d->data_segs;
+	/* Nearly every flow ends without a finding: print nothing for those. */
+	if (!d->ssai_events && !iw && !d->ka && !tiny)
+		return;
+
 	char sname[64], rname[64];
 	pd_flow_endpoint(flow, s, sname, sizeof(sname));
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 	const char *sside = s == PD_CLIENT ? "client" : "server";
-	uint32_t mss = pd_flow_mss(flow, s, false);
 	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
 
 	if (d->ssai_events) {
@@ -256,21 +280,7 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 		pd_finding_settings(f, "net.ipv4.tcp_slow_start_after_idle", "route initcwnd", NULL);
 	}
 
-	/* initial window: a first flight under 10 segments although the sender
-	 * had more to send and the receiver's window allowed 10 */
-	const pd_tcp_half *hr = &flow->half[r];
-	/* On a capture taken at the sender, a gap in the sender's own sequence
-	 * means something between TCP and the capture tap (a qdisc that drops,
-	 * or the capture itself) lost packets: the first flight seen is what
-	 * survived that queue, not the congestion window (a qdisc that refuses
-	 * an initial-window packet even leaves no gap: TCP sends it later as new
-	 * data), so the flight says nothing about initcwnd. */
-	bool local_loss = pd_flow_vantage(flow) == s && flow->half[s].lost_segment > 0;
-	/* Linux's congestion window counts packets: ten small segments are a
-	 * full initial window whatever their size. */
-	if (flow->roles_from_syn && d->first_burst_done && d->iw_bytes > 0 && d->iw_bytes < 9 * mss && d->iw_pkts < 9 &&
-	    d->iw_total >= 2 * d->iw_bytes && d->iw_total > 10 * mss && hr->win_known && hr->win >= 10 * mss &&
-	    !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss) && !local_loss) {
+	if (iw) {
 		pd_finding *f = pd_finding_get(run, "initial-window", flow);
 		pd_finding_occurrence_at(f, d->iw_frame, d->iw_ts, "first flight of data");
 		pd_finding_detail(f,
@@ -329,9 +339,7 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 				    "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE", NULL);
 	}
 
-	/* tiny writes: a sizeable stream made mostly of segments under MSS/4 */
-	if (d->data_segs >= 200 && d->data_bytes >= 20000 && d->tiny_segs * 2 >= d->data_segs &&
-	    d->tiny_run * 2 >= d->data_segs) {
+	if (tiny) {
 		pd_finding *f = pd_finding_get(run, "tiny-writes", flow);
 		pd_finding_occurrence_at(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment");
 		f->occurrences += d->tiny_segs - 1;

@@ -225,15 +225,13 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 {
 	int r = pd_peer(s);
 	const pd_tcp_half *hs = &flow->half[s], *hr = &flow->half[r];
-	char sname[64], rname[64];
-	pd_flow_endpoint(flow, s, sname, sizeof(sname));
-	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 	double rtt_s = (double)pd_flow_rtt(flow) / 1e9;
+	int vantage = pd_flow_vantage(flow);
 	/* Next to the sender every data->ACK sample spans the whole path, and
 	 * the smallest is a better base RTT than the single handshake sample
 	 * (which a first-packet delay, e.g. a neighbour lookup, can inflate).
 	 * Elsewhere the samples cover only part of the path. */
-	if (d->rtt_min > 0 && pd_flow_vantage(flow) == s && (double)d->rtt_min / 1e9 < rtt_s)
+	if (d->rtt_min > 0 && vantage == s && (double)d->rtt_min / 1e9 < rtt_s)
 		rtt_s = (double)d->rtt_min / 1e9;
 
 	/* a stall still open at the end of the flow counts up to its last packet */
@@ -265,6 +263,34 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	double ceiling = rtt_s > 0 ? avg_win / rtt_s : 0;
 	double ratio = ceiling > 0 ? rate / ceiling : 0;
 	bool bulk = hs->unique_bytes >= WN_BULK_BYTES && rtt_s > 0 && T >= 4 * rtt_s;
+
+	bool noscale = hs->syn_seen && hr->syn_seen && (hs->wscale_offered < 0 || hr->wscale_offered < 0);
+	bool at_cap = noscale && (d->win_max >= 60000 || hs->max_in_flight >= 60000);
+	bool rwnd_limited = sh_rwnd >= 0.5 || ratio >= 0.7;
+	bool reader_bound = (double)d->zw_total / 1e9 >= 0.3 * T;
+	/* the receiver drained its buffer quickly (window mostly near its max)
+	 * yet never grew it; a window that mostly sat shrunk is a slow reader */
+	bool shrunk = avg_win < 0.6 * d->win_max;
+	/* A window that stopped growing early (within 4 RTTs or the first
+	 * quarter of the transfer) and then stayed put for at least 10 RTTs:
+	 * autotuning doubles an autotuned window every RTT or two while the
+	 * sender fills it. */
+	double grew_s = d->grow_ts > d->first_data_ts ? (double)(d->grow_ts - d->first_data_ts) / 1e9 : 0;
+	bool fixed = d->win_first_set && grew_s <= (4 * rtt_s > T / 4 ? 4 * rtt_s : T / 4) &&
+		     d->win_max < (1u << 20) && T >= 10 * rtt_s && !at_cap && !shrunk;
+	/* "nothing in flight" is only visible at the sender or in the middle:
+	 * next to the receiver every segment is ACKed at once, so the flight
+	 * looks empty whatever the sender did */
+	bool sender_limited = !rwnd_limited && !reader_bound && sh_rwnd < 0.1 && sh_loss < 0.1 && sh_idle >= 0.3 &&
+			      T >= 0.2 && vantage != r;
+	bulk = bulk && ((at_cap && rwnd_limited) || (rwnd_limited && !reader_bound) ||
+			(fixed && (rwnd_limited || reader_bound)) || sender_limited);
+	/* Nearly every flow ends without a finding: print nothing for those. */
+	if (!d->zw_events && !bulk)
+		return;
+	char sname[64], rname[64];
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 
 	/* ---------------- zero window */
 	if (d->zw_events > 0) {
@@ -300,21 +326,6 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	if (!bulk)
 		return;
 
-	bool noscale = hs->syn_seen && hr->syn_seen && (hs->wscale_offered < 0 || hr->wscale_offered < 0);
-	bool at_cap = noscale && (d->win_max >= 60000 || hs->max_in_flight >= 60000);
-	bool rwnd_limited = sh_rwnd >= 0.5 || ratio >= 0.7;
-	bool reader_bound = (double)d->zw_total / 1e9 >= 0.3 * T;
-	/* the receiver drained its buffer quickly (window mostly near its max)
-	 * yet never grew it; a window that mostly sat shrunk is a slow reader */
-	bool shrunk = avg_win < 0.6 * d->win_max;
-	/* A window that stopped growing early (within 4 RTTs or the first
-	 * quarter of the transfer) and then stayed put for at least 10 RTTs:
-	 * autotuning doubles an autotuned window every RTT or two while the
-	 * sender fills it. */
-	double grew_s = d->grow_ts > d->first_data_ts ? (double)(d->grow_ts - d->first_data_ts) / 1e9 : 0;
-	bool fixed = d->win_first_set && grew_s <= (4 * rtt_s > T / 4 ? 4 * rtt_s : T / 4) &&
-		     d->win_max < (1u << 20) && T >= 10 * rtt_s && !at_cap && !shrunk;
-
 	char bdp[400];
 	snprintf(bdp, sizeof(bdp),
 		 "window %.0f bytes (average advertised while sending; max %u) / RTT %.2f ms = ceiling %.0f "
@@ -325,7 +336,7 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 		 "time at the receiver's window %.0f%%, zero window %.0f%%, loss recovery %.0f%%, sender idle %.0f%%, "
 		 "other (congestion window or sender) %.0f%%",
 		 sh_rwnd * 100, sh_zero * 100, sh_loss * 100, sh_idle * 100, sh_other * 100);
-	if (pd_flow_vantage(flow) == r) /* the flight is seen whole only at the sender */
+	if (vantage == r) /* the flight is seen whole only at the sender */
 		snprintf(split + strlen(split), sizeof(split) - strlen(split),
 			 " (captured at the receiver, whose ACKs leave at once: the window share is underestimated "
 			 "here, the rate against the ceiling is the reliable figure)");
@@ -434,11 +445,7 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 				    "net.core.rmem_max", NULL);
 	}
 
-	/* "nothing in flight" is only visible at the sender or in the middle:
-	 * next to the receiver every segment is ACKed at once, so the flight
-	 * looks empty whatever the sender did */
-	if (!rwnd_limited && !reader_bound && sh_rwnd < 0.1 && sh_loss < 0.1 && sh_idle >= 0.3 && T >= 0.2 &&
-	    pd_flow_vantage(flow) != r) {
+	if (sender_limited) {
 		pd_finding *f = pd_finding_get(run, "sender-limited", flow);
 		pd_finding_detail(f,
 				  "%s %s often had nothing in flight during its %llu-byte transfer although %s %s's "
