@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/hash.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -98,10 +99,12 @@ typedef struct cp_global {
 
 /* ----------------------------------------------------------- packets */
 
-static uint64_t cp_mix(uint64_t h, uint64_t v)
+/* One 64-bit word of a signature, salted by its position: each word is
+ * mixed on its own and the results summed, so the mixes run side by side
+ * instead of as one chain of dependent rounds. */
+static inline uint64_t cp_word(uint64_t w, unsigned pos)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
+	return pd_mix64(w + pos * 0x9e3779b97f4a7c15ull);
 }
 
 /* What makes a frame the same packet: addresses, IP ID, and for TCP the
@@ -109,23 +112,24 @@ static uint64_t cp_mix(uint64_t h, uint64_t v)
 static uint64_t cp_sig(const pd_packet *pkt)
 {
 	const pd_ip *ip = &pkt->ip;
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < 16; i++)
-		h = cp_mix(h, ((uint64_t)ip->src.bytes[i] << 8) | ip->dst.bytes[i]);
-	h = cp_mix(h, ((uint64_t)ip->version << 40) | ((uint64_t)ip->proto << 32) | ip->total_len);
-	h = cp_mix(h, ((uint64_t)ip->ident << 16) | ip->frag_offset);
+	uint64_t s[2], d[2];
+	memcpy(s, ip->src.bytes, sizeof(s));
+	memcpy(d, ip->dst.bytes, sizeof(d));
+	uint64_t h = cp_word(s[0], 1) + cp_word(s[1], 2) + cp_word(d[0], 3) + cp_word(d[1], 4);
+	h += cp_word(((uint64_t)ip->version << 56) | ((uint64_t)ip->proto << 48) | ip->total_len, 5);
+	h += cp_word(((uint64_t)ip->ident << 32) | ip->frag_offset, 6);
 	if (pkt->l4 == PD_L4_TCP) {
 		const pd_tcp *t = &pkt->tcp;
-		h = cp_mix(h, ((uint64_t)t->sport << 16) | t->dport);
-		h = cp_mix(h, ((uint64_t)t->seq << 32) | t->ack);
-		h = cp_mix(h, ((uint64_t)t->flags << 48) | ((uint64_t)t->window << 32) | t->payload_len);
-		h = cp_mix(h, ((uint64_t)t->tsval << 32) | t->tsecr);
+		h += cp_word(((uint64_t)t->sport << 48) | ((uint64_t)t->dport << 32) | t->payload_len, 7);
+		h += cp_word(((uint64_t)t->seq << 32) | t->ack, 8);
+		h += cp_word(((uint64_t)t->flags << 16) | t->window, 9);
+		h += cp_word(((uint64_t)t->tsval << 32) | t->tsecr, 10);
 	} else if (pkt->l4 == PD_L4_UDP) {
-		h = cp_mix(h, ((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport);
+		h += cp_word(((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport, 11);
 		if (pkt->udp.payload && pkt->udp.payload_captured >= 8) {
 			uint64_t v;
 			memcpy(&v, pkt->udp.payload, 8);
-			h = cp_mix(h, v);
+			h += cp_word(v, 12);
 		}
 	}
 	return h ? h : 1;
