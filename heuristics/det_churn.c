@@ -37,13 +37,14 @@ typedef struct ch_fs {
 	uint8_t last_data; /* 0 none, 1 client, 2 server */
 	uint16_t turns; /* changes of the direction data flows in */
 	uint32_t data_segs[2];
+	bool pair_set;
+	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 } ch_fs;
 
 typedef struct ch_ent {
 	bool used;
 	pd_addr c, s;
 	uint16_t sp;
-	pd_time last_ts;
 	uint32_t conns, ended, short_conns;
 	pd_time first_syn, last_syn;
 	pd_rate_1s rate; /* busiest sliding second */
@@ -58,6 +59,13 @@ typedef struct ch_ent {
 	double hs_time_s; /* handshake round trips paid by short connections */
 } ch_ent;
 
+/* What the entry probes read, beside the (large) entries. */
+typedef struct ch_meta {
+	pd_time last_ts;
+	uint32_t tag; /* the entry's hash with the low bit set; 0 while free */
+	bool bitmap; /* the entry owns a port bitmap */
+} ch_meta;
+
 typedef struct ch_tuple {
 	pd_tw_tuple k; /* first: the table is a pd_tw table */
 	int8_t tw_side; /* -1 none (RST or not closed), PD_CLIENT, PD_SERVER */
@@ -65,50 +73,63 @@ typedef struct ch_tuple {
 
 typedef struct ch_g {
 	ch_ent ents[CH_ENT_SLOTS];
+	ch_meta ent_meta[CH_ENT_SLOTS];
 	ch_tuple tuples[CH_TUPLE_SLOTS];
+	uint32_t tuple_tag[CH_TUPLE_SLOTS];
+	pd_time tuple_end[CH_TUPLE_SLOTS];
 	uint32_t bitmaps;
 	pd_finding *churn, *reuse, *ports;
 } ch_g;
 
-static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, pd_time now)
+static uint32_t ch_pair(ch_fs *fs, const pd_flow *f)
+{
+	if (!fs->pair_set) {
+		fs->pair = pd_flow_pair_fnv(f);
+		fs->pair_set = true;
+	}
+	return fs->pair;
+}
+
+static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, uint32_t pair, pd_time now)
 {
 	const pd_addr *c = &f->addr[PD_CLIENT], *s = &f->addr[PD_SERVER];
 	uint16_t sp = f->port[PD_SERVER];
-	uint32_t h = (pd_addr_fnv(c) * 31u + pd_addr_fnv(s) + sp * 2654435761u) & (CH_ENT_SLOTS - 1);
-	ch_ent *victim = NULL;
+	uint32_t hash = pair + sp * 2654435761u, tag = hash | 1;
+	uint32_t h = hash & (CH_ENT_SLOTS - 1);
+	int64_t victim = -1;
 	for (int i = 0; i < CH_PROBE; i++) {
-		ch_ent *e = &g->ents[(h + (uint32_t)i) & (CH_ENT_SLOTS - 1)];
-		if (e->used && e->sp == sp && pd_addr_same(&e->c, c) && pd_addr_same(&e->s, s)) {
-			e->last_ts = now;
+		uint32_t j = (h + (uint32_t)i) & (CH_ENT_SLOTS - 1);
+		ch_meta *m = &g->ent_meta[j];
+		ch_ent *e = &g->ents[j];
+		if (m->tag == tag && e->sp == sp && pd_addr_same(&e->c, c) && pd_addr_same(&e->s, s)) {
+			m->last_ts = now;
 			return e;
 		}
-		if (!e->used) {
-			if (!victim || victim->used)
-				victim = e;
-		} else if (!victim || (victim->used && e->last_ts < victim->last_ts)) {
-			victim = e;
-		}
+		/* the first free slot, else the least recently used */
+		const ch_meta *vm = victim < 0 ? NULL : &g->ent_meta[victim];
+		if (!vm || (vm->tag && (!m->tag || m->last_ts < vm->last_ts)))
+			victim = j;
 	}
-	if (victim->bitmap) {
-		g_free(victim->bitmap);
+	ch_ent *e = &g->ents[victim];
+	ch_meta *m = &g->ent_meta[victim];
+	if (m->bitmap) { /* (the entry itself is likely not in cache: only written below) */
+		g_free(e->bitmap);
 		g->bitmaps--;
 	}
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->c = *c;
-	victim->s = *s;
-	victim->sp = sp;
-	victim->last_ts = now;
-	pd_rate_init(&victim->rate);
-	victim->pmin = 0xffff;
-	return victim;
+	memset(e, 0, sizeof(*e));
+	e->used = true;
+	e->c = *c;
+	e->s = *s;
+	e->sp = sp;
+	*m = (ch_meta){.last_ts = now, .tag = tag};
+	pd_rate_init(&e->rate);
+	e->pmin = 0xffff;
+	return e;
 }
 
-static ch_tuple *ch_tuple_slot(ch_g *g, const pd_flow *f, pd_time now, bool create)
+static pd_tw_table ch_tuples(ch_g *g)
 {
-	if (!create)
-		return (ch_tuple *)pd_tw_lookup(g->tuples, sizeof(ch_tuple), CH_TUPLE_SLOTS, CH_PROBE, f);
-	return (ch_tuple *)pd_tw_slot(g->tuples, sizeof(ch_tuple), CH_TUPLE_SLOTS, CH_PROBE, CH_TW_NS, f, now);
+	return (pd_tw_table){g->tuples, sizeof(ch_tuple), CH_TUPLE_SLOTS, CH_PROBE, g->tuple_tag, g->tuple_end};
 }
 
 static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
@@ -140,6 +161,7 @@ static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
 	}
 	g->bitmaps++;
 	e->bitmap = g_malloc0(65536 / 8);
+	g->ent_meta[e - g->ents].bitmap = true;
 	for (int i = 0; i < e->n_small; i++)
 		e->bitmap[e->small[i] >> 3] |= (uint8_t)(1u << (e->small[i] & 7));
 	e->bitmap[port >> 3] |= (uint8_t)(1u << (port & 7));
@@ -185,14 +207,16 @@ static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		fs->counted = true;
 		fs->syn_frame = pkt->frame_no;
 		fs->syn_ts = pkt->ts;
-		ch_ent *e = ch_ent_get(g, flow, pkt->ts);
+		uint32_t pair = ch_pair(fs, flow);
+		ch_ent *e = ch_ent_get(g, flow, pair, pkt->ts);
 		if (!e->conns)
 			e->first_syn = pkt->ts;
 		e->conns++;
 		e->last_syn = pkt->ts;
 		ch_port(g, e, flow->port[PD_CLIENT]);
 		pd_rate_add(&e->rate, pkt->ts);
-		ch_tuple *tu = ch_tuple_slot(g, flow, pkt->ts, false);
+		pd_tw_table tt = ch_tuples(g);
+		ch_tuple *tu = (ch_tuple *)pd_tw_lookup(&tt, flow, pd_tw_hash(flow, pair));
 		if (tu && tu->tw_side >= 0 && pkt->ts - tu->k.end_ts <= CH_TW_NS && pkt->ts >= tu->k.end_ts) {
 			fs->reused = true;
 			fs->prev_tw_side = tu->tw_side;
@@ -217,8 +241,9 @@ static void ch_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	if (flow->proto != 6)
 		return;
 	if (flow->roles_from_syn) {
-		ch_tuple *tu = ch_tuple_slot(g, flow, flow->last_ts, true);
-		tu->k.end_ts = flow->last_ts;
+		pd_tw_table tt = ch_tuples(g);
+		ch_tuple *tu = (ch_tuple *)pd_tw_slot(&tt, CH_TW_NS, flow, pd_tw_hash(flow, ch_pair(fs, flow)),
+						      flow->last_ts);
 		/* The side that sent the first FIN holds TIME_WAIT once both FINs passed;
 		 * a RST leaves no TIME_WAIT behind. */
 		bool both_fin = flow->half[0].fin_valid && flow->half[1].fin_valid;
@@ -226,7 +251,7 @@ static void ch_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	}
 	if (!fs->counted)
 		return;
-	ch_ent *e = ch_ent_get(g, flow, flow->last_ts);
+	ch_ent *e = ch_ent_get(g, flow, ch_pair(fs, flow), flow->last_ts);
 	e->ended++;
 	bool is_short = fs->turns <= 1 && fs->data_segs[PD_CLIENT] <= 4 &&
 			flow->last_ts - flow->first_ts < 10 * PD_NS_PER_SEC;

@@ -53,7 +53,6 @@ typedef struct ts_cluster {
 typedef struct ts_pair {
 	bool used;
 	pd_addr src, dst;
-	pd_time last_ts;
 	ts_cluster cl[TS_CLUSTERS];
 	uint8_t ncl;
 	uint32_t clocks_seen; /* clusters ever opened */
@@ -62,6 +61,13 @@ typedef struct ts_pair {
 	bool flagged;
 	uint32_t concurrent; /* most clusters active together */
 } ts_pair;
+
+/* What the pair probes read, beside the entries. */
+typedef struct ts_pair_meta {
+	pd_time last_ts;
+	uint32_t tag; /* the pair's hash with the low bit set; 0 while free */
+	bool flagged; /* a copy of the entry's */
+} ts_pair_meta;
 
 typedef struct ts_fs {
 	bool syn_seen, syn_has_ts;
@@ -81,11 +87,16 @@ typedef struct ts_fs {
 	uint64_t client_rst_frame;
 	bool tsv_seen[2];
 	uint32_t tsv_last[2];
+	bool pair_set;
+	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 } ts_fs;
 
 typedef struct ts_g {
 	ts_tuple tuples[TS_TUPLE_SLOTS];
+	uint32_t tuple_tag[TS_TUPLE_SLOTS];
+	pd_time tuple_end[TS_TUPLE_SLOTS];
 	ts_pair pairs[TS_PAIR_SLOTS];
+	ts_pair_meta pair_meta[TS_PAIR_SLOTS];
 	pd_finding *closed, *nat;
 	ts_pair *nat_pair; /* the worst pair, for the detail */
 	uint32_t closed_ports[8];
@@ -93,46 +104,70 @@ typedef struct ts_g {
 	uint32_t closed_count;
 } ts_g;
 
-/* The entry of a 4-tuple that ended less than 60 s before now, if any. */
-static ts_tuple *ts_tuple_find(ts_g *g, const pd_flow *f, pd_time now)
+static uint32_t ts_pair_fnv(ts_fs *fs, const pd_flow *f)
 {
-	pd_tw_tuple *t = pd_tw_lookup(g->tuples, sizeof(ts_tuple), TS_TUPLE_SLOTS, TS_PROBE, f);
+	if (!fs->pair_set) {
+		fs->pair = pd_flow_pair_fnv(f);
+		fs->pair_set = true;
+	}
+	return fs->pair;
+}
+
+static pd_tw_table ts_tuples(ts_g *g)
+{
+	return (pd_tw_table){g->tuples, sizeof(ts_tuple), TS_TUPLE_SLOTS, TS_PROBE, g->tuple_tag, g->tuple_end};
+}
+
+/* The entry of a 4-tuple that ended less than 60 s before now, if any. */
+static ts_tuple *ts_tuple_find(ts_g *g, const pd_flow *f, uint32_t pair, pd_time now)
+{
+	pd_tw_table tt = ts_tuples(g);
+	pd_tw_tuple *t = pd_tw_lookup(&tt, f, pd_tw_hash(f, pair));
 	return t && now - t->end_ts <= TS_TW_NS ? (ts_tuple *)t : NULL;
 }
 
-/* Slot for a finished 4-tuple: its own, a free or expired one, else the oldest. */
-static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, pd_time now)
+/* Slot for a finished 4-tuple: its own, a free or expired one, else the
+ * oldest; its end_ts becomes now. */
+static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, uint32_t pair, pd_time now)
 {
-	return (ts_tuple *)pd_tw_slot(g->tuples, sizeof(ts_tuple), TS_TUPLE_SLOTS, TS_PROBE, TS_TW_NS, f, now);
+	pd_tw_table tt = ts_tuples(g);
+	return (ts_tuple *)pd_tw_slot(&tt, TS_TW_NS, f, pd_tw_hash(f, pair), now);
 }
 
-static ts_pair *ts_pair_get(ts_g *g, const pd_addr *src, const pd_addr *dst, pd_time now, bool create)
+/* The flow's (client, server) entry; pair is its pd_flow_pair_fnv. */
+static ts_pair *ts_pair_get(ts_g *g, const pd_flow *f, uint32_t pair, pd_time now, bool create)
 {
-	uint32_t h = (pd_addr_fnv(src) * 31u + pd_addr_fnv(dst)) & (TS_PAIR_SLOTS - 1);
-	ts_pair *victim = NULL;
+	const pd_addr *src = &f->addr[PD_CLIENT], *dst = &f->addr[PD_SERVER];
+	uint32_t tag = pair | 1, h = pair & (TS_PAIR_SLOTS - 1);
+	int64_t v = -1; /* the victim's slot */
 	for (int i = 0; i < TS_PROBE; i++) {
-		ts_pair *p = &g->pairs[(h + (uint32_t)i) & (TS_PAIR_SLOTS - 1)];
-		if (p->used && pd_addr_same(&p->src, src) && pd_addr_same(&p->dst, dst)) {
-			p->last_ts = now;
+		uint32_t j = (h + (uint32_t)i) & (TS_PAIR_SLOTS - 1);
+		ts_pair_meta *m = &g->pair_meta[j];
+		ts_pair *p = &g->pairs[j];
+		if (m->tag == tag && pd_addr_same(&p->src, src) && pd_addr_same(&p->dst, dst)) {
+			m->last_ts = now;
 			return p;
 		}
-		if (!p->used) {
-			if (!victim || victim->used)
-				victim = p;
-		} else if (!victim || (victim->used && !victim->flagged && p->last_ts < victim->last_ts)) {
-			if (!p->flagged || !victim)
-				victim = p;
+		/* the first free slot, else the least recently used unflagged one */
+		ts_pair_meta *vm = v < 0 ? NULL : &g->pair_meta[v];
+		if (!m->tag) {
+			if (!vm || vm->tag)
+				v = j;
+		} else if (!vm || (vm->tag && !vm->flagged && m->last_ts < vm->last_ts)) {
+			if (!m->flagged || !vm)
+				v = j;
 		}
 	}
 	if (!create)
 		return NULL;
+	ts_pair *victim = &g->pairs[v];
 	if (victim == g->nat_pair)
 		g->nat_pair = NULL;
 	memset(victim, 0, sizeof(*victim));
 	victim->used = true;
 	victim->src = *src;
 	victim->dst = *dst;
-	victim->last_ts = now;
+	g->pair_meta[v] = (ts_pair_meta){.last_ts = now, .tag = tag};
 	return victim;
 }
 
@@ -156,9 +191,9 @@ static bool ts_same_clock(const ts_cluster *c, pd_time t, uint32_t v)
 	return true;
 }
 
-static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, const pd_packet *pkt)
+static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, uint32_t pair, const pd_packet *pkt)
 {
-	ts_pair *p = ts_pair_get(g, &flow->addr[PD_CLIENT], &flow->addr[PD_SERVER], pkt->ts, true);
+	ts_pair *p = ts_pair_get(g, flow, pair, pkt->ts, true);
 	uint32_t v = pkt->tcp.tsval;
 	p->syns++;
 	int hit = -1;
@@ -197,6 +232,7 @@ static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, const pd_packet *pkt
 		if (!g->nat)
 			g->nat = pd_finding_get(run, "nat-timestamp-clocks", NULL);
 		p->flagged = true;
+		g->pair_meta[p - g->pairs].flagged = true;
 		if (!g->nat_pair || p->concurrent > g->nat_pair->concurrent)
 			g->nat_pair = p;
 		pd_finding_add_flow(run, g->nat, flow);
@@ -223,7 +259,7 @@ static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 			fs->syn_tsval = t->tsval;
 			fs->syn_frame = pkt->frame_no;
 			fs->syn_ts = pkt->ts;
-			ts_tuple *tu = ts_tuple_find(g, flow, pkt->ts);
+			ts_tuple *tu = ts_tuple_find(g, flow, ts_pair_fnv(fs, flow), pkt->ts);
 			if (tu) {
 				fs->reused = true;
 				fs->prev_end = tu->k.end_ts;
@@ -237,7 +273,7 @@ static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 				}
 			}
 			if (t->has_ts)
-				ts_nat_syn(run, g, flow, pkt);
+				ts_nat_syn(run, g, flow, ts_pair_fnv(fs, flow), pkt);
 		} else if (rst && fs->answer == TS_ANS_CHALLENGE && !fs->client_rst_frame) {
 			fs->client_rst_frame = pkt->frame_no;
 		}
@@ -366,7 +402,7 @@ static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	ts_tuple *tu = NULL;
 	if (fs->syn_seen) {
 		if (fs->answer == TS_ANS_CHALLENGE) {
-			tu = ts_tuple_slot(g, flow, end);
+			tu = ts_tuple_slot(g, flow, ts_pair_fnv(fs, flow), end);
 			ts_paws(run, g, flow, fs, NULL);
 		} else if (fs->answer == TS_ANS_RST_ISN) {
 			ts_closed(run, g, flow, fs);
@@ -375,7 +411,7 @@ static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 		bool failed = fs->answer == TS_ANS_CHALLENGE || fs->answer == TS_ANS_NONE ||
 			      flow->half[PD_CLIENT].syn_count > 1;
 		if (failed && fs->syn_has_ts) {
-			ts_pair *p = ts_pair_get(g, &flow->addr[PD_CLIENT], &flow->addr[PD_SERVER], end, false);
+			ts_pair *p = ts_pair_get(g, flow, ts_pair_fnv(fs, flow), end, false);
 			if (p)
 				p->failures++;
 		}
@@ -387,9 +423,8 @@ static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 		pending = pd_finding_get(run, "paws-rejected-syn", flow);
 		pending_ts = fs->syn_ts;
 	} else {
-		tu = ts_tuple_slot(g, flow, end);
+		tu = ts_tuple_slot(g, flow, ts_pair_fnv(fs, flow), end);
 	}
-	tu->k.end_ts = end;
 	tu->c_ts_known = fs->tsv_seen[PD_CLIENT];
 	tu->c_tsval = fs->tsv_last[PD_CLIENT];
 	tu->c_next_seq = flow->half[PD_CLIENT].next_seq;

@@ -95,57 +95,58 @@ bool pd_addr_same(const pd_addr *a, const pd_addr *b)
 
 /* ---- TIME_WAIT tuples ---- */
 
-static uint32_t tw_hash(const pd_flow *f)
-{
-	return (pd_addr_fnv(&f->addr[0]) * 31u + pd_addr_fnv(&f->addr[1])) ^
-	       ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
-}
-
 static bool tw_match(const pd_tw_tuple *t, const pd_flow *f)
 {
 	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
 	       pd_addr_same(&t->c, &f->addr[PD_CLIENT]) && pd_addr_same(&t->s, &f->addr[PD_SERVER]);
 }
 
-static pd_tw_tuple *tw_at(void *slots, size_t elem_size, uint32_t n_slots, uint32_t h, int i)
+static pd_tw_tuple *tw_at(const pd_tw_table *t, uint32_t j)
 {
-	return (pd_tw_tuple *)(void *)((char *)slots + ((h + (uint32_t)i) & (n_slots - 1)) * elem_size);
+	return (pd_tw_tuple *)(void *)((char *)t->slots + j * t->elem_size);
 }
 
-pd_tw_tuple *pd_tw_lookup(void *slots, size_t elem_size, uint32_t n_slots, int probe, const pd_flow *f)
+pd_tw_tuple *pd_tw_lookup(const pd_tw_table *t, const pd_flow *f, uint32_t h)
 {
-	uint32_t h = tw_hash(f);
-	for (int i = 0; i < probe; i++) {
-		pd_tw_tuple *t = tw_at(slots, elem_size, n_slots, h, i);
-		if (tw_match(t, f))
-			return t;
+	uint32_t tag = h | 1;
+	for (int i = 0; i < t->probe; i++) {
+		uint32_t j = (h + (uint32_t)i) & (t->n_slots - 1);
+		if (t->tags[j] == tag && tw_match(tw_at(t, j), f))
+			return tw_at(t, j);
 	}
 	return NULL;
 }
 
-pd_tw_tuple *pd_tw_slot(void *slots, size_t elem_size, uint32_t n_slots, int probe, pd_time hold,
-			const pd_flow *f, pd_time now)
+pd_tw_tuple *pd_tw_slot(const pd_tw_table *t, pd_time hold, const pd_flow *f, uint32_t h, pd_time now)
 {
-	uint32_t h = tw_hash(f);
-	pd_tw_tuple *victim = NULL;
-	for (int i = 0; i < probe; i++) {
-		pd_tw_tuple *t = tw_at(slots, elem_size, n_slots, h, i);
-		if (tw_match(t, f))
-			return t;
-		if (!t->used || now - t->end_ts > hold) {
-			if (!victim || (victim->used && now - victim->end_ts <= hold))
-				victim = t;
-		} else if (!victim || (victim->used && now - victim->end_ts <= hold && t->end_ts < victim->end_ts)) {
-			victim = t;
+	uint32_t tag = h | 1;
+	int64_t victim = -1; /* a slot index */
+	bool victim_live = false; /* used and not older than hold */
+	for (int i = 0; i < t->probe; i++) {
+		uint32_t j = (h + (uint32_t)i) & (t->n_slots - 1);
+		if (t->tags[j] == tag && tw_match(tw_at(t, j), f)) {
+			t->ends[j] = now;
+			tw_at(t, j)->end_ts = now;
+			return tw_at(t, j);
+		}
+		bool live = t->tags[j] && now - t->ends[j] <= hold;
+		/* first free or expired slot; else the oldest live one */
+		if (victim < 0 || (victim_live && (!live || t->ends[j] < t->ends[victim]))) {
+			victim = j;
+			victim_live = live;
 		}
 	}
-	memset(victim, 0, elem_size);
-	victim->used = true;
-	victim->c = f->addr[PD_CLIENT];
-	victim->s = f->addr[PD_SERVER];
-	victim->cp = f->port[PD_CLIENT];
-	victim->sp = f->port[PD_SERVER];
-	return victim;
+	pd_tw_tuple *v = tw_at(t, (uint32_t)victim);
+	memset(v, 0, t->elem_size);
+	v->used = true;
+	v->c = f->addr[PD_CLIENT];
+	v->s = f->addr[PD_SERVER];
+	v->cp = f->port[PD_CLIENT];
+	v->sp = f->port[PD_SERVER];
+	v->end_ts = now;
+	t->tags[victim] = tag;
+	t->ends[victim] = now;
+	return v;
 }
 
 /* ---- quoted 5-tuples ---- */

@@ -102,11 +102,22 @@ static inline uint32_t pd_addr_fnv(const pd_addr *a)
 /* Same family and all 16 bytes equal (unused bytes are zero in a pd_addr). */
 bool pd_addr_same(const pd_addr *a, const pd_addr *b);
 
+/* FNV of a flow's client and server address, the start of every table
+ * keyed on the pair (the 4-tuple tables below, churn's and the timestamp
+ * clocks' pair tables): a detector may compute it once per flow. */
+static inline uint32_t pd_flow_pair_fnv(const pd_flow *f)
+{
+	return pd_addr_fnv(&f->addr[PD_CLIENT]) * 31u + pd_addr_fnv(&f->addr[PD_SERVER]);
+}
+
 /* ---- recently finished 4-tuples (TIME_WAIT memory) ----
  *
  * A fixed open-addressed table whose entries start with a pd_tw_tuple,
  * followed by the detector's own fields; n_slots is a power of two and an
- * entry is looked for in `probe` consecutive slots from the tuple's hash. */
+ * entry is looked for in `probe` consecutive slots from the tuple's hash.
+ * The probes read two small side arrays of n_slots each, not the entries
+ * (a slot's tag: its tuple's hash with the low bit set, 0 while free; and
+ * its end_ts): a miss then costs a cache line or two, not one per slot. */
 typedef struct pd_tw_tuple {
 	bool used;
 	pd_addr c, s; /* client, server */
@@ -114,12 +125,27 @@ typedef struct pd_tw_tuple {
 	pd_time end_ts;
 } pd_tw_tuple;
 
-/* The flow's entry, or NULL. */
-pd_tw_tuple *pd_tw_lookup(void *slots, size_t elem_size, uint32_t n_slots, int probe, const pd_flow *f);
+typedef struct pd_tw_table {
+	void *slots;
+	size_t elem_size;
+	uint32_t n_slots;
+	int probe;
+	uint32_t *tags; /* zeroed with the entries */
+	pd_time *ends;
+} pd_tw_table;
+
+/* The flow's 4-tuple hash from its pd_flow_pair_fnv. */
+static inline uint32_t pd_tw_hash(const pd_flow *f, uint32_t pair_fnv)
+{
+	return pair_fnv ^ ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
+}
+
+/* The flow's entry, or NULL; h is pd_tw_hash of the flow. */
+pd_tw_tuple *pd_tw_lookup(const pd_tw_table *t, const pd_flow *f, uint32_t h);
 /* The flow's entry as is; else a free slot or one older than hold (zeroed
- * and keyed), else the oldest one (likewise). */
-pd_tw_tuple *pd_tw_slot(void *slots, size_t elem_size, uint32_t n_slots, int probe, pd_time hold,
-			const pd_flow *f, pd_time now);
+ * and keyed), else the oldest one (likewise). Either way its end_ts
+ * becomes now. */
+pd_tw_tuple *pd_tw_slot(const pd_tw_table *t, pd_time hold, const pd_flow *f, uint32_t h, pd_time now);
 
 /* ---- flows by the 5-tuple an ICMP error quotes ----
  *
