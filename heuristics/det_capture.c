@@ -153,6 +153,16 @@ static void cp_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 {
 	(void)run;
 	cp_global *g = gv;
+	/* The signature's table slot is rarely in cache: ask for it before
+	 * the bookkeeping below. */
+	bool cand = cp_dup_candidate(pkt) && pkt->malformed == PD_MAL_NONE;
+	uint64_t sig = 0;
+	if (cand) {
+		if (!g->slots)
+			g->slots = g_new0(cp_dup_slot, CP_DUP_SLOTS);
+		sig = cp_sig(pkt);
+		__builtin_prefetch(&g->slots[sig & (CP_DUP_SLOTS - 1)]);
+	}
 	g->ip_pkts++;
 	if (g->have_ts && pkt->ts < g->max_ts) {
 		pd_time back = g->max_ts - pkt->ts;
@@ -181,11 +191,8 @@ static void cp_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 			g->max_cap_payload = pkt->tcp.payload_captured;
 	}
 
-	if (!cp_dup_candidate(pkt) || pkt->malformed != PD_MAL_NONE)
+	if (!cand)
 		return;
-	if (!g->slots)
-		g->slots = g_new0(cp_dup_slot, CP_DUP_SLOTS);
-	uint64_t sig = cp_sig(pkt);
 	cp_dup_slot *s = &g->slots[sig & (CP_DUP_SLOTS - 1)];
 	pd_time win = pkt->ip.version == 4 && pkt->ip.ident ? CP_DUP_WINDOW_NS : CP_DUP_WINDOW6_NS;
 	if (s->sig == sig && pkt->ts >= s->ts && pkt->ts - s->ts <= win) {
