@@ -30,6 +30,8 @@ typedef struct ch_fs {
 	bool counted;
 	bool reused;
 	int8_t prev_tw_side; /* who held TIME_WAIT on the previous connection */
+	bool pair_set;
+	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 	pd_time reuse_gap;
 	uint64_t syn_frame;
 	pd_time syn_ts;
@@ -37,8 +39,6 @@ typedef struct ch_fs {
 	uint8_t last_data; /* 0 none, 1 client, 2 server */
 	uint16_t turns; /* changes of the direction data flows in */
 	uint32_t data_segs[2];
-	bool pair_set;
-	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 } ch_fs;
 
 typedef struct ch_ent {

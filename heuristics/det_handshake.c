@@ -30,8 +30,23 @@
 #define HS_HIST_BUCKETS 1024 /* connect-time histogram, 2 % log steps from 10 us */
 
 typedef struct hs_fs {
+	/* First, together: what every SYN writes and every flow end reads
+	 * (a flood's flows are cold by then; one cache line, not four). */
 	uint32_t syns; /* client SYNs carrying the first ISN, the original included */
 	uint32_t synacks;
+	uint32_t synack_retx_before_ack, synack_retx_after_ack;
+	uint64_t abort_rst_frame;
+	uint64_t rst_answer_frame; /* RST from the server before any SYN-ACK */
+	pd_time last_syn_ts;
+	uint64_t last_syn_frame;
+	uint32_t first_syn_ipid, last_syn_ipid;
+	bool client_other; /* client sent something besides SYNs */
+	bool client_rst;
+	bool syn_has_ts;
+	/* 1 + index of the kept SYN whose TSval the first SYN-ACK echoes; 0 unknown */
+	uint8_t synack_echo;
+	bool server_spoke_after_ack; /* any other server segment between the ACK and usable_ts */
+	bool stripped_synack; /* SYN-ACK without WS/SACK although the client offered them */
 	/* SYN send times and frames as offsets from the first SYN (compact:
 	 * this block exists for every flow, floods included) */
 	pd_time syn0_ts;
@@ -39,32 +54,19 @@ typedef struct hs_fs {
 	uint32_t syn_us[HS_MAX_SYNS];
 	uint32_t syn_fr[HS_MAX_SYNS];
 	uint32_t syn_tsv[HS_MAX_SYNS]; /* their TSvals, when syn_has_ts */
-	bool syn_has_ts;
-	/* 1 + index of the kept SYN whose TSval the first SYN-ACK echoes; 0 unknown */
-	uint8_t synack_echo;
-	pd_time last_syn_ts;
-	uint64_t last_syn_frame;
-	uint32_t first_syn_ipid, last_syn_ipid;
-	pd_time last_synack_ts;
 	uint32_t last_synack_ipid;
+	pd_time last_synack_ts;
 	uint64_t synack_after_ack_frame; /* first SYN-ACK re-sent after the client's ACK */
 	pd_time synack_after_ack_ts;
 	uint32_t dup_frames; /* the same packet captured twice */
 	uint32_t syn_after_synack; /* client SYN retransmits after a SYN-ACK was seen */
-	uint32_t synack_retx_before_ack, synack_retx_after_ack;
 	uint64_t synack_retx_frame; /* first SYN-ACK retransmit */
 	pd_time synack_retx_ts;
 	pd_time synack_last_before_ack_ts;
 	uint32_t client_data_retx; /* client data resent while the server acked none */
 	pd_time usable_ts; /* first server packet acking client data or carrying data */
 	uint64_t usable_frame;
-	bool server_spoke_after_ack; /* any other server segment between the ACK and usable_ts */
-	uint64_t abort_rst_frame;
 	pd_time abort_rst_ts;
-	uint64_t rst_answer_frame; /* RST from the server before any SYN-ACK */
-	bool client_other; /* client sent something besides SYNs */
-	bool client_rst;
-	bool stripped_synack; /* SYN-ACK without WS/SACK although the client offered them */
 } hs_fs;
 
 static pd_time hs_syn_ts(const hs_fs *fs, uint32_t i)

@@ -70,25 +70,27 @@ typedef struct ts_pair_meta {
 } ts_pair_meta;
 
 typedef struct ts_fs {
+	/* First, together: what each packet and every flow end look at (one
+	 * cache line of a flow that is cold when it ends). */
 	bool syn_seen, syn_has_ts;
+	uint8_t answer;
+	bool tsv_seen[2];
+	bool pair_set;
+	bool reused;
+	bool prev_ts_known;
 	uint32_t syn_tsval;
+	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
+	uint32_t tsv_last[2];
 	uint64_t syn_frame;
 	pd_time syn_ts;
-	bool reused;
 	pd_time prev_end;
-	bool prev_ts_known;
 	uint32_t prev_tsval, prev_next_seq;
+	uint32_t answer_ack;
 	pd_finding *retry_of;
 	pd_time retry_of_syn_ts;
-	uint8_t answer;
 	uint64_t answer_frame;
 	pd_time answer_ts;
-	uint32_t answer_ack;
 	uint64_t client_rst_frame;
-	bool tsv_seen[2];
-	uint32_t tsv_last[2];
-	bool pair_set;
-	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 } ts_fs;
 
 typedef struct ts_g {
