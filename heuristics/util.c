@@ -253,16 +253,17 @@ void pd_rate_add(pd_rate_1s *r, pd_time ts)
 		int64_t steps = b - r->bin_idx;
 		if (steps > PD_RATE_BINS)
 			steps = PD_RATE_BINS;
-		for (int64_t j = 1; j <= steps; j++)
-			r->bins[pd_bin_index(r->bin_idx + j, PD_RATE_BINS)] = 0;
+		for (int64_t j = 1; j <= steps; j++) {
+			uint32_t *bin = &r->bins[pd_bin_index(r->bin_idx + j, PD_RATE_BINS)];
+			r->sum -= *bin;
+			*bin = 0;
+		}
 		r->bin_idx = b;
 	}
 	r->bins[pd_bin_index(r->bin_idx, PD_RATE_BINS)]++;
-	uint32_t sum = 0;
-	for (int i = 0; i < PD_RATE_BINS; i++)
-		sum += r->bins[i];
-	if (sum > r->peak) {
-		r->peak = sum;
+	r->sum++; /* kept, not re-added: this runs for every SYN */
+	if (r->sum > r->peak) {
+		r->peak = r->sum;
 		r->peak_ts = ts;
 	}
 }

@@ -29,6 +29,7 @@ int pd_flow_link_vantage(const pd_flow *f);
 typedef struct pd_rate_1s {
 	int64_t bin_idx; /* INT64_MIN: no event yet (times may be negative) */
 	uint32_t bins[PD_RATE_BINS];
+	uint32_t sum; /* of bins: the current sliding second */
 	uint32_t peak; /* most events in any sliding second */
 	pd_time peak_ts;
 } pd_rate_1s;
