@@ -112,7 +112,7 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, uint32_t pair, pd_time now)
 	}
 	ch_ent *e = &g->ents[victim];
 	ch_meta *m = &g->ent_meta[victim];
-	if (m->bitmap) { /* (the entry itself is likely not in cache: only written below) */
+	if (m->bitmap) { /* the flag, not the entry: that is likely not in cache */
 		g_free(e->bitmap);
 		g->bitmaps--;
 	}
