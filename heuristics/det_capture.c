@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dissect/hash.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -63,6 +62,12 @@ typedef struct cp_dup_slot {
 	pd_time ts;
 } cp_dup_slot;
 
+#define CP_MEMO_BITS 10
+typedef struct cp_memo {
+	uint64_t key; /* IPv4 source << 32 | destination */
+	uint64_t h; /* cp_sig_addrs of that pair; 0 while empty */
+} cp_memo;
+
 typedef struct cp_global {
 	/* vantage */
 	uint64_t v_count[CP_V__N];
@@ -93,43 +98,74 @@ typedef struct cp_global {
 	pd_time back_ts;
 	/* duplicates */
 	cp_dup_slot *slots;
+	cp_memo memo[1u << CP_MEMO_BITS];
 	uint64_t dup_n, dup_retx, dup_frame_last;
 	pd_finding *dups;
 } cp_global;
 
 /* ----------------------------------------------------------- packets */
 
-/* One 64-bit word of a signature, salted by its position: each word is
- * mixed on its own and the results summed, so the mixes run side by side
- * instead of as one chain of dependent rounds. */
-static inline uint64_t cp_word(uint64_t w, unsigned pos)
+static uint64_t cp_mix(uint64_t h, uint64_t v)
 {
-	return pd_mix64(w + pos * 0x9e3779b97f4a7c15ull);
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* The signature's first 16 rounds (one per address byte pair): what the
+ * two addresses alone give. */
+static uint64_t cp_sig_addrs(const pd_ip *ip)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < 16; i++)
+		h = cp_mix(h, ((uint64_t)ip->src.bytes[i] << 8) | ip->dst.bytes[i]);
+	return h;
+}
+
+/* cp_sig_addrs through a small memo of recent IPv4 pairs: most packets
+ * come from a few host pairs, and the 16 rounds are one dependent chain.
+ * The value is the same either way (a memo, not another hash: the slot a
+ * packet lands in decides which duplicates the table still holds). */
+static uint64_t cp_sig_addrs_v4(cp_global *g, const pd_ip *ip)
+{
+	uint32_t s, d;
+	memcpy(&s, ip->src.bytes, 4);
+	memcpy(&d, ip->dst.bytes, 4);
+	uint64_t key = (uint64_t)s << 32 | d;
+	cp_memo *m = &g->memo[(key * 0x9e3779b97f4a7c15ull) >> (64 - CP_MEMO_BITS)];
+	if (m->h && m->key == key)
+		return m->h;
+	uint64_t h = cp_sig_addrs(ip);
+	m->key = key;
+	m->h = h; /* a pair whose value is 0 reads as empty: recomputed each time */
+	return h;
 }
 
 /* What makes a frame the same packet: addresses, IP ID, and for TCP the
  * sequence, ACK, flags, length, window and timestamp. */
-static uint64_t cp_sig(const pd_packet *pkt)
+static uint64_t cp_sig(cp_global *g, const pd_packet *pkt)
 {
 	const pd_ip *ip = &pkt->ip;
-	uint64_t s[2], d[2];
-	memcpy(s, ip->src.bytes, sizeof(s));
-	memcpy(d, ip->dst.bytes, sizeof(d));
-	uint64_t h = cp_word(s[0], 1) + cp_word(s[1], 2) + cp_word(d[0], 3) + cp_word(d[1], 4);
-	h += cp_word(((uint64_t)ip->version << 56) | ((uint64_t)ip->proto << 48) | ip->total_len, 5);
-	h += cp_word(((uint64_t)ip->ident << 32) | ip->frag_offset, 6);
+	uint32_t s_hi, d_hi;
+	uint64_t s_tail, d_tail;
+	memcpy(&s_hi, ip->src.bytes + 4, 4);
+	memcpy(&d_hi, ip->dst.bytes + 4, 4);
+	memcpy(&s_tail, ip->src.bytes + 8, 8);
+	memcpy(&d_tail, ip->dst.bytes + 8, 8);
+	uint64_t h = !s_hi && !d_hi && !s_tail && !d_tail ? cp_sig_addrs_v4(g, ip) : cp_sig_addrs(ip);
+	h = cp_mix(h, ((uint64_t)ip->version << 40) | ((uint64_t)ip->proto << 32) | ip->total_len);
+	h = cp_mix(h, ((uint64_t)ip->ident << 16) | ip->frag_offset);
 	if (pkt->l4 == PD_L4_TCP) {
 		const pd_tcp *t = &pkt->tcp;
-		h += cp_word(((uint64_t)t->sport << 48) | ((uint64_t)t->dport << 32) | t->payload_len, 7);
-		h += cp_word(((uint64_t)t->seq << 32) | t->ack, 8);
-		h += cp_word(((uint64_t)t->flags << 16) | t->window, 9);
-		h += cp_word(((uint64_t)t->tsval << 32) | t->tsecr, 10);
+		h = cp_mix(h, ((uint64_t)t->sport << 16) | t->dport);
+		h = cp_mix(h, ((uint64_t)t->seq << 32) | t->ack);
+		h = cp_mix(h, ((uint64_t)t->flags << 48) | ((uint64_t)t->window << 32) | t->payload_len);
+		h = cp_mix(h, ((uint64_t)t->tsval << 32) | t->tsecr);
 	} else if (pkt->l4 == PD_L4_UDP) {
-		h += cp_word(((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport, 11);
+		h = cp_mix(h, ((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport);
 		if (pkt->udp.payload && pkt->udp.payload_captured >= 8) {
 			uint64_t v;
 			memcpy(&v, pkt->udp.payload, 8);
-			h += cp_word(v, 12);
+			h = cp_mix(h, v);
 		}
 	}
 	return h ? h : 1;
@@ -160,7 +196,7 @@ static void cp_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 	if (cand) {
 		if (!g->slots)
 			g->slots = g_new0(cp_dup_slot, CP_DUP_SLOTS);
-		sig = cp_sig(pkt);
+		sig = cp_sig(g, pkt);
 		__builtin_prefetch(&g->slots[sig & (CP_DUP_SLOTS - 1)]);
 	}
 	g->ip_pkts++;
