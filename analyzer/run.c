@@ -41,6 +41,7 @@ enum { EV_PACKET, EV_TCP, EV_UDP, EV_END };
 typedef struct pd_event {
 	uint8_t kind;
 	int8_t dir; /* EV_UDP: the sender */
+	bool want_label; /* EV_END: the app lane reports the flow's label back */
 	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
 	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
 	uint8_t *shadow; /* the flow's block of lane state */
@@ -60,6 +61,12 @@ typedef struct shadow_hdr {
  * across threads. */
 #define SHADOW_RETURN_BATCH 256
 #define SHADOW_HDR 16
+
+/* A flow's final label, for the flow thread's findings. */
+typedef struct pd_flow_label {
+	uint64_t flow_id;
+	char app[PD_APP_NAME_LEN];
+} pd_flow_label;
 
 typedef struct frame_slot {
 	pd_frame fr;
@@ -128,6 +135,7 @@ struct pd_run {
 	uint8_t *shadow_back; /* blocks the lanes handed back */
 	pd_run *owner; /* a lane: the run it works for */
 	bool app_lane; /* a lane that runs nDPI, counts labels and makes flow rows */
+	GArray *labels_out; /* an app lane: pd_flow_label of the flows the flow thread asked about */
 	bool app_in_lane; /* the flow thread: lane 0 is an app lane */
 	uint64_t ndpi_skipped_elsewhere; /* the app lane's count, at the end */
 	uint8_t *shadow_done, *shadow_done_tail; /* a lane: blocks it will hand back */
@@ -168,6 +176,8 @@ static pd_run *run_new_lane(const pd_run_opts *opts, const bool *det_on, bool se
 	run->is_lane = secondary;
 	g_mutex_init(&run->shadow_lock);
 	run->app_lane = app_lane;
+	if (app_lane)
+		run->labels_out = g_array_new(FALSE, FALSE, sizeof(pd_flow_label));
 	if (secondary) {
 		run->opts.progress = false;
 		if (!app_lane) {
@@ -226,48 +236,61 @@ static size_t detector_index(const char *name)
 	g_error("pcapdoc: lane_with names unknown detector '%s'", name);
 }
 
-/* Spreads the detectors over n lanes: detectors tied by lane_with form one
- * group; groups go, heaviest first, each to the least loaded lane. The
- * plan depends only on the registry and n, never on the input. Returns
- * the number of lanes that got work. */
-static size_t plan_lanes(size_t n, size_t *lane_of)
+/* Base loads of the threads, in the detectors' cost unit (percent of a
+ * one-thread run; perf, docs/performance.md). */
+#define PD_COST_FLOWS 30 /* reading, dissection, flow table, TCP engine */
+#define PD_COST_NDPI 25
+#define PD_COST_MIRROR 5 /* a lane bringing its mirror of each event's flow up to date */
+
+/* Spreads the detectors over the flow thread (bin 0) and n lanes (bins 1
+ * to n): detectors tied by lane_with form one group; a group that reads
+ * nDPI's label goes where nDPI runs (lane 1 when app_in_lane); the rest go,
+ * heaviest first, each to the least loaded bin. The plan depends only on
+ * the registry and n, never on the input. */
+static void plan_bins(size_t n, bool app_in_lane, size_t *bin_of)
 {
 	size_t len = pd_detectors_len;
 	size_t *root = g_new0(size_t, len + 1);
 	unsigned *cost = g_new0(unsigned, len + 1);
+	bool *app = g_new0(bool, len + 1);
 	for (size_t i = 0; i < len; i++) {
 		size_t r = i;
 		for (size_t hops = 0; pd_detectors[r]->lane_with && hops < len; hops++)
 			r = detector_index(pd_detectors[r]->lane_with);
 		root[i] = r;
+		bin_of[i] = SIZE_MAX;
 	}
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
 		cost[root[i]] += pd_detectors[i]->cost ? pd_detectors[i]->cost : 1;
-	unsigned load[PD_STAGE_MAX_LANES] = {0};
+		app[root[i]] |= pd_detectors[i]->needs_app;
+	}
+	unsigned load[PD_STAGE_MAX_LANES + 1] = {PD_COST_FLOWS + (app_in_lane ? 0 : PD_COST_NDPI)};
+	for (size_t k = 1; k <= n; k++)
+		load[k] = PD_COST_MIRROR + (k == 1 && app_in_lane ? PD_COST_NDPI : 0);
+	for (size_t i = 0; i < len; i++)
+		if (root[i] == i && app[i] && app_in_lane) {
+			bin_of[i] = 1;
+			load[1] += cost[i];
+		}
 	for (;;) {
 		size_t best = len;
 		for (size_t i = 0; i < len; i++)
-			if (root[i] == i && lane_of[i] == SIZE_MAX &&
-			    (best == len || cost[i] > cost[best]))
+			if (root[i] == i && bin_of[i] == SIZE_MAX && (best == len || cost[i] > cost[best]))
 				best = i;
 		if (best == len)
 			break;
-		size_t l = 0;
-		for (size_t k = 1; k < n; k++)
-			if (load[k] < load[l])
-				l = k;
-		lane_of[best] = l;
-		load[l] += cost[best];
+		size_t b = 0;
+		for (size_t k = 1; k <= n; k++)
+			if (load[k] < load[b])
+				b = k;
+		bin_of[best] = b;
+		load[b] += cost[best];
 	}
 	for (size_t i = 0; i < len; i++)
-		lane_of[i] = lane_of[root[i]];
-	size_t used = 1;
-	for (size_t k = 1; k < n; k++)
-		if (load[k])
-			used = k + 1;
+		bin_of[i] = bin_of[root[i]];
 	g_free(root);
 	g_free(cost);
-	return used;
+	g_free(app);
 }
 
 pd_run *pd_run_new(const pd_run_opts *opts)
@@ -281,38 +304,44 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		g_free(on);
 		return run;
 	}
-	/* One thread for the flows, the others for detector lanes. */
+	/* One thread for the flows (and some detectors), the others for
+	 * detector lanes. With one lane, nDPI (a quarter of the work) runs
+	 * there, which evens the two threads out; with more, it stays with
+	 * the flows, whose snapshots then carry the label to every lane. */
 	size_t n = opts->threads - 1;
 	if (n > PD_STAGE_MAX_LANES)
 		n = PD_STAGE_MAX_LANES;
-	size_t *lane_of = g_new(size_t, len + 1);
-	for (size_t i = 0; i <= len; i++)
-		lane_of[i] = SIZE_MAX;
-	n = plan_lanes(n, lane_of);
-	/* With one lane, nDPI (a quarter of the work) runs there too, which
-	 * evens the two threads out; with more, it stays with the flows, whose
-	 * snapshots then carry the label to every lane. */
-	bool app_in_lane = n == 1;
+	bool app_in_lane = n == 1 && !opts->no_ndpi;
+	size_t *bin_of = g_new(size_t, len + 1);
+	plan_bins(n, app_in_lane, bin_of);
 	pd_run_opts flow_opts = *opts;
 	if (app_in_lane) {
 		flow_opts.no_ndpi = true;
 		flow_opts.want_flow_rows = false;
 	}
-	pd_run *run = run_new_lane(&flow_opts, on, false, false); /* no detectors */
+	for (size_t i = 0; i < len; i++)
+		on[i] = bin_of[i] == 0;
+	pd_run *run = run_new_lane(&flow_opts, on, false, false);
 	run->app_in_lane = app_in_lane;
 	run->shadow_size = SHADOW_HDR;
-	for (size_t k = 0; k < n; k++) {
-		for (size_t i = 0; i < len; i++)
-			on[i] = lane_of[i] == k;
-		pd_run *lane = run_new_lane(opts, on, true, app_in_lane);
+	size_t used = 0;
+	for (size_t k = 1; k <= n; k++) {
+		bool any = k == 1 && app_in_lane;
+		for (size_t i = 0; i < len; i++) {
+			on[i] = bin_of[i] == k;
+			any |= on[i];
+		}
+		if (!any)
+			continue; /* more threads than work */
+		pd_run *lane = run_new_lane(opts, on, true, k == 1 && app_in_lane);
 		lane->shadow_off = run->shadow_size;
 		lane->owner = run;
 		run->shadow_size += align16(offsetof(pd_flow, det_state) + lane->det_state_size);
-		run->lane[k] = lane;
+		run->lane[used++] = lane;
 	}
-	run->n_lanes = n;
+	run->n_lanes = used;
 	g_free(on);
-	g_free(lane_of);
+	g_free(bin_of);
 	return run;
 }
 
@@ -373,7 +402,6 @@ static void flow_end_hooks(pd_run *run, pd_flow *f)
 		if (fs || !pd_detectors[i]->state_on_data)
 			pd_detectors[i]->on_flow_end(run, run->det_global[i], f, fs);
 	}
-	label_findings(run, f);
 }
 
 /* Hands the lanes an event about flow f (NULL for EV_PACKET). */
@@ -426,14 +454,23 @@ static void flow_end_summary(pd_run *run, const pd_flow *f)
 static void finalize_flow(pd_run *run, pd_flow *f)
 {
 	pd_ndpi_finish(run->ndpi, f);
-	if (run->stage) {
-		emit(run, EV_END, f, NULL);
+	if (run->app_in_lane) {
+		/* nDPI's label comes from the app lane: this thread's findings
+		 * that name the flow learn it at the end (take_lane_findings). */
+		flow_end_hooks(run, f);
+		uint64_t key = f->id;
+		pd_event *ev = emit(run, EV_END, f, NULL);
+		ev->want_label = g_hash_table_contains(run->flow_findings, &key);
 		pd_stage_push(run->stage);
 	} else {
+		if (run->stage) {
+			emit(run, EV_END, f, NULL);
+			pd_stage_push(run->stage);
+		}
 		flow_end_hooks(run, f);
-	}
-	if (!run->app_in_lane)
+		label_findings(run, f);
 		flow_end_summary(run, f);
+	}
 	pd_flowtable_remove(run->ft, f);
 	pd_flow_free(f);
 }
@@ -635,9 +672,8 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 		pd_event *ev = emit(run, EV_TCP, f, pkt);
 		ev->seg = seg;
 		pd_stage_push(run->stage);
-	} else {
-		tcp_hooks(run, f, pkt, &seg);
 	}
+	tcp_hooks(run, f, pkt, &seg);
 }
 
 static void handle_udp(pd_run *run, const pd_packet *pkt)
@@ -673,9 +709,8 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 		pd_event *ev = emit(run, EV_UDP, f, pkt);
 		ev->dir = (int8_t)dir;
 		pd_stage_push(run->stage);
-	} else {
-		udp_hooks(run, f, pkt, dir);
 	}
+	udp_hooks(run, f, pkt, dir);
 }
 
 static void flush_linktype_run(pd_run *run)
@@ -767,9 +802,8 @@ void pd_run_dissected(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_
 	if (run->stage) {
 		emit(run, EV_PACKET, NULL, pkt);
 		pd_stage_push(run->stage);
-	} else {
-		packet_hooks(run, pkt);
 	}
+	packet_hooks(run, pkt);
 
 	/* A malformed transport header is counted above and goes no further.
 	 * An IP total length beyond the frame was clipped to the frame by the
@@ -899,8 +933,15 @@ static void lane_event(void *ctx, const void *rec)
 		if (lane->app_lane)
 			pd_ndpi_finish(lane->ndpi, m);
 		flow_end_hooks(lane, m);
-		if (lane->app_lane)
+		label_findings(lane, m);
+		if (lane->app_lane) {
 			flow_end_summary(lane, m);
+			if (ev->want_label) {
+				pd_flow_label l = {.flow_id = m->id};
+				memcpy(l.app, m->app, sizeof(l.app));
+				g_array_append_val(lane->labels_out, l);
+			}
+		}
 		g_free(m->data_state);
 		m->data_state = NULL;
 		shadow_hdr *h = (shadow_hdr *)ev->shadow;
@@ -1354,6 +1395,13 @@ static void take_lane_findings(pd_run *run, pd_run *lane)
 		g_hash_table_insert(run->findings, k, f);
 	}
 	if (lane->app_lane) {
+		for (guint i = 0; i < lane->labels_out->len; i++) {
+			const pd_flow_label *l = &g_array_index(lane->labels_out, pd_flow_label, i);
+			pd_flow m;
+			m.id = l->flow_id;
+			memcpy(m.app, l->app, sizeof(m.app));
+			label_findings(run, &m);
+		}
 		GHashTable *apps = run->apps;
 		run->apps = lane->apps;
 		lane->apps = apps;
@@ -1558,6 +1606,8 @@ void pd_run_free(pd_run *run)
 	for (size_t k = 0; k < run->n_lanes; k++) {
 		pd_run *lane = run->lane[k];
 		lane->finished = true;
+		if (lane->labels_out)
+			g_array_free(lane->labels_out, TRUE);
 		shadow_list_free(lane->shadow_done);
 		lane->shadow_done = NULL;
 		pd_report_free(lane->report);

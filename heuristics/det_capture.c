@@ -718,7 +718,7 @@ static void cp_fini(void *gv)
 const pd_detector pd_det_capture = {
 	.name = "capture",
 	.flow_state_size = sizeof(cp_flow),
-	.cost = 7,
+	.cost = 6,
 	.global_state_size = sizeof(cp_global),
 	.on_packet = cp_on_packet,
 	.on_tcp = cp_on_tcp,

@@ -424,7 +424,7 @@ static void ch_fini(void *gv)
 const pd_detector pd_det_churn = {
 	.name = "churn",
 	.flow_state_size = sizeof(ch_fs),
-	.cost = 7,
+	.cost = 5,
 	.global_state_size = sizeof(ch_g),
 	.on_tcp = ch_on_tcp,
 	.on_flow_end = ch_on_flow_end,

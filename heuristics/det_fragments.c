@@ -863,7 +863,8 @@ static void fr_fini(void *gv)
 const pd_detector pd_det_fragments = {
 	.name = "fragments",
 	.flow_state_size = sizeof(fr_flow),
-	.cost = 3,
+	.cost = 2,
+	.needs_app = true, /* names the application in its detail */
 	.global_state_size = sizeof(fr_global),
 	.on_packet = fr_on_packet,
 	.on_tcp = fr_on_tcp,

@@ -197,7 +197,7 @@ static void sf_on_end(pd_run *run, void *gv)
 const pd_detector pd_det_synflood = {
 	.name = "synflood",
 	.flow_state_size = 0,
-	.cost = 1,
+	.cost = 2,
 	.global_state_size = sizeof(sf_g),
 	.on_tcp = sf_on_tcp,
 	.on_flow_end = sf_on_flow_end,

@@ -376,7 +376,7 @@ const pd_detector pd_det_transfer = {
 	.state_on_data = true,
 	.name = "transfer",
 	.flow_state_size = sizeof(tr_flow),
-	.cost = 3,
+	.cost = 1,
 	.on_tcp = tr_on_tcp,
 	.on_flow_end = tr_on_flow_end,
 };

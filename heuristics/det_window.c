@@ -476,7 +476,7 @@ const pd_detector pd_det_window = {
 	.state_on_data = true,
 	.name = "window",
 	.flow_state_size = sizeof(wn_flow),
-	.cost = 5,
+	.cost = 2,
 	.on_tcp = wn_on_tcp,
 	.on_flow_end = wn_on_flow_end,
 };

@@ -30,6 +30,7 @@ typedef struct pd_detector {
 	/* How detectors are spread over threads (--threads, analyzer/run.c):
 	 * each detector lane runs a share of them, chosen by these fields. */
 	unsigned cost; /* percent of a one-thread run's time (perf; docs/performance.md) */
+	bool needs_app; /* reads flow->app (nDPI's label): runs where nDPI runs */
 	const char *lane_with; /* reports a finding id that detector (by name) also reports */
 
 	void (*init)(pd_run *run, void *g);
