@@ -1,6 +1,8 @@
 /* Capture input: one or more files (or "-") read as one capture, merged in
  * timestamp order like mergecap does with tcpdump's rotated files. Plain and
- * gzip-compressed pcap and pcapng, through libpcap at nanosecond precision.
+ * gzip-compressed pcap and pcapng, through libpcap at nanosecond precision;
+ * plain classic pcap files are mapped and read in place instead, with the
+ * same results.
  * A BPF filter is applied here, after numbering, so frame numbers stay the
  * original ones. */
 #ifndef PD_READER_H
@@ -21,7 +23,9 @@ typedef struct pd_frame {
 	uint32_t caplen, wirelen;
 	int linktype;
 	uint32_t file_index;
-	const uint8_t *data; /* valid until the next pd_reader_next() */
+	/* valid until the next pd_reader_next(), or until pd_reader_close()
+	 * when pd_reader_frames_stable() */
+	const uint8_t *data;
 } pd_frame;
 
 /* Opens every file. Files that cannot be opened are reported through
@@ -41,6 +45,9 @@ uint32_t pd_reader_snaplen(const pd_reader *r);
 uint64_t pd_reader_bytes_read(const pd_reader *r); /* compressed bytes for .gz */
 uint64_t pd_reader_total_bytes(const pd_reader *r); /* sizes of regular files, 0 if unknown */
 uint64_t pd_reader_frames_seen(const pd_reader *r); /* incl. filtered-out ones */
+/* Every frame's data stays valid until pd_reader_close() (all inputs are
+ * mapped files), so a consumer may keep the pointers instead of copying. */
+bool pd_reader_frames_stable(const pd_reader *r);
 
 void pd_reader_close(pd_reader *r);
 
