@@ -25,7 +25,7 @@
 /* Pages of the mapping already read are dropped from the process in steps
  * this big, so RSS does not grow with the file (they stay in the page cache,
  * and a late reader of a frame behind the cut just faults it back in). */
-#define PD_MAP_DROP_STEP (32u << 20)
+#define PD_MAP_DROP_STEP (4u << 20)
 #define PD_MAP_POPULATE_STEP (4u << 20)
 #define PD_MAP_PREFETCH 4096u
 
