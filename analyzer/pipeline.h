@@ -20,9 +20,11 @@ typedef struct pd_stage pd_stage;
  * after the last one. */
 typedef void (*pd_stage_fn)(void *lane, const void *rec);
 
-/* Starts n lanes (ctx[i] is lane i's argument). When a thread cannot
- * start, every record goes through the lanes on the calling thread. */
-pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, void *const *ctx);
+/* Starts n lanes (ctx[i] is lane i's argument). hint (may be NULL) is
+ * shown the next record before fn handles the current one, to prefetch
+ * what it will need. When a thread cannot start, every record goes
+ * through the lanes on the calling thread. */
+pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, pd_stage_fn hint, void *const *ctx);
 
 /* The next record to fill; waits while the ring is full. */
 void *pd_stage_next(pd_stage *s);

@@ -30,7 +30,8 @@
 #define PD_MAX_HALF_OPEN 16384
 
 /* Frames kept for the lanes while they catch up (--threads 2+), and the
- * bytes for their copies: libpcap reuses its buffer at the next read. */
+ * bytes for their copies: libpcap reuses its buffer at the next read (a
+ * mapped file's frames stay put and are not copied). */
 #define PD_FRAME_SLOTS 2048
 #define PD_FRAME_ARENA (4u << 20)
 
@@ -72,16 +73,20 @@ typedef struct frame_slot {
 	pd_frame fr;
 	pd_packet pkt;
 	pd_dissect_status st;
-	size_t off; /* of the copy in the arena; len = fr.caplen */
+	size_t off; /* of the copy in the arena, if in_arena; len = fr.caplen */
+	bool in_arena;
 	uint8_t *own; /* a frame too big for the arena: its own copy */
-	uint64_t needs; /* events the lanes must handle before it is reused */
 } frame_slot;
 
 /* The frames the lanes may still read: a FIFO of slots whose copies sit
  * one after the other in a circular arena. */
 typedef struct frame_ring {
 	frame_slot *slot; /* [PD_FRAME_SLOTS] */
+	/* events the lanes must handle before slot i is reused; apart from the
+	 * slots, which the lanes read while this thread goes on */
+	uint64_t *needs;
 	uint8_t *arena;
+	bool stable; /* the reader's frames stay put (a mapped file): no copies */
 	uint64_t head, next; /* oldest unreleased frame, next frame */
 	size_t wpos; /* where the next copy goes */
 } frame_ring;
@@ -238,7 +243,7 @@ static size_t detector_index(const char *name)
 
 /* Base loads of the threads, in the detectors' cost unit (percent of a
  * one-thread run; perf, docs/performance.md). */
-#define PD_COST_FLOWS 30 /* reading, dissection, flow table, TCP engine */
+#define PD_COST_FLOWS 36 /* reading, dissection, flow table, TCP engine */
 #define PD_COST_NDPI 25
 #define PD_COST_MIRROR 5 /* a lane bringing its mirror of each event's flow up to date */
 
@@ -900,6 +905,19 @@ static void lane_end(pd_run *lane)
 	}
 }
 
+/* The next event's mirror is in no cache yet: ask for it while the
+ * current event is handled. */
+static void lane_prefetch(void *ctx, const void *rec)
+{
+	const pd_run *lane = ctx;
+	const pd_event *ev = rec;
+	if (ev->kind == EV_PACKET)
+		return;
+	const char *m = (const char *)(ev->shadow + lane->shadow_off);
+	for (size_t off = 0; off < offsetof(pd_flow, det_state); off += 64)
+		__builtin_prefetch(m + off, 1);
+}
+
 /* A lane's thread: the detector calls one thread would have made. */
 static void lane_event(void *ctx, const void *rec)
 {
@@ -909,7 +927,8 @@ static void lane_event(void *ctx, const void *rec)
 		return;
 	}
 	const pd_event *ev = rec;
-	lane->report->cap.first_ts = ev->first_ts;
+	if (lane->report->cap.first_ts != ev->first_ts)
+		lane->report->cap.first_ts = ev->first_ts; /* rarely: no write per event */
 	switch (ev->kind) {
 	case EV_PACKET:
 		packet_hooks(lane, ev->pkt);
@@ -979,8 +998,9 @@ static void finish_flows(pd_run *run)
 static void release_oldest(pd_run *run, frame_ring *r)
 {
 	frame_slot *s = &r->slot[r->head % PD_FRAME_SLOTS];
-	if (s->needs > run->lanes_handled)
-		run->lanes_handled = pd_stage_wait_handled(run->stage, s->needs);
+	uint64_t needs = r->needs[r->head % PD_FRAME_SLOTS];
+	if (needs > run->lanes_handled)
+		run->lanes_handled = pd_stage_wait_handled(run->stage, needs);
 	g_free(s->own);
 	s->own = NULL;
 	r->head++;
@@ -992,7 +1012,7 @@ static uint8_t *arena_place(pd_run *run, frame_ring *r, frame_slot *s, size_t le
 {
 	for (;;) {
 		uint64_t t = r->head;
-		while (t < r->next && (r->slot[t % PD_FRAME_SLOTS].fr.caplen == 0 || r->slot[t % PD_FRAME_SLOTS].own))
+		while (t < r->next && !r->slot[t % PD_FRAME_SLOTS].in_arena)
 			t++;
 		if (t == r->next) {
 			r->wpos = 0; /* nothing in the arena */
@@ -1012,6 +1032,7 @@ static uint8_t *arena_place(pd_run *run, frame_ring *r, frame_slot *s, size_t le
 		release_oldest(run, r);
 	}
 	s->off = r->wpos;
+	s->in_arena = true;
 	r->wpos += len;
 	return r->arena + s->off;
 }
@@ -1024,14 +1045,17 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
 	frame_slot *s = &r->slot[r->next % PD_FRAME_SLOTS];
 	s->fr = *fr;
 	s->own = NULL;
-	uint8_t *copy = NULL;
-	if (fr->caplen > PD_FRAME_ARENA / 4)
-		copy = s->own = g_malloc(fr->caplen);
-	else if (fr->caplen)
-		copy = arena_place(run, r, s, fr->caplen);
-	if (copy)
-		memcpy(copy, fr->data, fr->caplen);
-	s->fr.data = copy;
+	s->in_arena = false;
+	if (!r->stable) {
+		uint8_t *copy = NULL;
+		if (fr->caplen > PD_FRAME_ARENA / 4)
+			copy = s->own = g_malloc(fr->caplen);
+		else if (fr->caplen)
+			copy = arena_place(run, r, s, fr->caplen);
+		if (copy)
+			memcpy(copy, fr->data, fr->caplen);
+		s->fr.data = copy;
+	}
 	s->st = pd_run_dissect(&s->fr, &s->pkt);
 	r->next++;
 	return s;
@@ -1041,17 +1065,22 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
  * events that point into them. */
 static void read_with_lanes(pd_run *run)
 {
-	frame_ring r = {.slot = g_new0(frame_slot, PD_FRAME_SLOTS), .arena = g_malloc(PD_FRAME_ARENA)};
+	frame_ring r = {.slot = g_new0(frame_slot, PD_FRAME_SLOTS),
+			.needs = g_new0(uint64_t, PD_FRAME_SLOTS),
+			.stable = pd_reader_frames_stable(run->reader)};
+	if (!r.stable)
+		r.arena = g_malloc(PD_FRAME_ARENA);
 	pd_frame fr;
 	while (pd_reader_next(run->reader, &fr)) {
 		frame_slot *s = ring_put(run, &r, &fr);
 		pipeline_sink(run, &s->fr, &s->pkt, s->st);
-		s->needs = pd_stage_pushed(run->stage);
+		r.needs[(r.next - 1) % PD_FRAME_SLOTS] = pd_stage_pushed(run->stage);
 	}
 	/* The lanes may still read these frames: wait for them. */
 	while (r.head < r.next)
 		release_oldest(run, &r);
 	g_free(r.slot);
+	g_free(r.needs);
 	g_free(r.arena);
 }
 
@@ -1077,7 +1106,7 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 			run->lane[k]->snaplen = run->snaplen;
 			ctx[k] = run->lane[k];
 		}
-		run->stage = pd_stage_start(sizeof(pd_event), run->n_lanes, lane_event, ctx);
+		run->stage = pd_stage_start(sizeof(pd_event), run->n_lanes, lane_event, lane_prefetch, ctx);
 	}
 	if (run->stage) {
 		read_with_lanes(run);
