@@ -3,6 +3,8 @@
 #include "reader.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,6 +57,7 @@ typedef struct pd_source {
 	size_t map_pf; /* prefetched up to here */
 	bool map_swapped;
 	bool map_nsec;
+	int map_guard; /* slot in map_guards, -1 none */
 	uint32_t map_snap;
 	struct pcap_pkthdr mhdr;
 } pd_source;
@@ -70,6 +73,70 @@ struct pd_reader {
 	uint64_t total_bytes;
 	pd_source *pending; /* advance before the next read */
 };
+
+/* A mapped file that another program truncates while it is read turns
+ * the next access past its new end into SIGBUS, on whichever thread reads
+ * the frame. Instead of dying with "Bus error", pcapdoc says which file
+ * shrank and exits with the unreadable-input status. The table is filled
+ * before the handler can look at it; a slot is cleared before its file is
+ * unmapped. */
+#define PD_MAP_GUARDS 64
+typedef struct map_guard {
+	_Atomic(const uint8_t *) start;
+	size_t len;
+	char msg[480];
+	size_t msg_len;
+} map_guard;
+static map_guard map_guards[PD_MAP_GUARDS];
+
+static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	const uint8_t *a = si ? (const uint8_t *)si->si_addr : NULL;
+	for (size_t i = 0; a && i < PD_MAP_GUARDS; i++) {
+		const uint8_t *st = atomic_load(&map_guards[i].start);
+		if (st && a >= st && a < st + map_guards[i].len) {
+			ssize_t w = write(STDERR_FILENO, map_guards[i].msg, map_guards[i].msg_len);
+			(void)w;
+			_exit(3);
+		}
+	}
+	signal(sig, SIG_DFL); /* not ours: the default action */
+	raise(sig);
+}
+
+static int map_guard_add(const uint8_t *start, size_t len, const char *path)
+{
+	static _Atomic bool installed;
+	if (!atomic_exchange(&installed, true)) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = sigbus_handler;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+	}
+	for (int i = 0; i < PD_MAP_GUARDS; i++) {
+		if (atomic_load(&map_guards[i].start))
+			continue;
+		map_guard *g = &map_guards[i];
+		int n = snprintf(g->msg, sizeof(g->msg),
+				 "pcapdoc: %s: the file shrank while it was read (truncated by another program?); "
+				 "read a copy of it, or give it on standard input\n",
+				 path);
+		g->msg_len = n < 0 ? 0 : (size_t)n < sizeof(g->msg) ? (size_t)n : sizeof(g->msg) - 1;
+		g->len = len;
+		atomic_store(&g->start, start);
+		return i;
+	}
+	return -1; /* no room: not guarded, still read */
+}
+
+static void map_guard_remove(int i)
+{
+	if (i >= 0 && i < PD_MAP_GUARDS)
+		atomic_store(&map_guards[i].start, NULL);
+}
 
 static ssize_t gz_cookie_read(void *cookie, char *buf, size_t size)
 {
@@ -176,6 +243,9 @@ static void map_open(pd_source *s)
 		return;
 	}
 	madvise(m, len, MADV_SEQUENTIAL);
+	s->map_guard = map_guard_add(m, len, s->path);
+	if (g_getenv("PD_TEST_SHRINK_MAPPED")) /* tests only: another program truncates the file now */
+		(void)!truncate(s->path, PD_PCAP_FILEHDR);
 	s->map = m;
 	s->map_len = len;
 	s->map_off = PD_PCAP_FILEHDR;
@@ -368,8 +438,10 @@ static void source_close(pd_source *s)
 		pcap_freecode(&s->prog);
 	if (s->pcap)
 		pcap_close(s->pcap); /* closes the FILE, and the gz stream with it */
-	if (s->map)
+	if (s->map) {
+		map_guard_remove(s->map_guard);
 		munmap((void *)s->map, s->map_len);
+	}
 	g_free(s->iobuf);
 	g_free(s->path);
 }

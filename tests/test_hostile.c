@@ -446,3 +446,40 @@ Test(hostile, regress_inputs_all_report)
 	g_ptr_array_free(files, TRUE);
 	g_free(dir);
 }
+
+/* A plain pcap file is read through a memory mapping; if another program
+ * truncates it meanwhile, the next read past the new end would kill the
+ * process with SIGBUS. pcapdoc must instead name the file and say what
+ * happened, with the unreadable-input status, on one thread or two.
+ * (PD_TEST_SHRINK_MAPPED makes the reader truncate the file itself just
+ * after mapping it.) */
+Test(hostile, file_truncated_while_mapped)
+{
+	char *src = pd_test_src("testdata/captures/nagle-delack/nagle-delack.pcap");
+	char *path = tmp_path("pd-shrink.pcap");
+	const char *bin = g_getenv("PD_PCAPDOC");
+	for (int t = 1; t <= 2; t++) {
+		char *data = NULL;
+		gsize len = 0;
+		cr_assert(g_file_get_contents(src, &data, &len, NULL));
+		cr_assert(g_file_set_contents(path, data, (gssize)len, NULL));
+		g_free(data);
+		char threads[4];
+		g_snprintf(threads, sizeof(threads), "%d", t);
+		const char *argv[] = {bin, "-q", "--threads", threads, path, NULL};
+		char **envp = g_environ_setenv(g_get_environ(), "PD_TEST_SHRINK_MAPPED", "1", TRUE);
+		char *out = NULL, *err = NULL;
+		int status = -1;
+		cr_assert(g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3, "threads %d: status %d, stderr %s", t,
+			  status, err);
+		cr_expect(strstr(err, path) && strstr(err, "shrank while it was read"), "threads %d: stderr %s", t,
+			  err);
+		g_strfreev(envp);
+		g_free(out);
+		g_free(err);
+	}
+	g_remove(path);
+	g_free(path);
+	g_free(src);
+}
