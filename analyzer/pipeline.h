@@ -38,7 +38,7 @@ uint64_t pd_stage_wait_handled(pd_stage *s, uint64_t n);
 /* Publishes the rest, lets every lane finish, joins the threads, frees. */
 void pd_stage_finish(pd_stage *s);
 
-#define PD_STAGE_RECORDS 4096
+#define PD_STAGE_RECORDS 2048
 #define PD_STAGE_BATCH 64
 #define PD_STAGE_MAX_LANES 16
 

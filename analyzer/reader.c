@@ -27,7 +27,7 @@
 /* Pages of the mapping already read are dropped from the process in steps
  * this big, so RSS does not grow with the file (they stay in the page cache,
  * and a late reader of a frame behind the cut just faults it back in). */
-#define PD_MAP_DROP_STEP (4u << 20)
+#define PD_MAP_DROP_STEP (1u << 20)
 #define PD_MAP_TOUCH_AHEAD (256u << 10)
 #define PD_MAP_TOUCH_STEP (64u << 10)
 #define PD_MAP_PREFETCH 4096u
