@@ -126,10 +126,11 @@ struct pd_run {
 	gint64 progress_start;
 	uint64_t progress_k;
 
-	/* --threads 2+: this run reads, keeps the flows, runs nDPI and makes
-	 * the summary; the detectors run in lanes, each a run of its own on a
-	 * thread of its own with a share of them, fed through `stage`. Their
-	 * findings move here at the end. */
+	/* --threads 2+: this run (the flow thread) reads, keeps the flows and
+	 * makes the summary, and runs the detectors the plan gives it; the
+	 * others run in lanes, each a run of its own on a thread of its own,
+	 * fed through `stage` (with one lane, nDPI runs there too: app_lane).
+	 * Their findings move here at the end. */
 	pd_run *lane[PD_STAGE_MAX_LANES];
 	size_t n_lanes; /* 0: the detectors run here */
 	pd_stage *stage;

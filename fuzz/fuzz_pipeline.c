@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* nDPI's start-up dominates a run on small inputs: keep it for one
 	 * input in four so the glue is fuzzed without slowing everything. */
 	ro.no_ndpi = (size % 4) != 0;
-	ro.threads = (size % 3) == 0 ? 2 : 1;
+	ro.threads = 1 + (unsigned)(size % 3); /* one thread; nDPI in the lane; nDPI with the flows */
 	ro.max_flows = 1024; /* exercises eviction on small inputs */
 	pd_run *run = pd_run_new(&ro);
 	(void)pd_run_files(run, paths, 1);
