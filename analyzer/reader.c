@@ -36,6 +36,7 @@ typedef struct pd_source {
 	char *path; /* as given */
 	pcap_t *pcap;
 	gzFile gz; /* non-NULL when reading through zlib */
+	uint64_t gz_out; /* bytes zlib has handed to libpcap */
 	char *iobuf;
 	int linktype;
 	bool has_filter;
@@ -138,17 +139,26 @@ static void map_guard_remove(int i)
 		atomic_store(&map_guards[i].start, NULL);
 }
 
+/* libpcap reads zlib's output through a stdio cookie (the source), which
+ * also counts it: on a pipe zlib cannot say how far into its input it is,
+ * and the progress line shows what was read. */
 static ssize_t gz_cookie_read(void *cookie, char *buf, size_t size)
 {
+	pd_source *s = cookie;
 	if (size > INT32_MAX)
 		size = INT32_MAX;
-	int n = gzread((gzFile)cookie, buf, (unsigned)size);
+	int n = gzread(s->gz, buf, (unsigned)size);
+	if (n > 0)
+		s->gz_out += (uint64_t)n;
 	return n < 0 ? -1 : n;
 }
 
 static int gz_cookie_close(void *cookie)
 {
-	return gzclose((gzFile)cookie) == Z_OK ? 0 : -1;
+	pd_source *s = cookie;
+	int rc = gzclose(s->gz) == Z_OK ? 0 : -1;
+	s->gz = NULL;
+	return rc;
 }
 
 static void add_error(pd_reader *r, char *msg)
@@ -390,7 +400,7 @@ static bool source_open(pd_reader *r, pd_source *s, const char *filter)
 	if (s->gz) {
 		gzbuffer(s->gz, 256 * 1024);
 		cookie_io_functions_t io = {.read = gz_cookie_read, .close = gz_cookie_close};
-		fp = fopencookie(s->gz, "rb", io);
+		fp = fopencookie(s, "rb", io);
 		if (!fp) {
 			gzclose(s->gz);
 			s->gz = NULL;
@@ -569,8 +579,8 @@ uint64_t pd_reader_bytes_read(const pd_reader *r)
 		if (s->map) {
 			total += s->map_off;
 		} else if (s->gz) {
-			z_off_t o = gzoffset(s->gz);
-			total += o > 0 ? (uint64_t)o : 0;
+			z_off_t o = s->size ? gzoffset(s->gz) : -1;
+			total += o > 0 ? (uint64_t)o : s->gz_out; /* a pipe: bytes read, decompressed */
 		} else if (s->pcap) {
 			FILE *fp = pcap_file(s->pcap);
 			long o = fp ? ftell(fp) : -1;

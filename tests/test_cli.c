@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pty.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -396,4 +400,86 @@ Test(cli, threads_give_the_same_report)
 	}
 	g_ptr_array_free(files, TRUE);
 	g_free(root);
+}
+
+/* Runs pcapdoc on a pseudo-terminal (stdout and stderr), feeding `path` to
+ * its standard input in 20 pieces over about 1.6 s; returns all it wrote. */
+static char *run_on_tty(const char *path, bool quiet)
+{
+	gchar *data = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(path, &data, &len, NULL));
+	int in[2];
+	cr_assert_eq(pipe(in), 0);
+	int master = -1;
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], STDIN_FILENO);
+		close(in[0]);
+		close(in[1]);
+		unsetenv("CI"); /* the progress line is off in CI */
+		unsetenv("NO_COLOR");
+		const char *bin = getenv("PD_PCAPDOC");
+		if (quiet)
+			execl(bin, bin, "-q", "--format", "json", "-o", "/dev/null", "-", (char *)NULL);
+		else
+			execl(bin, bin, "--format", "json", "-o", "/dev/null", "-", (char *)NULL);
+		_exit(98);
+	}
+	close(in[0]);
+	GString *got = g_string_new(NULL);
+	fcntl(master, F_SETFL, O_NONBLOCK);
+	char buf[4096];
+	for (gsize off = 0, piece = len / 20 + 1; off < len; off += piece) {
+		gsize n = MIN(piece, len - off);
+		for (gsize w = 0; w < n;) {
+			ssize_t k = write(in[1], data + off + w, n - w);
+			cr_assert(k > 0);
+			w += (gsize)k;
+		}
+		struct timespec ts = {0, 80 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		ssize_t r;
+		while ((r = read(master, buf, sizeof(buf))) > 0)
+			g_string_append_len(got, buf, r);
+	}
+	close(in[1]);
+	fcntl(master, F_SETFL, 0);
+	ssize_t r;
+	while ((r = read(master, buf, sizeof(buf))) > 0) /* EIO once the child is gone */
+		g_string_append_len(got, buf, r);
+	int st = 0;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pcapdoc status %d: %s", st, got->str);
+	close(master);
+	g_free(data);
+	return g_string_free(got, FALSE);
+}
+
+/* On a terminal, stderr shows the progress (here from standard input, so
+ * bytes read and packets/s, no total) and rewrites it in place; -q
+ * silences it; on a pipe it never appears. */
+Test(cli, progress_on_a_terminal_only, .timeout = 120)
+{
+	char *path = g_build_filename(g_get_tmp_dir(), "pd-progress.pcap", NULL);
+	char *cmd = g_strdup_printf("'%s' '%s' 25 > /dev/null 2>&1", g_getenv("PD_GEN_CAPTURE"), path);
+	cr_assert_eq(system(cmd), 0);
+	char *tty = run_on_tty(path, false);
+	cr_expect(strstr(tty, "pcapdoc: ") && strstr(tty, " MB, ") && strstr(tty, "packets/s"),
+		  "no progress line on a terminal: %s", tty);
+	cr_expect(strstr(tty, " 0 MB, ") == NULL, "progress counts the bytes read from a pipe: %s", tty);
+	cr_expect(strstr(tty, "\r\033[K") != NULL, "the progress line is rewritten in place: %s", tty);
+	char *quiet = run_on_tty(path, true);
+	cr_expect(strstr(quiet, "packets/s") == NULL, "-q must silence the progress line: %s", quiet);
+	char *err = NULL;
+	const char *args[] = {"--format", "json", "-o", "/dev/null", path, NULL};
+	cr_expect_eq(pd_test_run(NULL, &err, args), 0);
+	cr_expect(err == NULL || strstr(err, "packets/s") == NULL, "progress on a pipe: %s", err);
+	g_free(err);
+	g_free(quiet);
+	g_free(tty);
+	g_remove(path);
+	g_free(cmd);
+	g_free(path);
 }
