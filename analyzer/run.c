@@ -1,7 +1,9 @@
 /* The analysis pipeline and the finding API detectors report through. */
 #include "run.h"
 
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -252,8 +254,8 @@ static size_t detector_index(const char *name)
  * to n): detectors tied by lane_with form one group; a group that reads
  * nDPI's label goes where nDPI runs (lane 1 when app_in_lane); the rest go,
  * heaviest first, each to the least loaded bin. The plan depends only on
- * the registry and n, never on the input. */
-static void plan_bins(size_t n, bool app_in_lane, size_t *bin_of)
+ * the registry and n, never on the input. Returns the busiest bin's load. */
+static unsigned plan_bins(size_t n, bool app_in_lane, size_t *bin_of)
 {
 	size_t len = pd_detectors_len;
 	size_t *root = g_new0(size_t, len + 1);
@@ -297,6 +299,10 @@ static void plan_bins(size_t n, bool app_in_lane, size_t *bin_of)
 	g_free(root);
 	g_free(cost);
 	g_free(app);
+	unsigned busiest = 0;
+	for (size_t k = 0; k <= n; k++)
+		busiest = MAX(busiest, load[k]);
+	return busiest;
 }
 
 pd_run *pd_run_new(const pd_run_opts *opts)
@@ -313,12 +319,26 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	/* One thread for the flows (and some detectors), the others for
 	 * detector lanes. With one lane, nDPI (a quarter of the work) runs
 	 * there, which evens the two threads out; with more, it stays with
-	 * the flows, whose snapshots then carry the label to every lane. */
-	size_t n = opts->threads - 1;
-	if (n > PD_STAGE_MAX_LANES)
-		n = PD_STAGE_MAX_LANES;
-	bool app_in_lane = n == 1 && !opts->no_ndpi;
+	 * the flows, whose snapshots then carry the label to every lane. So
+	 * more lanes are not always faster: of the lane counts --threads
+	 * allows, the one whose busiest thread has the least work is used
+	 * (today one lane: with two, nDPI's return makes the flow thread the
+	 * busiest by far; measured, docs/performance.md). */
+	size_t max_lanes = MIN(opts->threads - 1, PD_STAGE_MAX_LANES);
 	size_t *bin_of = g_new(size_t, len + 1);
+	size_t n = 1;
+	unsigned best = UINT_MAX;
+	for (size_t k = 1; k <= max_lanes; k++) {
+		unsigned busiest = plan_bins(k, k == 1 && !opts->no_ndpi, bin_of);
+		if (busiest < best) {
+			best = busiest;
+			n = k;
+		}
+	}
+	const char *force = g_getenv("PD_TEST_LANES"); /* tests: the several-lane path */
+	if (force && atoi(force) >= 1)
+		n = MIN((size_t)atoi(force), max_lanes);
+	bool app_in_lane = n == 1 && !opts->no_ndpi;
 	plan_bins(n, app_in_lane, bin_of);
 	pd_run_opts flow_opts = *opts;
 	if (app_in_lane) {
