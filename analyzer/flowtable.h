@@ -23,9 +23,10 @@ pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
 			     const pd_addr *b, uint16_t pb);
 
-/* Unlinks the flow; the caller finalizes and frees it with pd_flow_free. */
+/* Unlinks the flow; the caller finalizes it, then gives it back with
+ * pd_flowtable_release (its block is reused for a later flow). */
 void pd_flowtable_remove(pd_flowtable *t, pd_flow *f);
-void pd_flow_free(pd_flow *f);
+void pd_flowtable_release(pd_flowtable *t, pd_flow *f);
 
 /* Activity queues: the caller puts each flow, after each of its packets,
  * at the tail of the queue for its idle timeout (one timeout per queue), so

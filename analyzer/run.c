@@ -498,7 +498,7 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 		flow_end_summary(run, f);
 	}
 	pd_flowtable_remove(run->ft, f);
-	pd_flow_free(f);
+	pd_flowtable_release(run->ft, f);
 }
 
 static bool fin_acked(const pd_flow *f, int dir)
