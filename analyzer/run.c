@@ -143,6 +143,7 @@ struct pd_run {
 	uint8_t *shadow_back; /* blocks the lanes handed back */
 	pd_run *owner; /* a lane: the run it works for */
 	bool app_lane; /* a lane that runs nDPI, counts labels and makes flow rows */
+	bool ndpi_started; /* an app lane: its nDPI module was made (on its thread) */
 	GArray *labels_out; /* an app lane: pd_flow_label of the flows the flow thread asked about */
 	bool app_in_lane; /* the flow thread: lane 0 is an app lane */
 	uint64_t ndpi_skipped_elsewhere; /* the app lane's count, at the end */
@@ -223,7 +224,9 @@ static pd_run *run_new_lane(const pd_run_opts *opts, const bool *det_on, bool se
 			hooks_add(&run->h_end, i);
 	}
 	run->ft = pd_flowtable_new(run->det_state_size);
-	run->ndpi = run->opts.no_ndpi ? NULL : pd_ndpi_new();
+	/* An app lane starts nDPI (~35 ms) on its own thread, while the flow
+	 * thread reads: see lane_event. */
+	run->ndpi = run->opts.no_ndpi || app_lane ? NULL : pd_ndpi_new();
 	run->findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	run->per_id = g_new0(uint32_t, pd_catalog_len);
 	run->flow_findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -479,7 +482,8 @@ static void flow_end_summary(pd_run *run, const pd_flow *f)
 
 static void finalize_flow(pd_run *run, pd_flow *f)
 {
-	pd_ndpi_finish(run->ndpi, f);
+	if (!run->app_in_lane) /* else the app lane labels the flow */
+		pd_ndpi_finish(run->ndpi, f);
 	if (run->app_in_lane) {
 		/* nDPI's label comes from the app lane: this thread's findings
 		 * that name the flow learn it at the end (take_lane_findings). */
@@ -943,6 +947,10 @@ static void lane_prefetch(void *ctx, const void *rec)
 static void lane_event(void *ctx, const void *rec)
 {
 	pd_run *lane = ctx;
+	if (lane->app_lane && !lane->ndpi_started) {
+		lane->ndpi_started = true;
+		lane->ndpi = pd_ndpi_new();
+	}
 	if (!rec) {
 		lane_end(lane);
 		return;
