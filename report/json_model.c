@@ -236,7 +236,7 @@ static cJSON *capture_json(const pd_capture_summary *c)
 	return o;
 }
 
-static cJSON *flow_row_json(const pd_flow_row *row)
+cJSON *pd_flow_row_to_json(const pd_flow_row *row)
 {
 	cJSON *o = cJSON_CreateObject();
 	add_flow_ref(o, &row->ref);
@@ -264,6 +264,11 @@ static cJSON *flow_row_json(const pd_flow_row *row)
 
 cJSON *pd_report_to_json(const pd_report *r, const char *version)
 {
+	return pd_report_to_json_rows(r, version, true);
+}
+
+cJSON *pd_report_to_json_rows(const pd_report *r, const char *version, bool rows)
+{
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddItemToObject(doc, "schema_version", cJSON_CreateString(PD_SCHEMA_VERSION));
 	cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
@@ -278,9 +283,9 @@ cJSON *pd_report_to_json(const pd_report *r, const char *version)
 
 	if (r->flows) {
 		cJSON *flows = cJSON_AddArrayToObject(doc, "flows");
-		for (guint i = 0; i < r->flows->len; i++)
+		for (guint i = 0; rows && i < r->flows->len; i++)
 			cJSON_AddItemToArray(flows,
-					     flow_row_json(&g_array_index(r->flows, pd_flow_row, i)));
+					     pd_flow_row_to_json(&g_array_index(r->flows, pd_flow_row, i)));
 		add_u64(doc, "flows_omitted", r->flows_omitted);
 	}
 

@@ -32,6 +32,10 @@ const pd_renderer *pd_renderer_find(const char *name);
 /* The JSON document (json_model.c): the single source for --format json,
  * baselines and diffs. Caller cJSON_Delete()s. */
 cJSON *pd_report_to_json(const pd_report *r, const char *version);
+/* The same with rows false: the flow table ("flows") left empty, for a
+ * writer that streams the rows (pd_flow_row_to_json each). */
+cJSON *pd_report_to_json_rows(const pd_report *r, const char *version, bool rows);
+cJSON *pd_flow_row_to_json(const pd_flow_row *row);
 
 /* Baseline (--baseline FILE): marks findings present in an earlier JSON
  * report as known. A finding matches on id plus its flows' endpoints (or
