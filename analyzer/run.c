@@ -149,7 +149,6 @@ struct pd_run {
 	uint64_t ndpi_skipped_elsewhere; /* the app lane's count, at the end */
 	uint8_t *shadow_done, *shadow_done_tail; /* a lane: blocks it will hand back */
 	size_t n_done;
-	bool is_lane;
 	bool flows_done; /* every flow finalized and on_end run */
 	uint64_t lanes_handled; /* events every lane is known to be done with */
 	uint64_t half_open_evicted;
@@ -173,21 +172,21 @@ static void hooks_add(hook_list *h, size_t i)
 	h->idx[h->n++] = i;
 }
 
-/* A run with the detectors det_on says. A secondary run is a detector
- * lane; app_lane: it also runs nDPI and keeps the per-flow results
- * (labels, flow rows) that need nDPI's label. */
-static pd_run *run_new_lane(const pd_run_opts *opts, const bool *det_on, bool secondary, bool app_lane)
+/* A run with the detectors det_on says: the whole analysis, the flow
+ * thread's part, or (lane) a detector lane; app_lane: a lane that also
+ * runs nDPI and keeps the per-flow results that need its label (the
+ * application counts, the flow rows). */
+static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, bool app_lane)
 {
 	pd_run *run = g_new0(pd_run, 1);
 	run->opts = *opts;
 	if (run->opts.max_flows < 16)
 		run->opts.max_flows = 16;
-	run->is_lane = secondary;
 	g_mutex_init(&run->shadow_lock);
 	run->app_lane = app_lane;
 	if (app_lane)
 		run->labels_out = g_array_new(FALSE, FALSE, sizeof(pd_flow_label));
-	if (secondary) {
+	if (lane) {
 		run->opts.progress = false;
 		if (!app_lane) {
 			run->opts.want_flow_rows = false;
@@ -315,7 +314,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	if (opts->threads < 2) {
 		for (size_t i = 0; i < len; i++)
 			on[i] = true;
-		pd_run *run = run_new_lane(opts, on, false, false);
+		pd_run *run = run_new(opts, on, false, false);
 		g_free(on);
 		return run;
 	}
@@ -350,7 +349,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	}
 	for (size_t i = 0; i < len; i++)
 		on[i] = bin_of[i] == 0;
-	pd_run *run = run_new_lane(&flow_opts, on, false, false);
+	pd_run *run = run_new(&flow_opts, on, false, false);
 	run->app_in_lane = app_in_lane;
 	run->shadow_size = SHADOW_HDR;
 	size_t used = 0;
@@ -362,7 +361,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		}
 		if (!any)
 			continue; /* more threads than work */
-		pd_run *lane = run_new_lane(opts, on, true, k == 1 && app_in_lane);
+		pd_run *lane = run_new(opts, on, true, k == 1 && app_in_lane);
 		lane->shadow_off = run->shadow_size;
 		lane->owner = run;
 		run->shadow_size += align16(offsetof(pd_flow, det_state) + lane->det_state_size);
