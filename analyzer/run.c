@@ -765,7 +765,8 @@ static void count_linktype(pd_run *run, int lt)
 	run->lt_run_count = 1;
 }
 
-pd_dissect_status pd_run_dissect(const pd_frame *fr, pd_packet *pkt)
+/* The frame's packet view (pkt borrows fr->data): stateless. */
+static pd_dissect_status frame_dissect(const pd_frame *fr, pd_packet *pkt)
 {
 	pkt->frame_no = fr->frame_no;
 	pkt->ts = fr->ts;
@@ -776,7 +777,8 @@ pd_dissect_status pd_run_dissect(const pd_frame *fr, pd_packet *pkt)
 	return pd_dissect(pkt, fr->data);
 }
 
-void pd_run_dissected(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
+/* Everything after dissection, for one frame, in capture order. */
+static void run_frame(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
 {
 	pd_capture_summary *cap = &run->report->cap;
 
@@ -890,7 +892,7 @@ static void progress_update(pd_run *run, bool final)
 static void pipeline_sink(void *ctx, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
 {
 	pd_run *run = ctx;
-	pd_run_dissected(run, fr, pkt, st);
+	run_frame(run, fr, pkt, st);
 	if (run->opts.progress && (++run->progress_k & 0xfff) == 0) /* a clock read per 4096 frames */
 		progress_update(run, false);
 }
@@ -1084,7 +1086,7 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
 			memcpy(copy, fr->data, fr->caplen);
 		s->fr.data = copy;
 	}
-	s->st = pd_run_dissect(&s->fr, &s->pkt);
+	s->st = frame_dissect(&s->fr, &s->pkt);
 	r->next++;
 	return s;
 }
@@ -1142,7 +1144,7 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 		pd_frame fr;
 		pd_packet pkt;
 		while (pd_reader_next(run->reader, &fr)) {
-			pd_dissect_status dst = pd_run_dissect(&fr, &pkt);
+			pd_dissect_status dst = frame_dissect(&fr, &pkt);
 			pipeline_sink(run, &fr, &pkt, dst);
 		}
 	}

@@ -37,11 +37,6 @@ typedef enum pd_run_status {
 /* Reads and analyses the files as one merged capture. */
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
 
-/* One frame in two halves, so dissection can run on another thread:
- * pd_run_dissect is stateless (pkt borrows frame->data); pd_run_dissected
- * does everything else and must see frames in capture order. */
-pd_dissect_status pd_run_dissect(const pd_frame *frame, pd_packet *pkt);
-void pd_run_dissected(pd_run *run, const pd_frame *frame, const pd_packet *pkt, pd_dissect_status st);
 
 /* Ends every flow, runs the end-of-capture passes and returns the report;
  * the caller owns it (pd_report_free). The run can then only be freed. */
