@@ -407,19 +407,18 @@ static void count_app(pd_run *run, const char *name)
 }
 
 /* Findings that name this flow learn its final application label. */
-static void label_findings(pd_run *run, const pd_flow *f)
+static void label_findings(pd_run *run, uint64_t flow_id, const char *app)
 {
-	uint64_t key = f->id;
-	GSList *list = g_hash_table_lookup(run->flow_findings, &key);
+	GSList *list = g_hash_table_lookup(run->flow_findings, &flow_id);
 	for (GSList *l = list; l; l = l->next) {
 		pd_finding *fd = l->data;
 		for (guint j = 0; j < fd->flows->len; j++) {
 			pd_flow_ref *ref = &g_array_index(fd->flows, pd_flow_ref, j);
-			if (ref->flow_id == f->id)
-				g_strlcpy(ref->app, f->app, sizeof(ref->app));
+			if (ref->flow_id == flow_id)
+				g_strlcpy(ref->app, app, sizeof(ref->app));
 		}
 	}
-	g_hash_table_remove(run->flow_findings, &key);
+	g_hash_table_remove(run->flow_findings, &flow_id);
 }
 
 static void flow_end_hooks(pd_run *run, pd_flow *f)
@@ -483,21 +482,16 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 {
 	if (!run->app_in_lane) /* else the app lane labels the flow */
 		pd_ndpi_finish(run->ndpi, f);
-	if (run->app_in_lane) {
-		/* nDPI's label comes from the app lane: this thread's findings
-		 * that name the flow learn it at the end (take_lane_findings). */
-		flow_end_hooks(run, f);
-		uint64_t key = f->id;
+	flow_end_hooks(run, f);
+	if (run->stage) {
 		pd_event *ev = emit(run, EV_END, f, NULL);
-		ev->want_label = g_hash_table_contains(run->flow_findings, &key);
+		/* With nDPI in the app lane, this thread's findings that name the
+		 * flow learn its label at the end (take_lane_findings). */
+		ev->want_label = run->app_in_lane && g_hash_table_contains(run->flow_findings, &f->id);
 		pd_stage_push(run->stage);
-	} else {
-		if (run->stage) {
-			emit(run, EV_END, f, NULL);
-			pd_stage_push(run->stage);
-		}
-		flow_end_hooks(run, f);
-		label_findings(run, f);
+	}
+	if (!run->app_in_lane) {
+		label_findings(run, f->id, f->app);
 		flow_end_summary(run, f);
 	}
 	pd_flowtable_remove(run->ft, f);
@@ -982,7 +976,7 @@ static void lane_event(void *ctx, const void *rec)
 		if (lane->app_lane)
 			pd_ndpi_finish(lane->ndpi, m);
 		flow_end_hooks(lane, m);
-		label_findings(lane, m);
+		label_findings(lane, m->id, m->app);
 		if (lane->app_lane) {
 			flow_end_summary(lane, m);
 			if (ev->want_label) {
@@ -1456,10 +1450,7 @@ static void take_lane_findings(pd_run *run, pd_run *lane)
 	if (lane->app_lane) {
 		for (guint i = 0; i < lane->labels_out->len; i++) {
 			const pd_flow_label *l = &g_array_index(lane->labels_out, pd_flow_label, i);
-			pd_flow m;
-			m.id = l->flow_id;
-			memcpy(m.app, l->app, sizeof(m.app));
-			label_findings(run, &m);
+			label_findings(run, l->flow_id, l->app);
 		}
 		GHashTable *apps = run->apps;
 		run->apps = lane->apps;
