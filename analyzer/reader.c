@@ -54,12 +54,14 @@ typedef struct pd_source {
 	size_t map_len;
 	size_t map_off; /* next record header */
 	size_t map_dropped; /* bytes at the start already given back */
+	size_t map_done; /* pd_reader_hold_frames: frames end before here are done with */
 	size_t map_ready; /* faulted in up to here */
 	size_t map_pf; /* prefetched up to here */
 	bool map_swapped;
 	bool map_nsec;
 	int map_guard; /* slot in map_guards, -1 none */
 	uint32_t map_snap;
+	bool map_hold; /* pd_reader_hold_frames */
 	struct pcap_pkthdr mhdr;
 } pd_source;
 
@@ -340,7 +342,12 @@ static void map_window(pd_source *s)
 		(void)*(volatile const uint8_t *)(s->map + s->map_ready);
 	if (s->map_off - s->map_dropped >= 2 * (size_t)PD_MAP_DROP_STEP) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		size_t upto = (s->map_off - PD_MAP_DROP_STEP) & ~(page - 1);
+		size_t upto = s->map_off - PD_MAP_DROP_STEP;
+		if (s->map_hold && upto > s->map_done)
+			upto = s->map_done; /* a consumer still reads frames there */
+		upto &= ~(page - 1);
+		if (upto <= s->map_dropped)
+			return;
 		madvise((void *)(s->map + s->map_dropped), upto - s->map_dropped, MADV_DONTNEED);
 		s->map_dropped = upto;
 	}
@@ -628,6 +635,24 @@ bool pd_reader_frames_stable(const pd_reader *r)
 			return false;
 	return r->n > 0;
 }
+void pd_reader_hold_frames(pd_reader *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		r->src[i].map_hold = true;
+}
+
+void pd_reader_frame_done(pd_reader *r, const pd_frame *fr)
+{
+	if (fr->file_index >= r->n)
+		return;
+	pd_source *s = &r->src[fr->file_index];
+	if (!s->map || fr->data < s->map || fr->data > s->map + s->map_len)
+		return;
+	size_t end = (size_t)(fr->data - s->map) + fr->caplen;
+	if (end > s->map_done)
+		s->map_done = end;
+}
+
 uint64_t pd_reader_frames_seen(const pd_reader *r)
 {
 	return r->frame_no;

@@ -48,6 +48,11 @@ uint64_t pd_reader_frames_seen(const pd_reader *r); /* incl. filtered-out ones *
 /* Every frame's data stays valid until pd_reader_close() (all inputs are
  * mapped files), so a consumer may keep the pointers instead of copying. */
 bool pd_reader_frames_stable(const pd_reader *r);
+/* A consumer that keeps stable frames says so, then reports each frame it
+ * is done with, in order: the mapped pages behind the read position are
+ * given back only behind those (else right behind the read position). */
+void pd_reader_hold_frames(pd_reader *r);
+void pd_reader_frame_done(pd_reader *r, const pd_frame *fr);
 
 void pd_reader_close(pd_reader *r);
 

@@ -38,32 +38,44 @@
 #define PD_FRAME_ARENA (4u << 20)
 
 /* What the flow stage hands to the detector lanes, in capture order: the
- * calls one thread would make, with the flow as the engine left it. */
+ * calls one thread would make. The flow itself does not travel: each lane
+ * keeps a mirror of it, made when the flow starts, and runs every packet of
+ * the flow through the same engine code (flow_account_tcp/udp), which is
+ * cheaper than copying the flow at each packet; the engine's state is a
+ * function of the packets alone. PD_TEST_REPLAY_CHECK makes every event
+ * also carry the flow, which the lane compares with its mirror. */
 enum { EV_PACKET, EV_TCP, EV_UDP, EV_END };
 
 typedef struct pd_event {
 	uint8_t kind;
-	int8_t dir; /* EV_UDP: the sender */
+	int8_t dir; /* EV_TCP, EV_UDP: the sender */
 	bool want_label; /* EV_END: the app lane reports the flow's label back */
+	bool with_packet; /* EV_TCP, EV_UDP: run the packet hooks first (no EV_PACKET was sent) */
+	uint32_t seg_extra; /* EV_TCP: PD_SEG_* the flow thread adds (new flow, port reuse) */
 	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
 	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
 	uint8_t *shadow; /* the flow's block of lane state */
-	pd_seg seg; /* EV_TCP */
-	pd_flow snap; /* EV_TCP, EV_UDP, EV_END; last: pd_flow ends in a flexible array */
 } pd_event;
+/* PD_TEST_REPLAY_CHECK: where the flow's copy sits in a record */
+#define EV_SNAP_OFF 64
 
-/* A flow's lane state: a reference count, then per lane a mirror of the
- * flow (what detectors see as the flow, updated at each of its events) and
- * that lane's per-flow detector blocks. Allocated by the flow stage when
- * the flow starts; the last lane to see the flow end frees it. */
+/* A flow's lane state: a header, then per lane a mirror of the flow (what
+ * detectors see as the flow) and that lane's per-flow detector blocks.
+ * Allocated by the flow stage when the flow starts; the last lane to see
+ * the flow end frees it. */
 typedef struct shadow_hdr {
 	_Atomic uint32_t refs;
 	uint8_t *next; /* on a free list */
+	/* the flow's label, written by the flow thread before EV_END (nDPI may
+	 * run there), read by the lanes after it */
+	char app[PD_APP_NAME_LEN];
 } shadow_hdr;
 /* Lanes hand ended flows' blocks back in batches, not one free() each
  * across threads. */
 #define SHADOW_RETURN_BATCH 256
-#define SHADOW_HDR 16
+#define SHADOW_HDR 64
+_Static_assert(sizeof(shadow_hdr) <= SHADOW_HDR, "shadow header outgrew its room");
+_Static_assert(sizeof(pd_event) <= EV_SNAP_OFF, "an event record should fit a cache line");
 
 /* A flow's final label, for the flow thread's findings. */
 typedef struct pd_flow_label {
@@ -89,6 +101,7 @@ typedef struct frame_ring {
 	uint64_t *needs;
 	uint8_t *arena;
 	bool stable; /* the reader's frames stay put (a mapped file): no copies */
+	size_t held; /* stable: bytes of the frames in the ring (bounded like the arena) */
 	uint64_t head, next; /* oldest unreleased frame, next frame */
 	size_t wpos; /* where the next copy goes */
 } frame_ring;
@@ -152,6 +165,8 @@ struct pd_run {
 	bool flows_done; /* every flow finalized and on_end run */
 	uint64_t lanes_handled; /* events every lane is known to be done with */
 	uint64_t half_open_evicted;
+	const pd_packet *pkt_unsent; /* the flow thread: a packet whose EV_PACKET is not sent yet */
+	bool replay_check; /* PD_TEST_REPLAY_CHECK: events carry the flow, lanes compare */
 };
 
 void pd_run_opts_default(pd_run_opts *o)
@@ -250,11 +265,12 @@ static size_t detector_index(const char *name)
  * one-thread run; perf, docs/performance.md). */
 #define PD_COST_FLOWS 36 /* reading, dissection, flow table, TCP engine */
 #define PD_COST_NDPI 25
-#define PD_COST_MIRROR 5 /* a lane bringing its mirror of each event's flow up to date */
+#define PD_COST_MIRROR 5 /* a lane replaying each event's packet on its mirror of the flow */
 
 /* Spreads the detectors over the flow thread (bin 0) and n lanes (bins 1
  * to n): detectors tied by lane_with form one group; a group that reads
- * nDPI's label goes where nDPI runs (lane 1 when app_in_lane); the rest go,
+ * nDPI's label goes where nDPI runs (lane 1 when app_in_lane, else the flow
+ * thread); the rest go,
  * heaviest first, each to the least loaded bin. The plan depends only on
  * the registry and n, never on the input. Returns the busiest bin's load. */
 static unsigned plan_bins(size_t n, bool app_in_lane, size_t *bin_of)
@@ -277,10 +293,12 @@ static unsigned plan_bins(size_t n, bool app_in_lane, size_t *bin_of)
 	unsigned load[PD_STAGE_MAX_LANES + 1] = {PD_COST_FLOWS + (app_in_lane ? 0 : PD_COST_NDPI)};
 	for (size_t k = 1; k <= n; k++)
 		load[k] = PD_COST_MIRROR + (k == 1 && app_in_lane ? PD_COST_NDPI : 0);
+	/* The lanes' mirrors get the label only at the flow's end. */
+	size_t app_bin = app_in_lane ? 1 : 0;
 	for (size_t i = 0; i < len; i++)
-		if (root[i] == i && app[i] && app_in_lane) {
-			bin_of[i] = 1;
-			load[1] += cost[i];
+		if (root[i] == i && app[i]) {
+			bin_of[i] = app_bin;
+			load[app_bin] += cost[i];
 		}
 	for (;;) {
 		size_t best = len;
@@ -351,6 +369,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		on[i] = bin_of[i] == 0;
 	pd_run *run = run_new(&flow_opts, on, false, false);
 	run->app_in_lane = app_in_lane;
+	run->replay_check = g_getenv("PD_TEST_REPLAY_CHECK") != NULL;
 	run->shadow_size = SHADOW_HDR;
 	size_t used = 0;
 	for (size_t k = 1; k <= n; k++) {
@@ -364,6 +383,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		pd_run *lane = run_new(opts, on, true, k == 1 && app_in_lane);
 		lane->shadow_off = run->shadow_size;
 		lane->owner = run;
+		lane->replay_check = run->replay_check;
 		run->shadow_size += align16(offsetof(pd_flow, det_state) + lane->det_state_size);
 		run->lane[used++] = lane;
 	}
@@ -431,18 +451,78 @@ static void flow_end_hooks(pd_run *run, pd_flow *f)
 	}
 }
 
-/* Hands the lanes an event about flow f (NULL for EV_PACKET). */
-static pd_event *emit(pd_run *run, int kind, const pd_flow *f, const pd_packet *pkt)
+static pd_event *event_next(pd_run *run, int kind, const pd_packet *pkt)
 {
 	pd_event *ev = pd_stage_next(run->stage);
+	memset(ev, 0, sizeof(*ev));
 	ev->kind = (uint8_t)kind;
 	ev->first_ts = run->report->cap.first_ts;
 	ev->pkt = pkt;
-	if (f) {
-		ev->shadow = f->shadow;
-		memcpy(&ev->snap, f, offsetof(pd_flow, det_state));
-	}
 	return ev;
+}
+
+/* The packet hooks' event waits to ride on the packet's EV_TCP/EV_UDP (half
+ * the records); anything else sent first sends it on its own, so the lanes
+ * see the calls in one thread's order. */
+static void flush_packet_event(pd_run *run)
+{
+	if (!run->pkt_unsent)
+		return;
+	event_next(run, EV_PACKET, run->pkt_unsent);
+	run->pkt_unsent = NULL;
+	pd_stage_push(run->stage);
+}
+
+/* Hands the lanes an event about flow f, to fill in and push. */
+static pd_event *emit(pd_run *run, int kind, const pd_flow *f, const pd_packet *pkt)
+{
+	bool with_packet = pkt && run->pkt_unsent == pkt;
+	if (with_packet)
+		run->pkt_unsent = NULL;
+	else
+		flush_packet_event(run);
+	pd_event *ev = event_next(run, kind, pkt);
+	ev->with_packet = with_packet;
+	ev->shadow = f->shadow;
+	if (run->replay_check)
+		memcpy((uint8_t *)ev + EV_SNAP_OFF, f, offsetof(pd_flow, det_state));
+	return ev;
+}
+
+/* A new flow's mirror in each lane starts as the flow does; from then on
+ * the lanes replay its packets. The block is new: no lane reads it yet. */
+static void mirrors_init(pd_run *run, const pd_flow *f)
+{
+	for (size_t k = 0; k < run->n_lanes; k++) {
+		pd_flow *m = (pd_flow *)(f->shadow + run->lane[k]->shadow_off);
+		memcpy(m, f, offsetof(pd_flow, det_state));
+		m->lru_prev = m->lru_next = NULL;
+		m->data_state = NULL;
+		m->ndpi = NULL;
+	}
+}
+
+/* What a TCP segment does to its flow. The flow thread runs it on the flow
+ * and each lane on its mirror, so both hold the same state. */
+static void flow_account_tcp(pd_flow *f, int dir, const pd_packet *pkt, uint32_t seg_extra, pd_seg *seg)
+{
+	f->last_ts = pkt->ts;
+	f->last_frame = pkt->frame_no;
+	pd_tcp_engine_update(f, dir, pkt, seg);
+	seg->flags |= seg_extra;
+}
+
+static void flow_account_udp(pd_flow *f, int dir, const pd_packet *pkt)
+{
+	f->last_ts = pkt->ts;
+	f->last_frame = pkt->frame_no;
+	f->pkts++;
+	pd_tcp_half *h = &f->half[dir];
+	h->seen = true;
+	h->pkts++;
+	h->ip_bytes += pkt->ip.total_len;
+	h->payload_bytes += pkt->udp.payload_len;
+	h->last_pkt_ts = pkt->ts;
 }
 
 /* What a flow's end adds to the report beside findings: its label in the
@@ -484,6 +564,7 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 		pd_ndpi_finish(run->ndpi, f);
 	flow_end_hooks(run, f);
 	if (run->stage) {
+		memcpy(((shadow_hdr *)f->shadow)->app, f->app, PD_APP_NAME_LEN);
 		pd_event *ev = emit(run, EV_END, f, NULL);
 		/* With nDPI in the app lane, this thread's findings that name the
 		 * flow learn its label at the end (take_lane_findings). */
@@ -683,17 +764,17 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 		}
 		f->roles_from_syn = (t->flags & PD_TCP_SYN) != 0;
 		seg_extra |= PD_SEG_NEW_FLOW;
+		if (run->stage)
+			mirrors_init(run, f);
 	}
-	f->last_ts = pkt->ts;
-	f->last_frame = pkt->frame_no;
 	pd_seg seg;
-	pd_tcp_engine_update(f, dir, pkt, &seg);
-	seg.flags |= seg_extra;
+	flow_account_tcp(f, dir, pkt, seg_extra, &seg);
 	pd_flowtable_touch(run->ft, f, flow_queue(f));
 	pd_ndpi_feed(run->ndpi, f, pkt);
 	if (run->stage) {
 		pd_event *ev = emit(run, EV_TCP, f, pkt);
-		ev->seg = seg;
+		ev->dir = (int8_t)dir;
+		ev->seg_extra = seg_extra;
 		pd_stage_push(run->stage);
 	}
 	tcp_hooks(run, f, pkt, &seg);
@@ -716,16 +797,10 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 		}
 		f->hs_rtt = -1;
 		f->rtt_min = -1;
+		if (run->stage)
+			mirrors_init(run, f);
 	}
-	f->last_ts = pkt->ts;
-	f->last_frame = pkt->frame_no;
-	f->pkts++;
-	pd_tcp_half *h = &f->half[dir];
-	h->seen = true;
-	h->pkts++;
-	h->ip_bytes += ip->total_len;
-	h->payload_bytes += u->payload_len;
-	h->last_pkt_ts = pkt->ts;
+	flow_account_udp(f, dir, pkt);
 	pd_flowtable_touch(run->ft, f, Q_UDP);
 	pd_ndpi_feed(run->ndpi, f, pkt);
 	if (run->stage) {
@@ -772,7 +847,7 @@ static pd_dissect_status frame_dissect(const pd_frame *fr, pd_packet *pkt)
 }
 
 /* Everything after dissection, for one frame, in capture order. */
-static void run_frame(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
+static void run_frame_events(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
 {
 	pd_capture_summary *cap = &run->report->cap;
 
@@ -824,10 +899,8 @@ static void run_frame(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_
 		run->next_expire = fr->ts + PD_EXPIRE_EVERY_NS;
 	}
 
-	if (run->stage) {
-		emit(run, EV_PACKET, NULL, pkt);
-		pd_stage_push(run->stage);
-	}
+	if (run->stage)
+		run->pkt_unsent = pkt; /* sent with the packet's flow event, or below */
 	packet_hooks(run, pkt);
 
 	/* A malformed transport header is counted above and goes no further.
@@ -857,6 +930,13 @@ static void run_frame(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_
 		cap->other_l4++;
 		break;
 	}
+}
+
+static void run_frame(pd_run *run, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
+{
+	run_frame_events(run, fr, pkt, st);
+	if (run->stage)
+		flush_packet_event(run);
 }
 
 static void progress_update(pd_run *run, bool final)
@@ -891,31 +971,39 @@ static void pipeline_sink(void *ctx, const pd_frame *fr, const pd_packet *pkt, p
 		progress_update(run, false);
 }
 
-/* A lane's view of an event's flow: its mirror, brought up to date. The
- * lane's own fields (data_state) survive the copy. */
-static pd_flow *lane_mirror(pd_run *lane, const pd_event *ev)
+/* A lane's mirror of an event's flow. */
+static pd_flow *lane_flow(const pd_run *lane, const pd_event *ev)
 {
-	pd_flow *m = (pd_flow *)(ev->shadow + lane->shadow_off);
-	uint8_t *data_state = m->data_state;
-	if (lane->app_lane) {
-		/* nDPI's fields are this lane's own */
-		char app[PD_APP_NAME_LEN];
-		memcpy(app, m->app, sizeof(app));
-		void *ndpi = m->ndpi;
-		uint16_t ndpi_pkts = m->ndpi_pkts;
-		bool ndpi_done = m->ndpi_done;
-		memcpy(m, &ev->snap, offsetof(pd_flow, det_state));
-		memcpy(m->app, app, sizeof(app));
-		m->ndpi = ndpi;
-		m->ndpi_pkts = ndpi_pkts;
-		m->ndpi_done = ndpi_done;
-	} else {
-		memcpy(m, &ev->snap, offsetof(pd_flow, det_state));
-	}
-	m->data_state = data_state;
-	return m;
+	return (pd_flow *)(ev->shadow + lane->shadow_off);
 }
 
+/* PD_TEST_REPLAY_CHECK: the mirror must equal the flow thread's flow but
+ * for what is the lane's own or not sent (list, lazy blocks, nDPI's state;
+ * the label before the flow's end). */
+static void replay_check(const pd_run *lane, const pd_event *ev, const pd_flow *m)
+{
+	size_t len = offsetof(pd_flow, det_state);
+	pd_flow *want = g_malloc(len);
+	memcpy(want, (const uint8_t *)ev + EV_SNAP_OFF, len);
+	want->lru_prev = m->lru_prev;
+	want->lru_next = m->lru_next;
+	want->data_state = m->data_state;
+	want->shadow = m->shadow;
+	want->ndpi = m->ndpi;
+	want->ndpi_pkts = m->ndpi_pkts;
+	want->ndpi_done = m->ndpi_done;
+	if (lane->app_lane || ev->kind != EV_END)
+		memcpy(want->app, m->app, sizeof(want->app));
+	if (memcmp(want, m, len) != 0) {
+		size_t off = 0;
+		while (off < len && ((const uint8_t *)want)[off] == ((const uint8_t *)m)[off])
+			off++;
+		g_error("replay check: flow %" G_GUINT64_FORMAT " differs from its mirror at byte %zu "
+			"(event %d, frame %" G_GUINT64_FORMAT ")",
+			want->id, off, ev->kind, ev->pkt ? ev->pkt->frame_no : 0);
+	}
+	g_free(want);
+}
 static void lane_end(pd_run *lane)
 {
 	lane->flows_done = true;
@@ -933,7 +1021,7 @@ static void lane_prefetch(void *ctx, const void *rec)
 	const pd_event *ev = rec;
 	if (ev->kind == EV_PACKET)
 		return;
-	const char *m = (const char *)(ev->shadow + lane->shadow_off);
+	const char *m = (const char *)lane_flow(lane, ev);
 	for (size_t off = 0; off < offsetof(pd_flow, det_state); off += 64)
 		__builtin_prefetch(m + off, 1);
 }
@@ -958,23 +1046,38 @@ static void lane_event(void *ctx, const void *rec)
 		packet_hooks(lane, ev->pkt);
 		break;
 	case EV_TCP: {
-		pd_flow *m = lane_mirror(lane, ev);
+		pd_flow *m = lane_flow(lane, ev);
+		if (ev->with_packet)
+			packet_hooks(lane, ev->pkt);
+		pd_seg seg;
+		flow_account_tcp(m, ev->dir, ev->pkt, ev->seg_extra, &seg);
+		if (lane->replay_check)
+			replay_check(lane, ev, m);
 		if (lane->app_lane)
 			pd_ndpi_feed(lane->ndpi, m, ev->pkt);
-		tcp_hooks(lane, m, ev->pkt, &ev->seg);
+		tcp_hooks(lane, m, ev->pkt, &seg);
 		break;
 	}
 	case EV_UDP: {
-		pd_flow *m = lane_mirror(lane, ev);
+		pd_flow *m = lane_flow(lane, ev);
+		if (ev->with_packet)
+			packet_hooks(lane, ev->pkt);
+		flow_account_udp(m, ev->dir, ev->pkt);
+		if (lane->replay_check)
+			replay_check(lane, ev, m);
 		if (lane->app_lane)
 			pd_ndpi_feed(lane->ndpi, m, ev->pkt);
 		udp_hooks(lane, m, ev->pkt, ev->dir);
 		break;
 	}
 	case EV_END: {
-		pd_flow *m = lane_mirror(lane, ev);
+		pd_flow *m = lane_flow(lane, ev);
 		if (lane->app_lane)
 			pd_ndpi_finish(lane->ndpi, m);
+		else
+			memcpy(m->app, ((const shadow_hdr *)ev->shadow)->app, sizeof(m->app));
+		if (lane->replay_check)
+			replay_check(lane, ev, m);
 		flow_end_hooks(lane, m);
 		label_findings(lane, m->id, m->app);
 		if (lane->app_lane) {
@@ -1027,6 +1130,10 @@ static void release_oldest(pd_run *run, frame_ring *r)
 		run->lanes_handled = pd_stage_wait_handled(run->stage, needs);
 	g_free(s->own);
 	s->own = NULL;
+	if (r->stable) {
+		r->held -= s->fr.caplen;
+		pd_reader_frame_done(run->reader, &s->fr);
+	}
 	r->head++;
 }
 
@@ -1082,6 +1189,12 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
 	}
 	s->st = frame_dissect(&s->fr, &s->pkt);
 	r->next++;
+	if (r->stable) {
+		/* the lanes' frames keep their pages mapped: as many bytes as the arena */
+		r->held += fr->caplen;
+		while (r->held > PD_FRAME_ARENA && r->next - r->head > 1)
+			release_oldest(run, r);
+	}
 	return s;
 }
 
@@ -1094,6 +1207,8 @@ static void read_with_lanes(pd_run *run)
 			.stable = pd_reader_frames_stable(run->reader)};
 	if (!r.stable)
 		r.arena = g_malloc(PD_FRAME_ARENA);
+	else
+		pd_reader_hold_frames(run->reader);
 	pd_frame fr;
 	while (pd_reader_next(run->reader, &fr)) {
 		frame_slot *s = ring_put(run, &r, &fr);
@@ -1130,7 +1245,8 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 			run->lane[k]->snaplen = run->snaplen;
 			ctx[k] = run->lane[k];
 		}
-		run->stage = pd_stage_start(sizeof(pd_event), run->n_lanes, lane_event, lane_prefetch, ctx);
+		size_t rec = run->replay_check ? EV_SNAP_OFF + offsetof(pd_flow, det_state) : sizeof(pd_event);
+		run->stage = pd_stage_start(rec, run->n_lanes, lane_event, lane_prefetch, ctx);
 	}
 	if (run->stage) {
 		read_with_lanes(run);

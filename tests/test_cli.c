@@ -376,7 +376,9 @@ Test(cli, readme_examples_run)
  * the detectors), --threads 4 (pcapdoc still picks one lane: more would be
  * slower) and three lanes forced by PD_TEST_LANES (nDPI with the flows,
  * detectors over three lanes, findings merged) must give the report of one
- * thread, byte for byte, on every golden capture. */
+ * thread, byte for byte, on every golden capture. PD_TEST_REPLAY_CHECK makes
+ * each lane also compare its replayed mirror of every flow with the flow
+ * thread's copy at every event, and abort at the first difference. */
 Test(cli, threads_give_the_same_report)
 {
 	char *root = pd_test_src("testdata/captures");
@@ -392,10 +394,12 @@ Test(cli, threads_give_the_same_report)
 			const char *n = v == 0 ? "2" : "4";
 			if (v == 2)
 				g_setenv("PD_TEST_LANES", "3", TRUE);
+			g_setenv("PD_TEST_REPLAY_CHECK", "1", TRUE);
 			char *b = NULL;
 			const char *many[] = {"-q", "--threads", n, "--format", "json", "--flows", f, NULL};
 			int rb = pd_test_run(&b, NULL, many);
 			g_unsetenv("PD_TEST_LANES");
+			g_unsetenv("PD_TEST_REPLAY_CHECK");
 			cr_expect_eq(ra, rb, "%s: exit %d vs %d (variant %d)", f, ra, rb, v);
 			cr_expect_str_eq(a ? a : "", b ? b : "", "%s: reports differ between 1 thread and variant %d", f,
 					 v);
