@@ -3,11 +3,9 @@
 #include "reader.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -22,15 +20,20 @@
 #define PD_PCAP_RECHDR 16u
 #define PD_PCAP_MAGIC_US 0xa1b2c3d4u
 #define PD_PCAP_MAGIC_NS 0xa1b23c4du
-/* libpcap's cap on a record's caplen for the link types mapped here */
+/* libpcap's cap on a record's caplen for the link types read directly here */
 #define PD_PCAP_MAX_CAPLEN 262144u
-/* Pages of the mapping already read are dropped from the process in steps
- * this big, so RSS does not grow with the file (they stay in the page cache,
- * and a late reader of a frame behind the cut just faults it back in). */
-#define PD_MAP_DROP_STEP (1u << 20)
-#define PD_MAP_TOUCH_AHEAD (256u << 10)
-#define PD_MAP_TOUCH_STEP (64u << 10)
-#define PD_MAP_PREFETCH 4096u
+/* The direct path (direct_open) reads the file in pieces this big into
+ * slabs, each with room for a piece plus the start of a record carried
+ * over from the slab before, so every record is whole in one slab. */
+#define PD_DIRECT_READ (1u << 20)
+#define PD_DIRECT_SLAB (PD_DIRECT_READ + PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
+
+typedef struct direct_slab {
+	uint8_t *buf; /* [PD_DIRECT_SLAB] */
+	size_t filled;
+	uint64_t file_off; /* of buf[0] */
+	uint64_t frames_end; /* file offset past the last frame handed out from it */
+} direct_slab;
 
 typedef struct pd_source {
 	char *path; /* as given */
@@ -48,20 +51,20 @@ typedef struct pd_source {
 	const u_char *data;
 	pd_time head_ts;
 	uint64_t size;
-	/* Zero-copy path (see map_open): the whole file mapped, records parsed
-	 * here; pcap is then NULL and hdr points at mhdr. */
-	const uint8_t *map;
-	size_t map_len;
-	size_t map_off; /* next record header */
-	size_t map_dropped; /* bytes at the start already given back */
-	size_t map_done; /* pd_reader_hold_frames: frames end before here are done with */
-	size_t map_ready; /* faulted in up to here */
-	size_t map_pf; /* prefetched up to here */
-	bool map_swapped;
-	bool map_nsec;
-	int map_guard; /* slot in map_guards, -1 none */
-	uint32_t map_snap;
-	bool map_hold; /* pd_reader_hold_frames */
+	/* Direct path (see direct_open): the file read into slabs with
+	 * read(2), records parsed here; pcap is then NULL and hdr points at
+	 * mhdr. */
+	bool direct;
+	int fd;
+	direct_slab *slab;
+	size_t n_slabs, cur; /* cur: the slab being parsed */
+	size_t off; /* next record header, in the current slab */
+	uint64_t direct_size; /* the file's size when opened: read up to there */
+	bool eof;
+	bool swapped, nsec;
+	uint32_t snap;
+	bool hold; /* pd_reader_hold_frames */
+	uint64_t done_off; /* hold: frames ending up to here are done with */
 	struct pcap_pkthdr mhdr;
 } pd_source;
 
@@ -76,70 +79,6 @@ struct pd_reader {
 	uint64_t total_bytes;
 	pd_source *pending; /* advance before the next read */
 };
-
-/* A mapped file that another program truncates while it is read turns
- * the next access past its new end into SIGBUS, on whichever thread reads
- * the frame. Instead of dying with "Bus error", pcapdoc says which file
- * shrank and exits with the unreadable-input status. The table is filled
- * before the handler can look at it; a slot is cleared before its file is
- * unmapped. */
-#define PD_MAP_GUARDS 64
-typedef struct map_guard {
-	_Atomic(const uint8_t *) start;
-	size_t len;
-	char msg[480];
-	size_t msg_len;
-} map_guard;
-static map_guard map_guards[PD_MAP_GUARDS];
-
-static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
-{
-	(void)uctx;
-	const uint8_t *a = si ? (const uint8_t *)si->si_addr : NULL;
-	for (size_t i = 0; a && i < PD_MAP_GUARDS; i++) {
-		const uint8_t *st = atomic_load(&map_guards[i].start);
-		if (st && a >= st && a < st + map_guards[i].len) {
-			ssize_t w = write(STDERR_FILENO, map_guards[i].msg, map_guards[i].msg_len);
-			(void)w;
-			_exit(3);
-		}
-	}
-	signal(sig, SIG_DFL); /* not ours: the default action */
-	raise(sig);
-}
-
-static int map_guard_add(const uint8_t *start, size_t len, const char *path)
-{
-	static _Atomic bool installed;
-	if (!atomic_exchange(&installed, true)) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = sigbus_handler;
-		sa.sa_flags = SA_SIGINFO;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGBUS, &sa, NULL);
-	}
-	for (int i = 0; i < PD_MAP_GUARDS; i++) {
-		if (atomic_load(&map_guards[i].start))
-			continue;
-		map_guard *g = &map_guards[i];
-		int n = snprintf(g->msg, sizeof(g->msg),
-				 "pcapdoc: %s: the file shrank while it was read (truncated by another program?); "
-				 "read a copy of it, or give it on standard input\n",
-				 path);
-		g->msg_len = n < 0 ? 0 : (size_t)n < sizeof(g->msg) ? (size_t)n : sizeof(g->msg) - 1;
-		g->len = len;
-		atomic_store(&g->start, start);
-		return i;
-	}
-	return -1; /* no room: not guarded, still read */
-}
-
-static void map_guard_remove(int i)
-{
-	if (i >= 0 && i < PD_MAP_GUARDS)
-		atomic_store(&map_guards[i].start, NULL);
-}
 
 /* libpcap reads zlib's output through a stdio cookie (the source), which
  * also counts it: on a pipe zlib cannot say how far into its input it is,
@@ -188,14 +127,14 @@ static char *explain_error(const char *path, const char *msg, bool at_open, uint
 	return g_strdup_printf("%s: %s", path, msg);
 }
 
-static uint32_t map_u32(const uint8_t *p, bool swapped)
+static uint32_t rec_u32(const uint8_t *p, bool swapped)
 {
 	uint32_t v;
 	memcpy(&v, p, sizeof(v));
 	return swapped ? GUINT32_SWAP_LE_BE(v) : v;
 }
 
-static uint16_t map_u16(const uint8_t *p, bool swapped)
+static uint16_t rec_u16(const uint8_t *p, bool swapped)
 {
 	uint16_t v;
 	memcpy(&v, p, sizeof(v));
@@ -203,12 +142,14 @@ static uint16_t map_u16(const uint8_t *p, bool swapped)
 }
 
 /* Switches a plain classic pcap file (version 2.4, us or ns magic, either
- * byte order) that libpcap has just opened to the zero-copy path: the file
- * is mapped and its records parsed by map_next(), so frames are neither
- * copied by read(2) nor by libpcap. libpcap's open stays the reference for
- * the header (its messages, link type and snaplen); anything this does not
- * handle exactly like libpcap 1.10 stays with libpcap. */
-static void map_open(pd_source *s)
+ * byte order) that libpcap has just opened to the direct path: the file is
+ * read with pread(2) into slabs whose frames stay put (see
+ * pd_reader_hold_frames), and its records are parsed by direct_next(), so
+ * frames are not copied again by stdio and libpcap. libpcap's open stays
+ * the reference for the header (its messages, link type and snaplen);
+ * anything this does not handle exactly like libpcap 1.10 stays with
+ * libpcap. */
+static void direct_open(pd_source *s)
 {
 	if (s->gz || s->size < PD_PCAP_FILEHDR || pcap_major_version(s->pcap) != 2 ||
 	    pcap_minor_version(s->pcap) != 4)
@@ -216,7 +157,7 @@ static void map_open(pd_source *s)
 	bool swapped = pcap_is_swapped(s->pcap) == 1;
 	/* libpcap rewrites the pseudo-headers of some link types (USB, and the
 	 * host-order fields of cooked and NFLOG headers from a foreign host):
-	 * only the link types it passes through untouched are mapped. */
+	 * only the link types it passes through untouched go direct. */
 	switch (s->linktype) {
 	case DLT_NULL:
 	case DLT_EN10MB:
@@ -238,47 +179,125 @@ static void map_open(pd_source *s)
 	FILE *fp = pcap_file(s->pcap);
 	struct stat st;
 	if (snap <= 0 || (uint32_t)snap > PD_PCAP_MAX_CAPLEN || !fp || fstat(fileno(fp), &st) != 0 ||
-	    !S_ISREG(st.st_mode) || st.st_size < (off_t)PD_PCAP_FILEHDR ||
-	    (uint64_t)st.st_size > SIZE_MAX)
+	    !S_ISREG(st.st_mode) || st.st_size < (off_t)PD_PCAP_FILEHDR)
 		return;
-	size_t len = (size_t)st.st_size;
-	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fileno(fp), 0);
-	if (m == MAP_FAILED)
+	int fd = dup(fileno(fp));
+	if (fd < 0)
 		return;
-	/* The header again, from the mapping: the file may have been replaced
-	 * since libpcap read it. */
-	const uint8_t *h = m;
-	uint32_t magic = map_u32(h, swapped);
-	if ((magic != PD_PCAP_MAGIC_US && magic != PD_PCAP_MAGIC_NS) || map_u16(h + 4, swapped) != 2 ||
-	    map_u16(h + 6, swapped) != 4) {
-		munmap(m, len);
+	/* The header again: the file may have been replaced since libpcap
+	 * read it. */
+	uint8_t h[PD_PCAP_FILEHDR];
+	uint32_t magic = 0;
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    ((magic = rec_u32(h, swapped)) != PD_PCAP_MAGIC_US && magic != PD_PCAP_MAGIC_NS) ||
+	    rec_u16(h + 4, swapped) != 2 || rec_u16(h + 6, swapped) != 4) {
+		close(fd);
 		return;
 	}
-	madvise(m, len, MADV_SEQUENTIAL);
-	s->map_guard = map_guard_add(m, len, s->path);
-	if (g_getenv("PD_TEST_SHRINK_MAPPED")) /* tests only: another program truncates the file now */
-		(void)!truncate(s->path, PD_PCAP_FILEHDR);
-	s->map = m;
-	s->map_len = len;
-	s->map_off = PD_PCAP_FILEHDR;
-	s->map_pf = PD_PCAP_FILEHDR;
-	s->map_swapped = swapped;
-	s->map_nsec = magic == PD_PCAP_MAGIC_NS;
-	s->map_snap = (uint32_t)snap;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	s->direct = true;
+	s->fd = fd;
+	s->direct_size = (uint64_t)st.st_size;
+	s->n_slabs = 2;
+	s->slab = g_new0(direct_slab, s->n_slabs);
+	s->slab[0].buf = g_malloc(PD_DIRECT_SLAB);
+	s->slab[0].file_off = PD_PCAP_FILEHDR;
+	s->swapped = swapped;
+	s->nsec = magic == PD_PCAP_MAGIC_NS;
+	s->snap = (uint32_t)snap;
 	s->hdr = &s->mhdr;
-	pcap_close(s->pcap); /* the mapping outlives the descriptor */
+	const char *shrink = g_getenv("PD_TEST_SHRINK_AT"); /* tests only: another program truncates the file now */
+	if (shrink)
+		(void)!truncate(s->path, (off_t)g_ascii_strtoull(shrink, NULL, 10));
+	pcap_close(s->pcap); /* reading goes on through fd */
 	s->pcap = NULL;
 	g_free(s->iobuf);
 	s->iobuf = NULL;
 }
 
-/* The next record of a mapped source, checked as libpcap 1.10's
+/* A slab the next piece can go to: not the current one, and (when the
+ * consumer holds frames) none of its frames still in use. */
+static size_t direct_spare_slab(pd_source *s)
+{
+	for (size_t k = 0; k < s->n_slabs; k++) {
+		if (k == s->cur)
+			continue;
+		direct_slab *b = &s->slab[k];
+		if (!b->buf) {
+			b->buf = g_malloc(PD_DIRECT_SLAB);
+			return k;
+		}
+		if (!s->hold || b->frames_end <= s->done_off)
+			return k;
+	}
+	/* The consumer holds frames in every slab (it bounds what it holds,
+	 * so the slabs stay few). */
+	s->slab = g_renew(direct_slab, s->slab, s->n_slabs + 1);
+	direct_slab *b = &s->slab[s->n_slabs];
+	memset(b, 0, sizeof(*b));
+	b->buf = g_malloc(PD_DIRECT_SLAB);
+	return s->n_slabs++;
+}
+
+/* Makes `need` bytes from the read position available in the current slab,
+ * or as many as the file has left (s->eof then). 0 ok, -1 a read error
+ * described in msg. */
+static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
+{
+	for (;;) {
+		direct_slab *b = &s->slab[s->cur];
+		if (b->filled - s->off >= need || s->eof)
+			return 0;
+		if (PD_DIRECT_SLAB - b->filled < PD_DIRECT_READ && s->off > 0) {
+			/* Carry the start of the record over to a fresh slab; the
+			 * frames already handed out stay where they are. */
+			size_t k = direct_spare_slab(s);
+			b = &s->slab[s->cur]; /* the array may have moved */
+			direct_slab *n = &s->slab[k];
+			size_t tail = b->filled - s->off;
+			memcpy(n->buf, b->buf + s->off, tail);
+			n->filled = tail;
+			n->file_off = b->file_off + s->off;
+			n->frames_end = 0;
+			s->cur = k;
+			s->off = 0;
+			b = n;
+		}
+		uint64_t at = b->file_off + b->filled;
+		size_t want = PD_DIRECT_SLAB - b->filled;
+		if (want > PD_DIRECT_READ)
+			want = PD_DIRECT_READ;
+		if (at >= s->direct_size) {
+			s->eof = true;
+			continue;
+		}
+		if (want > s->direct_size - at)
+			want = (size_t)(s->direct_size - at);
+		ssize_t got = pread(s->fd, b->buf + b->filled, want, (off_t)at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(msg, msgsz, "error reading dump file: %s", g_strerror(errno));
+			return -1;
+		}
+		if (got == 0)
+			s->eof = true; /* before direct_size: the file shrank */
+		b->filled += (size_t)got;
+	}
+}
+
+/* The next record of a direct source, checked as libpcap 1.10's
  * pcap_next_packet() checks it and with its messages, so reports do not
  * depend on the path taken: 1 a record (in s->mhdr, s->data), 0 the end,
- * -1 an error described in msg. */
-static int map_next(pd_source *s, char *msg, size_t msgsz)
+ * -1 an error described in msg, -2 the file shrank while it was read. */
+static int direct_next(pd_source *s, char *msg, size_t msgsz)
 {
-	size_t left = s->map_len - s->map_off;
+	if (direct_fill(s, PD_PCAP_RECHDR, msg, msgsz) < 0)
+		return -1;
+	direct_slab *b = &s->slab[s->cur];
+	size_t left = b->filled - s->off;
+	if (s->eof && b->file_off + b->filled < s->direct_size)
+		return -2;
 	if (left == 0)
 		return 0;
 	if (left < PD_PCAP_RECHDR) {
@@ -286,71 +305,48 @@ static int map_next(pd_source *s, char *msg, size_t msgsz)
 			 PD_PCAP_RECHDR, left);
 		return -1;
 	}
-	const uint8_t *p = s->map + s->map_off;
-	uint32_t caplen = map_u32(p + 8, s->map_swapped);
-	/* libpcap 1.10 reads both time fields as signed 32-bit, but its byte
-	 * swap yields them unsigned: the same values as it, for times before
-	 * 1970 or past 2038. */
-	uint32_t sec_raw = map_u32(p, s->map_swapped), sub_raw = map_u32(p + 4, s->map_swapped);
-	int64_t sec = s->map_swapped ? (int64_t)sec_raw : (int64_t)(int32_t)sec_raw;
-	int64_t sub = s->map_swapped ? (int64_t)sub_raw : (int64_t)(int32_t)sub_raw;
+	const uint8_t *p = b->buf + s->off;
+	uint32_t caplen = rec_u32(p + 8, s->swapped);
 	if (caplen > PD_PCAP_MAX_CAPLEN) {
-		/* the snaplen is at most that maximum (map_open), so libpcap's
-		 * other message, "bigger than maximum", cannot come up here */
+		/* the snaplen is at most that maximum (direct_open), so
+		 * libpcap's other message, "bigger than maximum", cannot come
+		 * up here */
 		snprintf(msg, msgsz, "invalid packet capture length %u, bigger than snaplen of %d", caplen,
-			 (int)s->map_snap);
+			 (int)s->snap);
 		return -1;
 	}
+	if (direct_fill(s, PD_PCAP_RECHDR + (size_t)caplen, msg, msgsz) < 0)
+		return -1;
+	b = &s->slab[s->cur]; /* the record may have moved to a fresh slab */
+	p = b->buf + s->off;
+	left = b->filled - s->off;
+	if (s->eof && b->file_off + b->filled < s->direct_size)
+		return -2;
 	size_t avail = left - PD_PCAP_RECHDR;
 	if (caplen > avail) {
 		/* Above the snaplen, libpcap reads the snaplen first, and a
 		 * short read there names that size, not the caplen. */
-		uint32_t want = caplen > s->map_snap && avail < s->map_snap ? s->map_snap : caplen;
+		uint32_t want = caplen > s->snap && avail < s->snap ? s->snap : caplen;
 		snprintf(msg, msgsz, "truncated dump file; tried to read %u captured bytes, only got %zu",
 			 want, avail);
 		return -1;
 	}
+	/* libpcap 1.10 reads both time fields as signed 32-bit, but its byte
+	 * swap yields them unsigned: the same values as it, for times before
+	 * 1970 or past 2038. */
+	uint32_t sec_raw = rec_u32(p, s->swapped), sub_raw = rec_u32(p + 4, s->swapped);
+	int64_t sec = s->swapped ? (int64_t)sec_raw : (int64_t)(int32_t)sec_raw;
+	int64_t sub = s->swapped ? (int64_t)sub_raw : (int64_t)(int32_t)sub_raw;
 	s->mhdr.ts.tv_sec = sec;
-	s->mhdr.ts.tv_usec = s->map_nsec ? sub : sub * 1000;
+	s->mhdr.ts.tv_usec = s->nsec ? sub : sub * 1000;
 	/* Above the snaplen libpcap keeps the first snaplen bytes and skips
 	 * the rest of the record. */
-	s->mhdr.caplen = caplen > s->map_snap ? s->map_snap : caplen;
-	s->mhdr.len = map_u32(p + 12, s->map_swapped);
+	s->mhdr.caplen = caplen > s->snap ? s->snap : caplen;
+	s->mhdr.len = rec_u32(p + 12, s->swapped);
 	s->data = p + PD_PCAP_RECHDR;
-	s->map_off += PD_PCAP_RECHDR + (size_t)caplen;
+	s->off += PD_PCAP_RECHDR + (size_t)caplen;
+	b->frames_end = b->file_off + s->off;
 	return 1;
-}
-
-/* Keeps the mapping ready around the read position: the next records'
- * cache lines prefetched (no copy warms them any more: without this the
- * first read of each record header stalled, and with other jobs on the
- * machine it cost 5-7 % of the run); one byte read every 64 KiB well ahead,
- * so the page fault (which maps 64 KiB around it) is taken before the
- * prefetches reach those pages, as a prefetch of an unmapped page is
- * dropped; and pages well behind given back (see PD_MAP_DROP_STEP). */
-static void map_window(pd_source *s)
-{
-	size_t pf_end = s->map_off + PD_MAP_PREFETCH;
-	if (pf_end > s->map_len)
-		pf_end = s->map_len;
-	for (; s->map_pf < pf_end; s->map_pf += 64)
-		__builtin_prefetch(s->map + s->map_pf);
-	size_t touch_end = s->map_off + PD_MAP_TOUCH_AHEAD;
-	if (touch_end > s->map_len)
-		touch_end = s->map_len;
-	for (; s->map_ready < touch_end; s->map_ready += PD_MAP_TOUCH_STEP)
-		(void)*(volatile const uint8_t *)(s->map + s->map_ready);
-	if (s->map_off - s->map_dropped >= 2 * (size_t)PD_MAP_DROP_STEP) {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		size_t upto = s->map_off - PD_MAP_DROP_STEP;
-		if (s->map_hold && upto > s->map_done)
-			upto = s->map_done; /* a consumer still reads frames there */
-		upto &= ~(page - 1);
-		if (upto <= s->map_dropped)
-			return;
-		madvise((void *)(s->map + s->map_dropped), upto - s->map_dropped, MADV_DONTNEED);
-		s->map_dropped = upto;
-	}
 }
 
 static bool source_open(pd_reader *r, pd_source *s, const char *filter)
@@ -445,7 +441,7 @@ static bool source_open(pd_reader *r, pd_source *s, const char *filter)
 		s->has_filter = true;
 	}
 	if (!is_stdin)
-		map_open(s);
+		direct_open(s);
 	return true;
 }
 
@@ -455,9 +451,11 @@ static void source_close(pd_source *s)
 		pcap_freecode(&s->prog);
 	if (s->pcap)
 		pcap_close(s->pcap); /* closes the FILE, and the gz stream with it */
-	if (s->map) {
-		map_guard_remove(s->map_guard);
-		munmap((void *)s->map, s->map_len);
+	if (s->direct) {
+		close(s->fd);
+		for (size_t k = 0; k < s->n_slabs; k++)
+			g_free(s->slab[k].buf);
+		g_free(s->slab);
 	}
 	g_free(s->iobuf);
 	g_free(s->path);
@@ -486,12 +484,22 @@ static void source_advance(pd_reader *r, pd_source *s)
 	s->have_head = false;
 	if (s->done)
 		return;
-	char mapmsg[PCAP_ERRBUF_SIZE];
+	char msgbuf[PCAP_ERRBUF_SIZE];
 	int rc;
-	if (s->map) {
-		rc = map_next(s, mapmsg, sizeof(mapmsg));
-		if (rc == 1)
-			map_window(s);
+	if (s->direct) {
+		rc = direct_next(s, msgbuf, sizeof(msgbuf));
+		if (rc == -2) {
+			/* Another program cut the file: what was read is analysed,
+			 * as for a file that ends mid-record. */
+			const direct_slab *b = &s->slab[s->cur];
+			r->truncated = true;
+			add_error(r, g_strdup_printf("%s: the file shrank while it was read (%" G_GUINT64_FORMAT
+						     " bytes when opened, %" G_GUINT64_FORMAT
+						     " read); the findings cover what was read",
+						     s->path, s->direct_size, b->file_off + b->filled));
+			s->done = true;
+			return;
+		}
 	} else {
 		rc = pcap_next_ex(s->pcap, &s->hdr, &s->data);
 	}
@@ -502,7 +510,7 @@ static void source_advance(pd_reader *r, pd_source *s)
 	}
 	s->done = true;
 	if (rc == PCAP_ERROR) {
-		const char *msg = s->map ? mapmsg : pcap_geterr(s->pcap);
+		const char *msg = s->direct ? msgbuf : pcap_geterr(s->pcap);
 		if (strstr(msg, "truncated"))
 			r->truncated = true;
 		else
@@ -583,8 +591,8 @@ uint64_t pd_reader_bytes_read(const pd_reader *r)
 	uint64_t total = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const pd_source *s = &r->src[i];
-		if (s->map) {
-			total += s->map_off;
+		if (s->direct) {
+			total += s->slab[s->cur].file_off + s->off;
 		} else if (s->gz) {
 			z_off_t o = s->size ? gzoffset(s->gz) : -1;
 			total += o > 0 ? (uint64_t)o : s->gz_out; /* a pipe: bytes read, decompressed */
@@ -631,14 +639,14 @@ uint64_t pd_reader_total_bytes(const pd_reader *r)
 bool pd_reader_frames_stable(const pd_reader *r)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (!r->src[i].map)
+		if (!r->src[i].direct)
 			return false;
 	return r->n > 0;
 }
 void pd_reader_hold_frames(pd_reader *r)
 {
 	for (size_t i = 0; i < r->n; i++)
-		r->src[i].map_hold = true;
+		r->src[i].hold = true;
 }
 
 void pd_reader_frame_done(pd_reader *r, const pd_frame *fr)
@@ -646,11 +654,19 @@ void pd_reader_frame_done(pd_reader *r, const pd_frame *fr)
 	if (fr->file_index >= r->n)
 		return;
 	pd_source *s = &r->src[fr->file_index];
-	if (!s->map || fr->data < s->map || fr->data > s->map + s->map_len)
+	if (!s->direct)
 		return;
-	size_t end = (size_t)(fr->data - s->map) + fr->caplen;
-	if (end > s->map_done)
-		s->map_done = end;
+	uintptr_t d = (uintptr_t)fr->data;
+	for (size_t k = 0; k < s->n_slabs; k++) {
+		const direct_slab *b = &s->slab[k];
+		uintptr_t start = (uintptr_t)b->buf;
+		if (b->buf && d >= start && d <= start + b->filled) {
+			uint64_t end = b->file_off + (d - start) + fr->caplen;
+			if (end > s->done_off)
+				s->done_off = end;
+			return;
+		}
+	}
 }
 
 uint64_t pd_reader_frames_seen(const pd_reader *r)

@@ -1,8 +1,8 @@
 /* Capture input: one or more files (or "-") read as one capture, merged in
  * timestamp order like mergecap does with tcpdump's rotated files. Plain and
  * gzip-compressed pcap and pcapng, through libpcap at nanosecond precision;
- * plain classic pcap files are mapped and read in place instead, with the
- * same results.
+ * plain classic pcap files are read with read(2) and parsed here instead
+ * (no stdio or libpcap copy), with the same results.
  * A BPF filter is applied here, after numbering, so frame numbers stay the
  * original ones. */
 #ifndef PD_READER_H
@@ -23,8 +23,8 @@ typedef struct pd_frame {
 	uint32_t caplen, wirelen;
 	int linktype;
 	uint32_t file_index;
-	/* valid until the next pd_reader_next(), or until pd_reader_close()
-	 * when pd_reader_frames_stable() */
+	/* valid until the next pd_reader_next(), or until reported done after
+	 * pd_reader_hold_frames() */
 	const uint8_t *data;
 } pd_frame;
 
@@ -45,12 +45,13 @@ uint32_t pd_reader_snaplen(const pd_reader *r);
 uint64_t pd_reader_bytes_read(const pd_reader *r); /* compressed bytes for .gz */
 uint64_t pd_reader_total_bytes(const pd_reader *r); /* sizes of regular files, 0 if unknown */
 uint64_t pd_reader_frames_seen(const pd_reader *r); /* incl. filtered-out ones */
-/* Every frame's data stays valid until pd_reader_close() (all inputs are
- * mapped files), so a consumer may keep the pointers instead of copying. */
+/* Every input is read by pcapdoc itself (plain classic pcap files), so
+ * frames can stay where they are: after pd_reader_hold_frames(), a frame's
+ * data stays valid until the consumer reports it done with
+ * pd_reader_frame_done() (frames in order), and a consumer may keep the
+ * pointers instead of copying. What it holds at once should be bounded: the
+ * reader keeps a buffer busy for as long as one of its frames is held. */
 bool pd_reader_frames_stable(const pd_reader *r);
-/* A consumer that keeps stable frames says so, then reports each frame it
- * is done with, in order: the mapped pages behind the read position are
- * given back only behind those (else right behind the read position). */
 void pd_reader_hold_frames(pd_reader *r);
 void pd_reader_frame_done(pd_reader *r, const pd_frame *fr);
 

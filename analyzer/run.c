@@ -33,7 +33,7 @@
 
 /* Frames kept for the lanes while they catch up (--threads 2+), and the
  * bytes for their copies: libpcap reuses its buffer at the next read (a
- * mapped file's frames stay put and are not copied). */
+ * file the reader reads itself, its frames stay put and are not copied). */
 #define PD_FRAME_SLOTS 2048
 #define PD_FRAME_ARENA (4u << 20)
 
@@ -100,7 +100,7 @@ typedef struct frame_ring {
 	 * slots, which the lanes read while this thread goes on */
 	uint64_t *needs;
 	uint8_t *arena;
-	bool stable; /* the reader's frames stay put (a mapped file): no copies */
+	bool stable; /* the reader's frames stay put (pd_reader_frames_stable): no copies */
 	size_t held; /* stable: bytes of the frames in the ring (bounded like the arena) */
 	uint64_t head, next; /* oldest unreleased frame, next frame */
 	size_t wpos; /* where the next copy goes */
@@ -1190,7 +1190,7 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
 	s->st = frame_dissect(&s->fr, &s->pkt);
 	r->next++;
 	if (r->stable) {
-		/* the lanes' frames keep their pages mapped: as many bytes as the arena */
+		/* held frames keep the reader's buffers busy: as many bytes as the arena */
 		r->held += fr->caplen;
 		while (r->held > PD_FRAME_ARENA && r->next - r->head > 1)
 			release_oldest(run, r);
