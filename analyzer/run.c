@@ -51,7 +51,9 @@ typedef struct pd_event {
 	int8_t dir; /* EV_TCP, EV_UDP: the sender */
 	bool want_label; /* EV_END: the app lane reports the flow's label back */
 	bool with_packet; /* EV_TCP, EV_UDP: run the packet hooks first (no EV_PACKET was sent) */
+	bool new_flow; /* EV_TCP, EV_UDP: the packet starts the flow (mirror_start) */
 	uint32_t seg_extra; /* EV_TCP: PD_SEG_* the flow thread adds (new flow, port reuse) */
+	uint64_t flow_id; /* with new_flow */
 	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
 	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
 	uint8_t *shadow; /* the flow's block of lane state */
@@ -151,6 +153,7 @@ struct pd_run {
 	pd_stage *stage;
 	size_t shadow_size; /* lanes: bytes of a flow's shadow block */
 	size_t shadow_off; /* a lane: where its part of the block starts */
+	size_t mirror_size; /* a lane: bytes of its part (mirror and detector blocks) */
 	uint8_t *shadow_free; /* blocks to reuse: the flow thread's own list */
 	GMutex shadow_lock; /* guards shadow_back */
 	uint8_t *shadow_back; /* blocks the lanes handed back */
@@ -382,9 +385,10 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 			continue; /* more threads than work */
 		pd_run *lane = run_new(opts, on, true, k == 1 && app_in_lane);
 		lane->shadow_off = run->shadow_size;
+		lane->mirror_size = align16(offsetof(pd_flow, det_state) + lane->det_state_size);
 		lane->owner = run;
 		lane->replay_check = run->replay_check;
-		run->shadow_size += align16(offsetof(pd_flow, det_state) + lane->det_state_size);
+		run->shadow_size += lane->mirror_size;
 		run->lane[used++] = lane;
 	}
 	run->n_lanes = used;
@@ -489,16 +493,17 @@ static pd_event *emit(pd_run *run, int kind, const pd_flow *f, const pd_packet *
 	return ev;
 }
 
-/* A new flow's mirror in each lane starts as the flow does; from then on
- * the lanes replay its packets. The block is new: no lane reads it yet. */
-static void mirrors_init(pd_run *run, const pd_flow *f)
+/* What a flow starts with beside the flow table's part (id, tuple); the
+ * flow thread's flow and each lane's mirror (mirror_start) alike. */
+static void flow_start(pd_flow *f, const pd_packet *pkt)
 {
-	for (size_t k = 0; k < run->n_lanes; k++) {
-		pd_flow *m = (pd_flow *)(f->shadow + run->lane[k]->shadow_off);
-		memcpy(m, f, offsetof(pd_flow, det_state));
-		m->lru_prev = m->lru_next = NULL;
-		m->data_state = NULL;
-		m->ndpi = NULL;
+	f->first_ts = pkt->ts;
+	f->first_frame = pkt->frame_no;
+	if (f->proto == 6) {
+		f->roles_from_syn = (pkt->tcp.flags & PD_TCP_SYN) != 0;
+	} else {
+		f->hs_rtt = -1;
+		f->rtt_min = -1;
 	}
 }
 
@@ -646,10 +651,11 @@ static uint8_t *shadow_new(pd_run *run)
 		g_mutex_unlock(&run->shadow_lock);
 	}
 	uint8_t *b = run->shadow_free;
-	if (!b)
-		return g_malloc0(run->shadow_size);
-	run->shadow_free = ((shadow_hdr *)b)->next;
-	memset(b, 0, run->shadow_size);
+	if (b)
+		run->shadow_free = ((shadow_hdr *)b)->next;
+	else
+		b = g_malloc(run->shadow_size);
+	memset(b, 0, SHADOW_HDR); /* each lane clears its own part (mirror_start) */
 	return b;
 }
 
@@ -703,8 +709,7 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 		f->shadow = shadow_new(run);
 		atomic_init(&((shadow_hdr *)f->shadow)->refs, (uint32_t)run->n_lanes);
 	}
-	f->first_ts = pkt->ts;
-	f->first_frame = pkt->frame_no;
+	flow_start(f, pkt);
 	if (proto == 6)
 		run->report->cap.tcp_flows++;
 	else
@@ -762,10 +767,7 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 			f = new_flow(run, 6, &ip->dst, t->dport, &ip->src, t->sport, pkt);
 			dir = PD_SERVER;
 		}
-		f->roles_from_syn = (t->flags & PD_TCP_SYN) != 0;
 		seg_extra |= PD_SEG_NEW_FLOW;
-		if (run->stage)
-			mirrors_init(run, f);
 	}
 	pd_seg seg;
 	flow_account_tcp(f, dir, pkt, seg_extra, &seg);
@@ -775,6 +777,8 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 		pd_event *ev = emit(run, EV_TCP, f, pkt);
 		ev->dir = (int8_t)dir;
 		ev->seg_extra = seg_extra;
+		ev->new_flow = (seg_extra & PD_SEG_NEW_FLOW) != 0;
+		ev->flow_id = f->id;
 		pd_stage_push(run->stage);
 	}
 	tcp_hooks(run, f, pkt, &seg);
@@ -786,6 +790,7 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 	const pd_udp *u = &pkt->udp;
 	int dir = PD_CLIENT;
 	pd_flow *f = pd_flowtable_lookup(run->ft, 17, &ip->src, u->sport, &ip->dst, u->dport, &dir);
+	bool started = !f;
 	if (!f) {
 		bool s_wk = u->sport && u->sport < 1024, d_wk = u->dport && u->dport < 1024;
 		if (s_wk && !d_wk) {
@@ -795,10 +800,6 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 			f = new_flow(run, 17, &ip->src, u->sport, &ip->dst, u->dport, pkt);
 			dir = PD_CLIENT;
 		}
-		f->hs_rtt = -1;
-		f->rtt_min = -1;
-		if (run->stage)
-			mirrors_init(run, f);
 	}
 	flow_account_udp(f, dir, pkt);
 	pd_flowtable_touch(run->ft, f, Q_UDP);
@@ -806,6 +807,8 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 	if (run->stage) {
 		pd_event *ev = emit(run, EV_UDP, f, pkt);
 		ev->dir = (int8_t)dir;
+		ev->new_flow = started;
+		ev->flow_id = f->id;
 		pd_stage_push(run->stage);
 	}
 	udp_hooks(run, f, pkt, dir);
@@ -977,6 +980,29 @@ static pd_flow *lane_flow(const pd_run *lane, const pd_event *ev)
 	return (pd_flow *)(ev->shadow + lane->shadow_off);
 }
 
+/* A flow's first packet: the lane makes its mirror (and clears its
+ * detector blocks) as the flow table and new_flow made the flow, here
+ * rather than on the flow thread, whose cache would otherwise hand the
+ * lines over. */
+static pd_flow *mirror_start(pd_run *lane, const pd_event *ev)
+{
+	pd_flow *m = lane_flow(lane, ev);
+	memset(m, 0, lane->mirror_size);
+	const pd_packet *pkt = ev->pkt;
+	bool tcp = pkt->l4 == PD_L4_TCP;
+	uint16_t sp = tcp ? pkt->tcp.sport : pkt->udp.sport, dp = tcp ? pkt->tcp.dport : pkt->udp.dport;
+	bool client_sent = ev->dir == PD_CLIENT;
+	m->id = ev->flow_id;
+	m->proto = tcp ? 6 : 17;
+	m->addr[0] = client_sent ? pkt->ip.src : pkt->ip.dst;
+	m->addr[1] = client_sent ? pkt->ip.dst : pkt->ip.src;
+	m->port[0] = client_sent ? sp : dp;
+	m->port[1] = client_sent ? dp : sp;
+	m->shadow = ev->shadow;
+	flow_start(m, pkt);
+	return m;
+}
+
 /* PD_TEST_REPLAY_CHECK: the mirror must equal the flow thread's flow but
  * for what is the lane's own or not sent (list, lazy blocks, nDPI's state;
  * the label before the flow's end). */
@@ -1046,7 +1072,7 @@ static void lane_event(void *ctx, const void *rec)
 		packet_hooks(lane, ev->pkt);
 		break;
 	case EV_TCP: {
-		pd_flow *m = lane_flow(lane, ev);
+		pd_flow *m = ev->new_flow ? mirror_start(lane, ev) : lane_flow(lane, ev);
 		if (ev->with_packet)
 			packet_hooks(lane, ev->pkt);
 		pd_seg seg;
@@ -1059,7 +1085,7 @@ static void lane_event(void *ctx, const void *rec)
 		break;
 	}
 	case EV_UDP: {
-		pd_flow *m = lane_flow(lane, ev);
+		pd_flow *m = ev->new_flow ? mirror_start(lane, ev) : lane_flow(lane, ev);
 		if (ev->with_packet)
 			packet_hooks(lane, ev->pkt);
 		flow_account_udp(m, ev->dir, ev->pkt);
