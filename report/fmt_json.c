@@ -3,27 +3,32 @@
  * The flow table (--flows, up to 100 000 rows) is written row by row into
  * the document's place for it, with the layout cJSON would give it: as one
  * cJSON tree it took ~350 MB for 100 000 rows. */
+#include "report/internal.h"
 #include "report/render.h"
 
 #include <string.h>
 
 /* A row printed alone, at the depth of the document's flow table (two
- * more tabs on every line after the first). */
-static bool put_row(const pd_flow_row *row, FILE *out)
+ * more tabs on every line after the first), appended to buf. */
+static bool put_row(const pd_flow_row *row, GString *buf)
 {
 	cJSON *o = pd_flow_row_to_json(row);
 	char *text = o ? cJSON_Print(o) : NULL;
 	cJSON_Delete(o);
 	if (!text)
 		return false;
-	bool ok = true;
-	for (const char *p = text; *p && ok; p++) {
-		ok = fputc(*p, out) != EOF;
-		if (*p == '\n' && ok)
-			ok = fputs("\t\t", out) >= 0;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		if (!nl) {
+			g_string_append(buf, p);
+			break;
+		}
+		g_string_append_len(buf, p, nl + 1 - p);
+		g_string_append(buf, "\t\t");
+		p = nl + 1;
 	}
 	cJSON_free(text);
-	return ok;
+	return true;
 }
 
 static bool render_json(const pd_report *r, const pd_render_opts *o, FILE *out)
@@ -51,11 +56,14 @@ static bool render_json(const pd_report *r, const pd_render_opts *o, FILE *out)
 	if (at) {
 		size_t head = (size_t)(at - text) + strlen(mark) - 1; /* up to and with '[' */
 		ok = fwrite(text, 1, head, out) == head;
+		GString *buf = g_string_sized_new(PD_R_SPILL + 4096);
 		for (guint i = 0; ok && i < r->flows->len; i++) {
 			if (i)
-				ok = fputs(", ", out) >= 0;
-			ok = ok && put_row(&g_array_index(r->flows, pd_flow_row, i), out);
+				g_string_append(buf, ", ");
+			ok = put_row(&g_array_index(r->flows, pd_flow_row, i), buf) && pd_r_spill(buf, out);
 		}
+		ok = ok && fwrite(buf->str, 1, buf->len, out) == buf->len;
+		g_string_free(buf, TRUE);
 		ok = ok && fputs(text + head, out) >= 0;
 	} else {
 		ok = fputs(text, out) >= 0;

@@ -329,8 +329,9 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 	}
 }
 
-static void render_flows(GString *o, const md_labels *l, const pd_report *r)
+static bool render_flows(GString *o, const md_labels *l, const pd_report *r, FILE *out)
 {
+	bool ok = true;
 	char tmp[8], t[PD_TIME_STRLEN];
 	g_string_append_printf(o, "## %s\n\n", l->flow_details);
 	for (guint i = 0; i < r->flows->len; i++) {
@@ -378,10 +379,12 @@ static void render_flows(GString *o, const md_labels *l, const pd_report *r)
 			g_string_append(o, " |\n");
 		}
 		g_string_append(o, "\n</details>\n\n");
+		ok &= pd_r_spill(o, out);
 	}
 	if (r->flows_omitted)
 		g_string_append_printf(o, "(%llu %s)\n\n", (unsigned long long)r->flows_omitted,
 				       l->omitted);
+	return ok;
 }
 
 static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE *out)
@@ -424,10 +427,9 @@ static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE 
 	}
 
 	/* collapsed, so always included when the run kept the flow table */
-	if (r->flows)
-		render_flows(o, l, r);
+	bool flows_ok = !r->flows || render_flows(o, l, r, out);
 
-	bool ok = fwrite(o->str, 1, o->len, out) == o->len;
+	bool ok = fwrite(o->str, 1, o->len, out) == o->len && flows_ok;
 	g_string_free(o, TRUE);
 	return ok && !ferror(out);
 }

@@ -149,6 +149,8 @@ static const labels L_ZH = {
 
 typedef struct ctx {
 	GString *out;
+	FILE *file; /* where out goes (pd_r_spill) */
+	bool write_failed;
 	const labels *l;
 	bool zh, color;
 } ctx;
@@ -633,6 +635,8 @@ static void render_flows(ctx *c, const pd_report *r)
 		g_string_append_printf(b, ", %s %u, ooo %u, dupack %u, zero-win %u", l->retrans,
 				       row->retrans, row->ooo, row->dupacks, row->zero_win);
 		para(c, 6, b->str);
+		if (!pd_r_spill(c->out, c->file))
+			c->write_failed = true;
 	}
 	if (r->flows_omitted) {
 		g_string_truncate(b, 0);
@@ -647,6 +651,7 @@ static bool render_text(const pd_report *r, const pd_render_opts *o, FILE *out)
 {
 	ctx c = {
 		.out = g_string_new(NULL),
+		.file = out,
 		.zh = pd_r_is_zh(o),
 		.color = o && o->color,
 	};
@@ -708,7 +713,7 @@ static bool render_text(const pd_report *r, const pd_render_opts *o, FILE *out)
 	if (o && o->show_flows && r->flows)
 		render_flows(&c, r);
 
-	bool ok = fwrite(c.out->str, 1, c.out->len, out) == c.out->len;
+	bool ok = fwrite(c.out->str, 1, c.out->len, out) == c.out->len && !c.write_failed;
 	g_string_free(c.out, TRUE);
 	return ok && !ferror(out);
 }

@@ -28,6 +28,12 @@ size_t pd_r_settings(const pd_finding *f, const char **out);
 double pd_r_finite(double v);
 
 bool pd_r_is_zh(const pd_render_opts *o);
+
+/* Writes what o holds to out and empties it once it has grown past
+ * PD_R_SPILL bytes, so a long flow table is not built whole in memory.
+ * false once a write failed (o is emptied all the same). */
+#define PD_R_SPILL (64u << 10)
+bool pd_r_spill(GString *o, FILE *out);
 const char *pd_r_title(const pd_finding_def *d, bool zh);
 const char *pd_r_explain(const pd_finding_def *d, bool zh);
 

@@ -219,3 +219,12 @@ const char *pd_r_linktype_name(int linktype, char *buf, size_t len)
 	snprintf(buf, len, "LINKTYPE_%d", linktype);
 	return buf;
 }
+
+bool pd_r_spill(GString *o, FILE *out)
+{
+	if (o->len < PD_R_SPILL)
+		return true;
+	bool ok = fwrite(o->str, 1, o->len, out) == o->len;
+	g_string_truncate(o, 0);
+	return ok;
+}

@@ -232,6 +232,20 @@ Test(cli, write_errors_are_reported)
 	cr_expect_eq(rc, 5);
 	cr_expect(strstr(err, "/nonexistent-dir/r.txt") != NULL, "%s", err);
 	g_free(err);
+	/* Long flow tables are written out as they are made (over 64 KiB of
+	 * rows here): a failing write there counts too. */
+	static const char *const fmts[] = {"text", "markdown", "json"};
+	for (size_t i = 0; i < G_N_ELEMENTS(fmts); i++) {
+		char *c = g_strdup_printf("$PCAPDOC -q --format %s --flows "
+					  "testdata/captures/churn-ports/churn-ports.pcap > /dev/full",
+					  fmts[i]);
+		err = NULL;
+		rc = sh(c, NULL, &err);
+		cr_expect_eq(rc, 5, "%s: exit %d", fmts[i], rc);
+		cr_expect(err && strstr(err, "error writing") != NULL, "%s: %s", fmts[i], err);
+		g_free(err);
+		g_free(c);
+	}
 	/* A reader that goes away: exit 5 with a message, never a silent death
 	 * by SIGPIPE or a report cut short without a word. */
 	char *dir = g_dir_make_tmp("pdpipe-XXXXXX", NULL);
