@@ -7,6 +7,7 @@
 #include "flowtable.h"
 
 #include "dissect/hash.h"
+#include "slab.h"
 
 #include <glib.h>
 #include <string.h>
@@ -25,14 +26,11 @@ struct pd_flowtable {
 	/* sentinels: lru_next is the least recently active, lru_prev the most */
 	pd_flow *queue; /* [PD_FLOWTABLE_QUEUES] */
 	size_t in_queue[PD_FLOWTABLE_QUEUES];
-	/* freed flows kept for the next ones: a capture creates and ends
-	 * flows all the time, and malloc/free of 1-2 KB blocks was 5 % of
-	 * the flow thread */
-	void *spare;
-	size_t n_spare;
+	/* flow blocks: a capture creates and ends flows all the time
+	 * (malloc/free of 1-2 KB blocks was 5 % of the flow thread), and
+	 * touches them at random (huge pages, see slab.h) */
+	pd_slab blocks;
 };
-
-#define PD_FLOWTABLE_SPARE 4096
 
 /* Symmetric: the same for both directions of a flow. */
 static uint64_t tuple_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_addr *b, uint16_t pb)
@@ -58,11 +56,7 @@ void pd_flowtable_free(pd_flowtable *t)
 {
 	if (!t)
 		return;
-	while (t->spare) {
-		void *next = *(void **)t->spare;
-		g_free(t->spare);
-		t->spare = next;
-	}
+	pd_slab_destroy(&t->blocks);
 	g_free(t->slots);
 	g_free(t->queue);
 	g_free(t);
@@ -160,15 +154,10 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 {
 	if ((t->count + 1) * 2 > t->mask + 1)
 		grow(t);
-	size_t size = sizeof(flow_hdr) + sizeof(pd_flow) + t->extra;
-	void *block = t->spare;
-	if (block) {
-		t->spare = *(void **)block;
-		t->n_spare--;
-		memset(block, 0, size);
-	} else {
-		block = g_malloc0(size);
-	}
+	if (!t->blocks.block)
+		pd_slab_init(&t->blocks, sizeof(flow_hdr) + sizeof(pd_flow) + t->extra);
+	void *block = pd_slab_alloc(&t->blocks);
+	memset(block, 0, sizeof(flow_hdr) + sizeof(pd_flow) + t->extra);
 	pd_flow *f = (pd_flow *)((char *)block + sizeof(flow_hdr));
 	f->id = t->next_id++;
 	f->proto = proto;
@@ -223,15 +212,7 @@ void pd_flowtable_release(pd_flowtable *t, pd_flow *f)
 {
 	if (!f)
 		return;
-	g_free(f->data_state);
-	void *block = hdr_of(f);
-	if (t->n_spare >= PD_FLOWTABLE_SPARE) {
-		g_free(block);
-		return;
-	}
-	*(void **)block = t->spare;
-	t->spare = block;
-	t->n_spare++;
+	pd_slab_free(&t->blocks, hdr_of(f));
 }
 
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q)

@@ -14,6 +14,7 @@
 #include "heuristics/detector.h"
 #include "ndpi_glue.h"
 #include "pipeline.h"
+#include "slab.h"
 #include "tcp_engine.h"
 
 /* Idle times after which a flow is finalized (capture time, not wall time). */
@@ -154,6 +155,7 @@ struct pd_run {
 	size_t shadow_size; /* lanes: bytes of a flow's shadow block */
 	size_t shadow_off; /* a lane: where its part of the block starts */
 	size_t mirror_size; /* a lane: bytes of its part (mirror and detector blocks) */
+	pd_slab shadow_slab; /* the flow thread: where shadow blocks come from */
 	uint8_t *shadow_free; /* blocks to reuse: the flow thread's own list */
 	GMutex shadow_lock; /* guards shadow_back */
 	uint8_t *shadow_back; /* blocks the lanes handed back */
@@ -581,6 +583,8 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 		flow_end_summary(run, f);
 	}
 	pd_flowtable_remove(run->ft, f);
+	g_free(f->data_state);
+	f->data_state = NULL;
 	pd_flowtable_release(run->ft, f);
 }
 
@@ -651,19 +655,22 @@ static uint8_t *shadow_new(pd_run *run)
 		g_mutex_unlock(&run->shadow_lock);
 	}
 	uint8_t *b = run->shadow_free;
-	if (b)
+	if (b) {
 		run->shadow_free = ((shadow_hdr *)b)->next;
-	else
-		b = g_malloc(run->shadow_size);
+	} else {
+		if (!run->shadow_slab.block)
+			pd_slab_init(&run->shadow_slab, run->shadow_size);
+		b = pd_slab_alloc(&run->shadow_slab);
+	}
 	memset(b, 0, SHADOW_HDR); /* each lane clears its own part (mirror_start) */
 	return b;
 }
 
-static void shadow_list_free(uint8_t *b)
+static void shadow_list_free(pd_slab *slab, uint8_t *b)
 {
 	while (b) {
 		uint8_t *next = ((shadow_hdr *)b)->next;
-		g_free(b);
+		pd_slab_free(slab, b);
 		b = next;
 	}
 }
@@ -1800,7 +1807,7 @@ void pd_run_free(pd_run *run)
 		lane->finished = true;
 		if (lane->labels_out)
 			g_array_free(lane->labels_out, TRUE);
-		shadow_list_free(lane->shadow_done);
+		shadow_list_free(&run->shadow_slab, lane->shadow_done);
 		lane->shadow_done = NULL;
 		pd_report_free(lane->report);
 		lane->report = NULL;
@@ -1818,8 +1825,9 @@ void pd_run_free(pd_run *run)
 	g_free(run->h_udp.idx);
 	g_free(run->h_flow_end.idx);
 	g_free(run->h_end.idx);
-	shadow_list_free(run->shadow_free);
-	shadow_list_free(run->shadow_back);
+	shadow_list_free(&run->shadow_slab, run->shadow_free);
+	shadow_list_free(&run->shadow_slab, run->shadow_back);
+	pd_slab_destroy(&run->shadow_slab);
 	g_mutex_clear(&run->shadow_lock);
 
 	g_free(run->det_offset);
