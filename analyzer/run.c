@@ -268,8 +268,8 @@ static size_t detector_index(const char *name)
 
 /* Base loads of the threads, in the detectors' cost unit (percent of a
  * one-thread run; perf, docs/performance.md). */
-#define PD_COST_FLOWS 36 /* reading, dissection, flow table, TCP engine */
-#define PD_COST_NDPI 25
+#define PD_COST_FLOWS 33 /* reading, dissection, flow table, TCP engine */
+#define PD_COST_NDPI 28
 #define PD_COST_MIRROR 5 /* a lane replaying each event's packet on its mirror of the flow */
 
 /* Spreads the detectors over the flow thread (bin 0) and n lanes (bins 1

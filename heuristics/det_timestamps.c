@@ -489,7 +489,7 @@ static void ts_on_end(pd_run *run, void *gv)
 const pd_detector pd_det_timestamps = {
 	.name = "timestamps",
 	.flow_state_size = sizeof(ts_fs),
-	.cost = 3,
+	.cost = 4,
 	.global_state_size = sizeof(ts_g),
 	.on_tcp = ts_on_tcp,
 	.on_flow_end = ts_on_flow_end,
