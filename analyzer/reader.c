@@ -273,6 +273,11 @@ static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
 		}
 		if (want > s->direct_size - at)
 			want = (size_t)(s->direct_size - at);
+		if (want == 0) {
+			/* cannot happen: a slab holds a piece plus the largest record */
+			snprintf(msg, msgsz, "record does not fit the read buffer");
+			return -1;
+		}
 		ssize_t got = pread(s->fd, b->buf + b->filled, want, (off_t)at);
 		if (got < 0 && errno == EINTR)
 			continue;
