@@ -149,6 +149,17 @@ pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 	return NULL;
 }
 
+void pd_flow_set_identity(pd_flow *f, uint64_t id, uint8_t proto, const pd_addr *a, uint16_t pa,
+			  const pd_addr *b, uint16_t pb)
+{
+	f->id = id;
+	f->proto = proto;
+	f->addr[0] = *a;
+	f->addr[1] = *b;
+	f->port[0] = pa;
+	f->port[1] = pb;
+}
+
 pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
 			     const pd_addr *b, uint16_t pb)
 {
@@ -159,12 +170,7 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 	void *block = pd_slab_alloc(&t->blocks);
 	memset(block, 0, sizeof(flow_hdr) + sizeof(pd_flow) + t->extra);
 	pd_flow *f = (pd_flow *)((char *)block + sizeof(flow_hdr));
-	f->id = t->next_id++;
-	f->proto = proto;
-	f->addr[0] = *a;
-	f->addr[1] = *b;
-	f->port[0] = pa;
-	f->port[1] = pb;
+	pd_flow_set_identity(f, t->next_id++, proto, a, pa, b, pb);
 	uint64_t h = tuple_hash(proto, a, pa, b, pb);
 	hdr_of(f)->hash = h;
 	size_t i = h & t->mask;

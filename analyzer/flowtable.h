@@ -23,6 +23,11 @@ pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
 			     const pd_addr *b, uint16_t pb);
 
+/* The identity pd_flowtable_insert gives a flow: id, protocol, client
+ * a:pa, server b:pb (detector lanes build their mirrors of it the same way). */
+void pd_flow_set_identity(pd_flow *f, uint64_t id, uint8_t proto, const pd_addr *a, uint16_t pa,
+			  const pd_addr *b, uint16_t pb);
+
 /* Unlinks the flow; the caller finalizes it, then gives it back with
  * pd_flowtable_release (its block is reused for a later flow). */
 void pd_flowtable_remove(pd_flowtable *t, pd_flow *f);

@@ -23,17 +23,17 @@
 /* libpcap's cap on a record's caplen for the link types read directly here */
 #define PD_PCAP_MAX_CAPLEN 262144u
 /* The direct path (direct_open) reads the file in pieces this big into
- * slabs, each with room for a piece plus the start of a record carried
- * over from the slab before, so every record is whole in one slab. */
+ * buffers, each with room for a piece plus the start of a record carried
+ * over from the buffer before, so every record is whole in one buffer. */
 #define PD_DIRECT_READ (1u << 20)
-#define PD_DIRECT_SLAB (PD_DIRECT_READ + PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
+#define PD_DIRECT_BUF (PD_DIRECT_READ + PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
 
-typedef struct direct_slab {
-	uint8_t *buf; /* [PD_DIRECT_SLAB] */
+typedef struct read_buf {
+	uint8_t *buf; /* [PD_DIRECT_BUF] */
 	size_t filled;
 	uint64_t file_off; /* of buf[0] */
 	uint64_t frames_end; /* file offset past the last frame handed out from it */
-} direct_slab;
+} read_buf;
 
 typedef struct pd_source {
 	char *path; /* as given */
@@ -51,14 +51,14 @@ typedef struct pd_source {
 	const u_char *data;
 	pd_time head_ts;
 	uint64_t size;
-	/* Direct path (see direct_open): the file read into slabs with
+	/* Direct path (see direct_open): the file read into buffers with
 	 * read(2), records parsed here; pcap is then NULL and hdr points at
 	 * mhdr. */
 	bool direct;
 	int fd;
-	direct_slab *slab;
-	size_t n_slabs, cur; /* cur: the slab being parsed */
-	size_t off; /* next record header, in the current slab */
+	read_buf *bufs;
+	size_t n_bufs, cur; /* cur: the buffer being parsed */
+	size_t off; /* next record header, in the current buffer */
 	uint64_t direct_size; /* the file's size when opened: read up to there */
 	bool eof;
 	bool swapped, nsec;
@@ -143,7 +143,7 @@ static uint16_t rec_u16(const uint8_t *p, bool swapped)
 
 /* Switches a plain classic pcap file (version 2.4, us or ns magic, either
  * byte order) that libpcap has just opened to the direct path: the file is
- * read with pread(2) into slabs whose frames stay put (see
+ * read with pread(2) into buffers whose frames stay put (see
  * pd_reader_hold_frames), and its records are parsed by direct_next(), so
  * frames are not copied again by stdio and libpcap. libpcap's open stays
  * the reference for the header (its messages, link type and snaplen);
@@ -198,10 +198,10 @@ static void direct_open(pd_source *s)
 	s->direct = true;
 	s->fd = fd;
 	s->direct_size = (uint64_t)st.st_size;
-	s->n_slabs = 2;
-	s->slab = g_new0(direct_slab, s->n_slabs);
-	s->slab[0].buf = g_malloc(PD_DIRECT_SLAB);
-	s->slab[0].file_off = PD_PCAP_FILEHDR;
+	s->n_bufs = 2;
+	s->bufs = g_new0(read_buf, s->n_bufs);
+	s->bufs[0].buf = g_malloc(PD_DIRECT_BUF);
+	s->bufs[0].file_off = PD_PCAP_FILEHDR;
 	s->swapped = swapped;
 	s->nsec = magic == PD_PCAP_MAGIC_NS;
 	s->snap = (uint32_t)snap;
@@ -215,45 +215,45 @@ static void direct_open(pd_source *s)
 	s->iobuf = NULL;
 }
 
-/* A slab the next piece can go to: not the current one, and (when the
+/* A buffer the next piece can go to: not the current one, and (when the
  * consumer holds frames) none of its frames still in use. */
-static size_t direct_spare_slab(pd_source *s)
+static size_t direct_spare_buf(pd_source *s)
 {
-	for (size_t k = 0; k < s->n_slabs; k++) {
+	for (size_t k = 0; k < s->n_bufs; k++) {
 		if (k == s->cur)
 			continue;
-		direct_slab *b = &s->slab[k];
+		read_buf *b = &s->bufs[k];
 		if (!b->buf) {
-			b->buf = g_malloc(PD_DIRECT_SLAB);
+			b->buf = g_malloc(PD_DIRECT_BUF);
 			return k;
 		}
 		if (!s->hold || b->frames_end <= s->done_off)
 			return k;
 	}
-	/* The consumer holds frames in every slab (it bounds what it holds,
-	 * so the slabs stay few). */
-	s->slab = g_renew(direct_slab, s->slab, s->n_slabs + 1);
-	direct_slab *b = &s->slab[s->n_slabs];
+	/* The consumer holds frames in every buffer (it bounds what it holds,
+	 * so the buffers stay few). */
+	s->bufs = g_renew(read_buf, s->bufs, s->n_bufs + 1);
+	read_buf *b = &s->bufs[s->n_bufs];
 	memset(b, 0, sizeof(*b));
-	b->buf = g_malloc(PD_DIRECT_SLAB);
-	return s->n_slabs++;
+	b->buf = g_malloc(PD_DIRECT_BUF);
+	return s->n_bufs++;
 }
 
-/* Makes `need` bytes from the read position available in the current slab,
+/* Makes `need` bytes from the read position available in the current buffer,
  * or as many as the file has left (s->eof then). 0 ok, -1 a read error
  * described in msg. */
 static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
 {
 	for (;;) {
-		direct_slab *b = &s->slab[s->cur];
+		read_buf *b = &s->bufs[s->cur];
 		if (b->filled - s->off >= need || s->eof)
 			return 0;
-		if (PD_DIRECT_SLAB - b->filled < PD_DIRECT_READ && s->off > 0) {
-			/* Carry the start of the record over to a fresh slab; the
+		if (PD_DIRECT_BUF - b->filled < PD_DIRECT_READ && s->off > 0) {
+			/* Carry the start of the record over to a fresh buffer; the
 			 * frames already handed out stay where they are. */
-			size_t k = direct_spare_slab(s);
-			b = &s->slab[s->cur]; /* the array may have moved */
-			direct_slab *n = &s->slab[k];
+			size_t k = direct_spare_buf(s);
+			b = &s->bufs[s->cur]; /* the array may have moved */
+			read_buf *n = &s->bufs[k];
 			size_t tail = b->filled - s->off;
 			memcpy(n->buf, b->buf + s->off, tail);
 			n->filled = tail;
@@ -264,7 +264,7 @@ static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
 			b = n;
 		}
 		uint64_t at = b->file_off + b->filled;
-		size_t want = PD_DIRECT_SLAB - b->filled;
+		size_t want = PD_DIRECT_BUF - b->filled;
 		if (want > PD_DIRECT_READ)
 			want = PD_DIRECT_READ;
 		if (at >= s->direct_size) {
@@ -274,7 +274,7 @@ static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
 		if (want > s->direct_size - at)
 			want = (size_t)(s->direct_size - at);
 		if (want == 0) {
-			/* cannot happen: a slab holds a piece plus the largest record */
+			/* cannot happen: a buffer holds a piece plus the largest record */
 			snprintf(msg, msgsz, "record does not fit the read buffer");
 			return -1;
 		}
@@ -299,7 +299,7 @@ static int direct_next(pd_source *s, char *msg, size_t msgsz)
 {
 	if (direct_fill(s, PD_PCAP_RECHDR, msg, msgsz) < 0)
 		return -1;
-	direct_slab *b = &s->slab[s->cur];
+	read_buf *b = &s->bufs[s->cur];
 	size_t left = b->filled - s->off;
 	if (s->eof && b->file_off + b->filled < s->direct_size)
 		return -2;
@@ -322,7 +322,7 @@ static int direct_next(pd_source *s, char *msg, size_t msgsz)
 	}
 	if (direct_fill(s, PD_PCAP_RECHDR + (size_t)caplen, msg, msgsz) < 0)
 		return -1;
-	b = &s->slab[s->cur]; /* the record may have moved to a fresh slab */
+	b = &s->bufs[s->cur]; /* the record may have moved to a fresh buffer */
 	p = b->buf + s->off;
 	left = b->filled - s->off;
 	if (s->eof && b->file_off + b->filled < s->direct_size)
@@ -458,9 +458,9 @@ static void source_close(pd_source *s)
 		pcap_close(s->pcap); /* closes the FILE, and the gz stream with it */
 	if (s->direct) {
 		close(s->fd);
-		for (size_t k = 0; k < s->n_slabs; k++)
-			g_free(s->slab[k].buf);
-		g_free(s->slab);
+		for (size_t k = 0; k < s->n_bufs; k++)
+			g_free(s->bufs[k].buf);
+		g_free(s->bufs);
 	}
 	g_free(s->iobuf);
 	g_free(s->path);
@@ -496,7 +496,7 @@ static void source_advance(pd_reader *r, pd_source *s)
 		if (rc == -2) {
 			/* Another program cut the file: what was read is analysed,
 			 * as for a file that ends mid-record. */
-			const direct_slab *b = &s->slab[s->cur];
+			const read_buf *b = &s->bufs[s->cur];
 			r->truncated = true;
 			add_error(r, g_strdup_printf("%s: the file shrank while it was read (%" G_GUINT64_FORMAT
 						     " bytes when opened, %" G_GUINT64_FORMAT
@@ -597,7 +597,7 @@ uint64_t pd_reader_bytes_read(const pd_reader *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const pd_source *s = &r->src[i];
 		if (s->direct) {
-			total += s->slab[s->cur].file_off + s->off;
+			total += s->bufs[s->cur].file_off + s->off;
 		} else if (s->gz) {
 			z_off_t o = s->size ? gzoffset(s->gz) : -1;
 			total += o > 0 ? (uint64_t)o : s->gz_out; /* a pipe: bytes read, decompressed */
@@ -662,8 +662,8 @@ void pd_reader_frame_done(pd_reader *r, const pd_frame *fr)
 	if (!s->direct)
 		return;
 	uintptr_t d = (uintptr_t)fr->data;
-	for (size_t k = 0; k < s->n_slabs; k++) {
-		const direct_slab *b = &s->slab[k];
+	for (size_t k = 0; k < s->n_bufs; k++) {
+		const read_buf *b = &s->bufs[k];
 		uintptr_t start = (uintptr_t)b->buf;
 		if (b->buf && d >= start && d <= start + b->filled) {
 			uint64_t end = b->file_off + (d - start) + fr->caplen;

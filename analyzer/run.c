@@ -52,9 +52,11 @@ typedef struct pd_event {
 	int8_t dir; /* EV_TCP, EV_UDP: the sender */
 	bool want_label; /* EV_END: the app lane reports the flow's label back */
 	bool with_packet; /* EV_TCP, EV_UDP: run the packet hooks first (no EV_PACKET was sent) */
-	bool new_flow; /* EV_TCP, EV_UDP: the packet starts the flow (mirror_start) */
-	uint32_t seg_extra; /* EV_TCP: PD_SEG_* the flow thread adds (new flow, port reuse) */
-	uint64_t flow_id; /* with new_flow */
+	/* EV_TCP, EV_UDP: PD_SEG_NEW_FLOW when the packet starts its flow (see
+	 * mirror_start); EV_TCP: with PD_SEG_PORT_REUSE, added to the segment's
+	 * flags as the flow thread adds them */
+	uint32_t seg_extra;
+	uint64_t flow_id; /* with PD_SEG_NEW_FLOW */
 	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
 	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
 	uint8_t *shadow; /* the flow's block of lane state */
@@ -571,7 +573,8 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 		pd_ndpi_finish(run->ndpi, f);
 	flow_end_hooks(run, f);
 	if (run->stage) {
-		memcpy(((shadow_hdr *)f->shadow)->app, f->app, PD_APP_NAME_LEN);
+		if (!run->app_in_lane) /* else no lane needs it from here */
+			memcpy(((shadow_hdr *)f->shadow)->app, f->app, PD_APP_NAME_LEN);
 		pd_event *ev = emit(run, EV_END, f, NULL);
 		/* With nDPI in the app lane, this thread's findings that name the
 		 * flow learn its label at the end (take_lane_findings). */
@@ -784,7 +787,6 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 		pd_event *ev = emit(run, EV_TCP, f, pkt);
 		ev->dir = (int8_t)dir;
 		ev->seg_extra = seg_extra;
-		ev->new_flow = (seg_extra & PD_SEG_NEW_FLOW) != 0;
 		ev->flow_id = f->id;
 		pd_stage_push(run->stage);
 	}
@@ -814,7 +816,7 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 	if (run->stage) {
 		pd_event *ev = emit(run, EV_UDP, f, pkt);
 		ev->dir = (int8_t)dir;
-		ev->new_flow = started;
+		ev->seg_extra = started ? PD_SEG_NEW_FLOW : 0;
 		ev->flow_id = f->id;
 		pd_stage_push(run->stage);
 	}
@@ -998,13 +1000,10 @@ static pd_flow *mirror_start(pd_run *lane, const pd_event *ev)
 	const pd_packet *pkt = ev->pkt;
 	bool tcp = pkt->l4 == PD_L4_TCP;
 	uint16_t sp = tcp ? pkt->tcp.sport : pkt->udp.sport, dp = tcp ? pkt->tcp.dport : pkt->udp.dport;
-	bool client_sent = ev->dir == PD_CLIENT;
-	m->id = ev->flow_id;
-	m->proto = tcp ? 6 : 17;
-	m->addr[0] = client_sent ? pkt->ip.src : pkt->ip.dst;
-	m->addr[1] = client_sent ? pkt->ip.dst : pkt->ip.src;
-	m->port[0] = client_sent ? sp : dp;
-	m->port[1] = client_sent ? dp : sp;
+	if (ev->dir == PD_CLIENT)
+		pd_flow_set_identity(m, ev->flow_id, tcp ? 6 : 17, &pkt->ip.src, sp, &pkt->ip.dst, dp);
+	else
+		pd_flow_set_identity(m, ev->flow_id, tcp ? 6 : 17, &pkt->ip.dst, dp, &pkt->ip.src, sp);
 	m->shadow = ev->shadow;
 	flow_start(m, pkt);
 	return m;
@@ -1037,6 +1036,7 @@ static void replay_check(const pd_run *lane, const pd_event *ev, const pd_flow *
 	}
 	g_free(want);
 }
+
 static void lane_end(pd_run *lane)
 {
 	lane->flows_done = true;
@@ -1078,29 +1078,25 @@ static void lane_event(void *ctx, const void *rec)
 	case EV_PACKET:
 		packet_hooks(lane, ev->pkt);
 		break;
-	case EV_TCP: {
-		pd_flow *m = ev->new_flow ? mirror_start(lane, ev) : lane_flow(lane, ev);
+	case EV_TCP:
+	case EV_UDP: {
+		/* handle_tcp/handle_udp's order, on the mirror */
+		pd_flow *m = ev->seg_extra & PD_SEG_NEW_FLOW ? mirror_start(lane, ev) : lane_flow(lane, ev);
 		if (ev->with_packet)
 			packet_hooks(lane, ev->pkt);
 		pd_seg seg;
-		flow_account_tcp(m, ev->dir, ev->pkt, ev->seg_extra, &seg);
+		if (ev->kind == EV_TCP)
+			flow_account_tcp(m, ev->dir, ev->pkt, ev->seg_extra, &seg);
+		else
+			flow_account_udp(m, ev->dir, ev->pkt);
 		if (lane->replay_check)
 			replay_check(lane, ev, m);
 		if (lane->app_lane)
 			pd_ndpi_feed(lane->ndpi, m, ev->pkt);
-		tcp_hooks(lane, m, ev->pkt, &seg);
-		break;
-	}
-	case EV_UDP: {
-		pd_flow *m = ev->new_flow ? mirror_start(lane, ev) : lane_flow(lane, ev);
-		if (ev->with_packet)
-			packet_hooks(lane, ev->pkt);
-		flow_account_udp(m, ev->dir, ev->pkt);
-		if (lane->replay_check)
-			replay_check(lane, ev, m);
-		if (lane->app_lane)
-			pd_ndpi_feed(lane->ndpi, m, ev->pkt);
-		udp_hooks(lane, m, ev->pkt, ev->dir);
+		if (ev->kind == EV_TCP)
+			tcp_hooks(lane, m, ev->pkt, &seg);
+		else
+			udp_hooks(lane, m, ev->pkt, ev->dir);
 		break;
 	}
 	case EV_END: {
