@@ -221,6 +221,15 @@ void pd_flowtable_release(pd_flowtable *t, pd_flow *f)
 	pd_slab_free(&t->blocks, hdr_of(f));
 }
 
+void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f)
+{
+	if (!f)
+		return;
+	const char *b = (const char *)f - sizeof(flow_hdr);
+	for (size_t off = 0; off < t->blocks.block; off += 64)
+		__builtin_prefetch(b + off, 1);
+}
+
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q)
 {
 	pd_flow *s = &t->queue[q];

@@ -252,7 +252,7 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 	run->per_id = g_new0(uint32_t, pd_catalog_len);
 	run->flow_findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 						   (GDestroyNotify)g_slist_free);
-	run->apps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	run->apps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	run->linktypes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (size_t i = 0; i < pd_detectors_len; i++)
 		if (det_on[i] && pd_detectors[i]->init)
@@ -427,11 +427,14 @@ static const char *row_state(const pd_flow *f)
 
 static void count_app(pd_run *run, const char *name)
 {
-	gpointer v = NULL;
-	if (g_hash_table_lookup_extended(run->apps, name, NULL, &v))
-		g_hash_table_insert(run->apps, g_strdup(name), GSIZE_TO_POINTER(GPOINTER_TO_SIZE(v) + 1));
-	else
-		g_hash_table_insert(run->apps, g_strdup(name), GSIZE_TO_POINTER(1));
+	/* A counter per label, bumped in place: one lookup per flow, no
+	 * key copy (labels are few, flows are many). */
+	gsize *n = g_hash_table_lookup(run->apps, name);
+	if (!n) {
+		n = g_new0(gsize, 1);
+		g_hash_table_insert(run->apps, g_strdup(name), n);
+	}
+	(*n)++;
 }
 
 /* Findings that name this flow learn its final application label. */
@@ -713,6 +716,9 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 		pd_flow *victim = a && (!b || a->last_frame < b->last_frame) ? a : b;
 		finalize_flow(run, victim);
 		run->half_open_evicted++;
+		/* a flood keeps evicting: warm the next victims now */
+		pd_flowtable_prefetch(run->ft, pd_flowtable_oldest_in(run->ft, Q_SYN_ONLY));
+		pd_flowtable_prefetch(run->ft, pd_flowtable_oldest_in(run->ft, Q_HALF_OPEN));
 	}
 	pd_flow *f = pd_flowtable_insert(run->ft, proto, ca, cp, sa, sp);
 	if (run->stage) {
@@ -1761,7 +1767,7 @@ pd_report *pd_run_finish(pd_run *run)
 		pd_app_count ac;
 		memset(&ac, 0, sizeof(ac));
 		g_strlcpy(ac.name, k, sizeof(ac.name));
-		ac.flows = GPOINTER_TO_SIZE(v);
+		ac.flows = *(gsize *)v;
 		g_array_append_val(cap->apps, ac);
 	}
 	g_array_sort(cap->apps, cmp_app);
