@@ -223,8 +223,8 @@ void pd_flowtable_release(pd_flowtable *t, pd_flow *f)
 
 void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f)
 {
-	if (!f)
-		return;
+	if (!f || (f >= t->queue && f < t->queue + PD_FLOWTABLE_QUEUES))
+		return; /* none, or a queue's sentinel */
 	const char *b = (const char *)f - sizeof(flow_hdr);
 	for (size_t off = 0; off < t->blocks.block; off += 64)
 		__builtin_prefetch(b + off, 1);

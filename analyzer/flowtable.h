@@ -43,7 +43,8 @@ void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q);
 /* Least recently active flow of queue q, or NULL. */
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q);
 /* Start loading f's whole block into the cache: a flow about to end has
- * not been touched for a while, and its end runs every detector on it. */
+ * not been touched for a while, and its end runs every detector on it.
+ * f may be NULL, or a queue's sentinel (the lru_next of its newest flow). */
 void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f);
 /* Least recently active flow of all (smallest last_frame), or NULL. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t);

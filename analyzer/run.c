@@ -647,6 +647,8 @@ static void expire_flows(pd_run *run, pd_time now)
 		}
 		if (!best)
 			break;
+		/* the flow after it in its queue is likely next: warm it */
+		pd_flowtable_prefetch(run->ft, best->lru_next);
 		finalize_flow(run, best);
 	}
 }
