@@ -1,5 +1,6 @@
 /* See slab.h. */
 #include "slab.h"
+#include "sanitizers.h"
 
 #include <glib.h>
 #include <string.h>
@@ -7,16 +8,7 @@
 
 /* Under AddressSanitizer every block is a malloc of its own, so a flow used
  * after it ended is still caught (ASan cannot see inside a chunk). */
-#if defined(__SANITIZE_ADDRESS__)
-#define PD_SLAB_PER_BLOCK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PD_SLAB_PER_BLOCK 1
-#endif
-#endif
-#ifndef PD_SLAB_PER_BLOCK
-#define PD_SLAB_PER_BLOCK 0
-#endif
+#define PD_SLAB_PER_BLOCK PD_SANITIZED
 
 void pd_slab_init(pd_slab *s, size_t size)
 {
