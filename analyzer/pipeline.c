@@ -23,6 +23,10 @@ struct pd_stage {
 	size_t rec_size;
 	pd_stage_fn fn;
 	pd_stage_fn hint;
+	pd_stage_idle_fn idle; /* under lock */
+	void *idle_arg;
+	unsigned idle_busy; /* lanes in idle() now */
+	GCond idle_off;
 	size_t n;
 	bool inline_lanes; /* no threads: each record goes through every lane at once */
 	/* the producer's own */
@@ -69,6 +73,20 @@ static gpointer lane_main(gpointer data)
 		l->handled = handled;
 		if (s->producer_waiting && slowest(s) >= s->producer_want)
 			g_cond_signal(&s->have_space);
+		if (s->published == handled && !s->done && s->idle) {
+			pd_stage_idle_fn idle = s->idle;
+			void *arg = s->idle_arg;
+			s->idle_busy++;
+			g_mutex_unlock(&s->lock);
+			bool did = idle(arg);
+			g_mutex_lock(&s->lock);
+			if (--s->idle_busy == 0)
+				g_cond_broadcast(&s->idle_off);
+			if (did) {
+				g_mutex_unlock(&s->lock);
+				continue;
+			}
+		}
 		if (s->published == handled && !s->done) {
 			l->want = handled + PD_STAGE_LANE_WAKE;
 			l->sleeping = true;
@@ -110,6 +128,7 @@ pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, pd_stage_fn 
 	g_mutex_init(&s->lock);
 	g_cond_init(&s->have_data);
 	g_cond_init(&s->have_space);
+	g_cond_init(&s->idle_off);
 	for (size_t i = 0; i < n; i++) {
 		s->lanes[i].stage = s;
 		s->lanes[i].ctx = ctx[i];
@@ -131,6 +150,16 @@ pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, pd_stage_fn 
 		}
 	}
 	return s;
+}
+
+void pd_stage_set_idle(pd_stage *s, pd_stage_idle_fn fn, void *arg)
+{
+	g_mutex_lock(&s->lock);
+	s->idle = fn;
+	s->idle_arg = arg;
+	while (!fn && s->idle_busy)
+		g_cond_wait(&s->idle_off, &s->lock);
+	g_mutex_unlock(&s->lock);
 }
 
 static void publish(pd_stage *s)
@@ -223,6 +252,7 @@ void pd_stage_finish(pd_stage *s)
 	g_mutex_clear(&s->lock);
 	g_cond_clear(&s->have_data);
 	g_cond_clear(&s->have_space);
+	g_cond_clear(&s->idle_off);
 	g_free(s->ring);
 	g_free(s);
 }

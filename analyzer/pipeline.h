@@ -26,6 +26,14 @@ typedef void (*pd_stage_fn)(void *lane, const void *rec);
  * through the lanes on the calling thread. */
 pd_stage *pd_stage_start(size_t rec_size, size_t n, pd_stage_fn fn, pd_stage_fn hint, void *const *ctx);
 
+/* Work a lane may do for the producer when it has caught up, instead of
+ * going to sleep at once: called on the lane's thread, returns whether it
+ * did something (then the lane looks at the ring again and may call it
+ * again). */
+typedef bool (*pd_stage_idle_fn)(void *arg);
+/* fn NULL: no more such calls; returns once no lane is in the old one. */
+void pd_stage_set_idle(pd_stage *s, pd_stage_idle_fn fn, void *arg);
+
 /* The next record to fill; waits while the ring is full. */
 void *pd_stage_next(pd_stage *s);
 /* Appends the record pd_stage_next returned. */

@@ -22,16 +22,35 @@
 #define PD_PCAP_MAGIC_NS 0xa1b23c4du
 /* libpcap's cap on a record's caplen for the link types read directly here */
 #define PD_PCAP_MAX_CAPLEN 262144u
-/* The direct path (direct_open) reads the file in pieces this big into
- * buffers, each with room for a piece plus the start of a record carried
- * over from the buffer before, so every record is whole in one buffer. */
+/* The direct path (direct_open) reads the file in pieces of this size at
+ * fixed offsets, the first right after the file header. Each piece goes to
+ * a buffer of its own, after room for the start of a record carried over
+ * from the piece before, so every record is whole in one buffer. */
 #define PD_DIRECT_READ (1u << 20)
-#define PD_DIRECT_BUF (PD_DIRECT_READ + PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
+#define PD_DIRECT_CARRY (PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
+#define PD_DIRECT_BUF (PD_DIRECT_CARRY + PD_DIRECT_READ)
+/* pd_reader_read_ahead: pieces read ahead of the consumer at most, and
+ * the buffers made for them when it is allowed */
+#define PD_AHEAD_PIECES 2u
+#define PD_AHEAD_BUFS 8u
+
+typedef enum read_buf_state {
+	RB_FREE, /* unused */
+	RB_READING, /* a piece is being read into it */
+	RB_READY, /* read ahead, not yet parsed */
+	RB_CURRENT, /* being parsed */
+	RB_HELD, /* parsed; free once its frames are done (or at once, without hold) */
+} read_buf_state;
 
 typedef struct read_buf {
-	uint8_t *buf; /* [PD_DIRECT_BUF] */
-	size_t filled;
-	uint64_t file_off; /* of buf[0] */
+	uint8_t *buf; /* [PD_DIRECT_BUF]: the piece starts at PD_DIRECT_CARRY */
+	read_buf_state state; /* changes under the source's lock */
+	uint64_t piece_off; /* file offset of the piece; set when it is claimed */
+	/* written by whoever reads the piece, read by the consumer once READY */
+	size_t got; /* bytes of the piece read */
+	bool short_read; /* fewer than the piece has: an error, or the file shrank */
+	int err; /* errno of a failed read, 0 none */
+	/* the consumer's */
 	uint64_t frames_end; /* file offset past the last frame handed out from it */
 } read_buf;
 
@@ -56,16 +75,23 @@ typedef struct pd_source {
 	 * mhdr. */
 	bool direct;
 	int fd;
-	read_buf *bufs;
-	size_t n_bufs, cur; /* cur: the buffer being parsed */
-	size_t off; /* next record header, in the current buffer */
+	read_buf **bufs; /* the array grows (consumer, under lock); buffers stay put */
+	size_t n_bufs;
+	read_buf *cur; /* being parsed */
+	size_t off, end; /* next record header, end of the data: in cur->buf */
 	uint64_t direct_size; /* the file's size when opened: read up to there */
-	bool eof;
 	bool swapped, nsec;
 	uint32_t snap;
 	bool hold; /* pd_reader_hold_frames */
-	uint64_t done_off; /* hold: frames ending up to here are done with */
+	uint64_t done_off; /* hold: frames ending up to here are done with (atomic) */
 	struct pcap_pkthdr mhdr;
+	/* read ahead: buffer states, n_bufs and these under lock */
+	GMutex lock;
+	GCond piece_ready;
+	bool ahead; /* pd_reader_allow_read_ahead */
+	uint64_t next_piece; /* offset of the first piece nobody has claimed */
+	unsigned n_ahead; /* pieces claimed ahead of the consumer, not yet taken */
+	unsigned ahead_delay_us; /* tests: read-ahead is slow, the consumer waits for it */
 } pd_source;
 
 struct pd_reader {
@@ -141,6 +167,8 @@ static uint16_t rec_u16(const uint8_t *p, bool swapped)
 	return swapped ? GUINT16_SWAP_LE_BE(v) : v;
 }
 
+static read_buf *direct_add_buf(pd_source *s);
+
 /* Switches a plain classic pcap file (version 2.4, us or ns magic, either
  * byte order) that libpcap has just opened to the direct path: the file is
  * read with pread(2) into buffers whose frames stay put (see
@@ -198,10 +226,15 @@ static void direct_open(pd_source *s)
 	s->direct = true;
 	s->fd = fd;
 	s->direct_size = (uint64_t)st.st_size;
-	s->n_bufs = 2;
-	s->bufs = g_new0(read_buf, s->n_bufs);
-	s->bufs[0].buf = g_malloc(PD_DIRECT_BUF);
-	s->bufs[0].file_off = PD_PCAP_FILEHDR;
+	g_mutex_init(&s->lock);
+	g_cond_init(&s->piece_ready);
+	/* An empty piece ending at the file header is current: the first
+	 * record calls for the piece after it. */
+	s->cur = direct_add_buf(s);
+	s->cur->state = RB_CURRENT;
+	s->cur->piece_off = PD_PCAP_FILEHDR;
+	s->off = s->end = PD_DIRECT_CARRY;
+	s->next_piece = PD_PCAP_FILEHDR;
 	s->swapped = swapped;
 	s->nsec = magic == PD_PCAP_MAGIC_NS;
 	s->snap = (uint32_t)snap;
@@ -215,80 +248,116 @@ static void direct_open(pd_source *s)
 	s->iobuf = NULL;
 }
 
-/* A buffer the next piece can go to: not the current one, and (when the
- * consumer holds frames) none of its frames still in use. */
-static size_t direct_spare_buf(pd_source *s)
+/* A new, unused buffer. Only the consumer adds buffers, under the lock
+ * once read ahead is allowed. */
+static read_buf *direct_add_buf(pd_source *s)
 {
-	for (size_t k = 0; k < s->n_bufs; k++) {
-		if (k == s->cur)
-			continue;
-		read_buf *b = &s->bufs[k];
-		if (!b->buf) {
-			b->buf = g_malloc(PD_DIRECT_BUF);
-			return k;
-		}
-		if (!s->hold || b->frames_end <= s->done_off)
-			return k;
-	}
-	/* The consumer holds frames in every buffer (it bounds what it holds,
-	 * so the buffers stay few). */
-	s->bufs = g_renew(read_buf, s->bufs, s->n_bufs + 1);
-	read_buf *b = &s->bufs[s->n_bufs];
-	memset(b, 0, sizeof(*b));
+	read_buf *b = g_new0(read_buf, 1);
 	b->buf = g_malloc(PD_DIRECT_BUF);
-	return s->n_bufs++;
+	s->bufs = g_renew(read_buf *, s->bufs, s->n_bufs + 1);
+	s->bufs[s->n_bufs++] = b;
+	return b;
 }
 
-/* Makes `need` bytes from the read position available in the current buffer,
- * or as many as the file has left (s->eof then). 0 ok, -1 a read error
- * described in msg. */
-static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
+/* Under lock: a buffer a piece can go to, or NULL. A parsed buffer is
+ * free once the consumer is done with every frame in it. */
+static read_buf *direct_spare_buf(pd_source *s)
 {
-	for (;;) {
-		read_buf *b = &s->bufs[s->cur];
-		if (b->filled - s->off >= need || s->eof)
-			return 0;
-		if (PD_DIRECT_BUF - b->filled < PD_DIRECT_READ && s->off > 0) {
-			/* Carry the start of the record over to a fresh buffer; the
-			 * frames already handed out stay where they are. */
-			size_t k = direct_spare_buf(s);
-			b = &s->bufs[s->cur]; /* the array may have moved */
-			read_buf *n = &s->bufs[k];
-			size_t tail = b->filled - s->off;
-			memcpy(n->buf, b->buf + s->off, tail);
-			n->filled = tail;
-			n->file_off = b->file_off + s->off;
-			n->frames_end = 0;
-			s->cur = k;
-			s->off = 0;
-			b = n;
-		}
-		uint64_t at = b->file_off + b->filled;
-		size_t want = PD_DIRECT_BUF - b->filled;
-		if (want > PD_DIRECT_READ)
-			want = PD_DIRECT_READ;
-		if (at >= s->direct_size) {
-			s->eof = true;
-			continue;
-		}
-		if (want > s->direct_size - at)
-			want = (size_t)(s->direct_size - at);
-		if (want == 0) {
-			/* cannot happen: a buffer holds a piece plus the largest record */
-			snprintf(msg, msgsz, "record does not fit the read buffer");
-			return -1;
-		}
-		ssize_t got = pread(s->fd, b->buf + b->filled, want, (off_t)at);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(msg, msgsz, "error reading dump file: %s", g_strerror(errno));
-			return -1;
-		}
-		if (got == 0)
-			s->eof = true; /* before direct_size: the file shrank */
-		b->filled += (size_t)got;
+	uint64_t done = __atomic_load_n(&s->done_off, __ATOMIC_ACQUIRE);
+	for (size_t k = 0; k < s->n_bufs; k++) {
+		read_buf *b = s->bufs[k];
+		if (b->state == RB_FREE || (b->state == RB_HELD && (!s->hold || b->frames_end <= done)))
+			return b;
 	}
+	return NULL;
+}
+
+/* Reads the piece b was claimed for (b->piece_off): all of it, unless the
+ * file ends first (it shrank) or a read fails. Called without the lock:
+ * b is READING, so nobody else touches it. */
+static void direct_read_piece(const pd_source *s, read_buf *b)
+{
+	uint64_t at = b->piece_off;
+	size_t want = s->direct_size - at < PD_DIRECT_READ ? (size_t)(s->direct_size - at) : PD_DIRECT_READ;
+	b->got = 0;
+	b->err = 0;
+	b->short_read = false;
+	while (b->got < want) {
+		ssize_t n = pread(s->fd, b->buf + PD_DIRECT_CARRY + b->got, want - b->got, (off_t)(at + b->got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			b->err = n < 0 ? errno : 0;
+			b->short_read = true;
+			return;
+		}
+		b->got += (size_t)n;
+	}
+}
+
+/* The piece after the current one becomes current, with the bytes from
+ * s->off on (the start of a record) carried over in front of it. */
+static void direct_advance(pd_source *s)
+{
+	read_buf *o = s->cur;
+	uint64_t at = o->piece_off + o->got;
+	read_buf *n = NULL;
+	g_mutex_lock(&s->lock);
+	for (size_t k = 0; k < s->n_bufs && !n; k++) {
+		read_buf *b = s->bufs[k];
+		if ((b->state == RB_READING || b->state == RB_READY) && b->piece_off == at)
+			n = b;
+	}
+	if (n) {
+		while (n->state == RB_READING)
+			g_cond_wait(&s->piece_ready, &s->lock);
+		s->n_ahead--;
+	} else {
+		/* nobody has claimed it: read it here */
+		n = direct_spare_buf(s);
+		if (!n)
+			n = direct_add_buf(s);
+		n->state = RB_READING;
+		n->piece_off = at;
+		if (s->next_piece < at + PD_DIRECT_READ)
+			s->next_piece = at + PD_DIRECT_READ;
+		g_mutex_unlock(&s->lock);
+		direct_read_piece(s, n);
+		g_mutex_lock(&s->lock);
+	}
+	size_t tail = s->end - s->off; /* < a record: at most PD_DIRECT_CARRY */
+	memcpy(n->buf + PD_DIRECT_CARRY - tail, o->buf + s->off, tail);
+	n->frames_end = 0;
+	n->state = RB_CURRENT;
+	o->state = RB_HELD;
+	g_mutex_unlock(&s->lock);
+	s->cur = n;
+	s->off = PD_DIRECT_CARRY - tail;
+	s->end = PD_DIRECT_CARRY + n->got;
+}
+
+/* The current buffer lacks the rest of a record: 1 the next piece is now
+ * current, 0 the file (as opened) has no more, -1 a read error described in
+ * msg, -2 the file shrank while it was read. */
+static int direct_more(pd_source *s, char *msg, size_t msgsz)
+{
+	const read_buf *b = s->cur;
+	if (b->err) {
+		snprintf(msg, msgsz, "error reading dump file: %s", g_strerror(b->err));
+		return -1;
+	}
+	if (b->short_read)
+		return -2;
+	if (b->piece_off + b->got >= s->direct_size)
+		return 0;
+	direct_advance(s);
+	return 1;
+}
+
+/* File offset of byte i of buffer b. */
+static uint64_t direct_file_off(const read_buf *b, size_t i)
+{
+	return b->piece_off + i - PD_DIRECT_CARRY;
 }
 
 /* The next record of a direct source, checked as libpcap 1.10's
@@ -297,12 +366,12 @@ static int direct_fill(pd_source *s, size_t need, char *msg, size_t msgsz)
  * -1 an error described in msg, -2 the file shrank while it was read. */
 static int direct_next(pd_source *s, char *msg, size_t msgsz)
 {
-	if (direct_fill(s, PD_PCAP_RECHDR, msg, msgsz) < 0)
-		return -1;
-	read_buf *b = &s->bufs[s->cur];
-	size_t left = b->filled - s->off;
-	if (s->eof && b->file_off + b->filled < s->direct_size)
-		return -2;
+	int rc = 1;
+	while (s->end - s->off < PD_PCAP_RECHDR && rc == 1)
+		rc = direct_more(s, msg, msgsz);
+	if (rc < 0)
+		return rc;
+	size_t left = s->end - s->off;
 	if (left == 0)
 		return 0;
 	if (left < PD_PCAP_RECHDR) {
@@ -310,8 +379,7 @@ static int direct_next(pd_source *s, char *msg, size_t msgsz)
 			 PD_PCAP_RECHDR, left);
 		return -1;
 	}
-	const uint8_t *p = b->buf + s->off;
-	uint32_t caplen = rec_u32(p + 8, s->swapped);
+	uint32_t caplen = rec_u32(s->cur->buf + s->off + 8, s->swapped);
 	if (caplen > PD_PCAP_MAX_CAPLEN) {
 		/* the snaplen is at most that maximum (direct_open), so
 		 * libpcap's other message, "bigger than maximum", cannot come
@@ -320,14 +388,13 @@ static int direct_next(pd_source *s, char *msg, size_t msgsz)
 			 (int)s->snap);
 		return -1;
 	}
-	if (direct_fill(s, PD_PCAP_RECHDR + (size_t)caplen, msg, msgsz) < 0)
-		return -1;
-	b = &s->bufs[s->cur]; /* the record may have moved to a fresh buffer */
-	p = b->buf + s->off;
-	left = b->filled - s->off;
-	if (s->eof && b->file_off + b->filled < s->direct_size)
-		return -2;
-	size_t avail = left - PD_PCAP_RECHDR;
+	while (s->end - s->off < PD_PCAP_RECHDR + (size_t)caplen && rc == 1)
+		rc = direct_more(s, msg, msgsz);
+	if (rc < 0)
+		return rc;
+	read_buf *b = s->cur; /* the record may have moved to the next piece */
+	const uint8_t *p = b->buf + s->off;
+	size_t avail = s->end - s->off - PD_PCAP_RECHDR;
 	if (caplen > avail) {
 		/* Above the snaplen, libpcap reads the snaplen first, and a
 		 * short read there names that size, not the caplen. */
@@ -350,7 +417,7 @@ static int direct_next(pd_source *s, char *msg, size_t msgsz)
 	s->mhdr.len = rec_u32(p + 12, s->swapped);
 	s->data = p + PD_PCAP_RECHDR;
 	s->off += PD_PCAP_RECHDR + (size_t)caplen;
-	b->frames_end = b->file_off + s->off;
+	b->frames_end = direct_file_off(b, s->off);
 	return 1;
 }
 
@@ -458,9 +525,13 @@ static void source_close(pd_source *s)
 		pcap_close(s->pcap); /* closes the FILE, and the gz stream with it */
 	if (s->direct) {
 		close(s->fd);
-		for (size_t k = 0; k < s->n_bufs; k++)
-			g_free(s->bufs[k].buf);
+		for (size_t k = 0; k < s->n_bufs; k++) {
+			g_free(s->bufs[k]->buf);
+			g_free(s->bufs[k]);
+		}
 		g_free(s->bufs);
+		g_mutex_clear(&s->lock);
+		g_cond_clear(&s->piece_ready);
 	}
 	g_free(s->iobuf);
 	g_free(s->path);
@@ -496,12 +567,12 @@ static void source_advance(pd_reader *r, pd_source *s)
 		if (rc == -2) {
 			/* Another program cut the file: what was read is analysed,
 			 * as for a file that ends mid-record. */
-			const read_buf *b = &s->bufs[s->cur];
+			const read_buf *b = s->cur;
 			r->truncated = true;
 			add_error(r, g_strdup_printf("%s: the file shrank while it was read (%" G_GUINT64_FORMAT
 						     " bytes when opened, %" G_GUINT64_FORMAT
 						     " read); the findings cover what was read",
-						     s->path, s->direct_size, b->file_off + b->filled));
+						     s->path, s->direct_size, b->piece_off + b->got));
 			s->done = true;
 			return;
 		}
@@ -597,7 +668,7 @@ uint64_t pd_reader_bytes_read(const pd_reader *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const pd_source *s = &r->src[i];
 		if (s->direct) {
-			total += s->bufs[s->cur].file_off + s->off;
+			total += direct_file_off(s->cur, s->off);
 		} else if (s->gz) {
 			z_off_t o = s->size ? gzoffset(s->gz) : -1;
 			total += o > 0 ? (uint64_t)o : s->gz_out; /* a pipe: bytes read, decompressed */
@@ -661,17 +732,66 @@ void pd_reader_frame_done(pd_reader *r, const pd_frame *fr)
 	pd_source *s = &r->src[fr->file_index];
 	if (!s->direct)
 		return;
+	/* Only the consumer changes the buffer array; a READING buffer's
+	 * fields are not read here, only where its memory lies. */
 	uintptr_t d = (uintptr_t)fr->data;
 	for (size_t k = 0; k < s->n_bufs; k++) {
-		const read_buf *b = &s->bufs[k];
+		const read_buf *b = s->bufs[k];
 		uintptr_t start = (uintptr_t)b->buf;
-		if (b->buf && d >= start && d <= start + b->filled) {
-			uint64_t end = b->file_off + (d - start) + fr->caplen;
-			if (end > s->done_off)
-				s->done_off = end;
+		if (d >= start && d < start + PD_DIRECT_BUF) {
+			uint64_t end = direct_file_off(b, d - start) + fr->caplen;
+			if (end > __atomic_load_n(&s->done_off, __ATOMIC_RELAXED))
+				__atomic_store_n(&s->done_off, end, __ATOMIC_RELEASE);
 			return;
 		}
 	}
+}
+
+void pd_reader_allow_read_ahead(pd_reader *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		pd_source *s = &r->src[i];
+		if (!s->direct)
+			continue;
+		g_mutex_lock(&s->lock);
+		while (s->n_bufs < PD_AHEAD_BUFS)
+			direct_add_buf(s); /* their pages are touched only when used */
+		s->ahead = true;
+		const char *delay = g_getenv("PD_TEST_READ_AHEAD_DELAY_US");
+		s->ahead_delay_us = delay ? (unsigned)g_ascii_strtoull(delay, NULL, 10) : 0;
+		g_mutex_unlock(&s->lock);
+	}
+}
+
+bool pd_reader_read_ahead(pd_reader *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		pd_source *s = &r->src[i];
+		if (!s->direct)
+			continue;
+		g_mutex_lock(&s->lock);
+		read_buf *b = NULL;
+		if (s->ahead && s->n_ahead < PD_AHEAD_PIECES && s->next_piece < s->direct_size)
+			b = direct_spare_buf(s);
+		if (!b) {
+			g_mutex_unlock(&s->lock);
+			continue;
+		}
+		b->state = RB_READING;
+		b->piece_off = s->next_piece;
+		s->next_piece += PD_DIRECT_READ;
+		s->n_ahead++;
+		g_mutex_unlock(&s->lock);
+		if (s->ahead_delay_us)
+			g_usleep(s->ahead_delay_us);
+		direct_read_piece(s, b);
+		g_mutex_lock(&s->lock);
+		b->state = RB_READY;
+		g_cond_broadcast(&s->piece_ready);
+		g_mutex_unlock(&s->lock);
+		return true;
+	}
+	return false;
 }
 
 uint64_t pd_reader_frames_seen(const pd_reader *r)

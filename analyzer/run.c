@@ -1245,6 +1245,11 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
 	return s;
 }
 
+static bool read_ahead(void *reader)
+{
+	return pd_reader_read_ahead(reader);
+}
+
 /* --threads 2+: frames stay in the ring until every lane has handled the
  * events that point into them. */
 static void read_with_lanes(pd_run *run)
@@ -1252,16 +1257,22 @@ static void read_with_lanes(pd_run *run)
 	frame_ring r = {.slot = g_new0(frame_slot, PD_FRAME_SLOTS),
 			.needs = g_new0(uint64_t, PD_FRAME_SLOTS),
 			.stable = pd_reader_frames_stable(run->reader)};
-	if (!r.stable)
+	if (!r.stable) {
 		r.arena = g_malloc(PD_FRAME_ARENA);
-	else
+	} else {
 		pd_reader_hold_frames(run->reader);
+		/* Reading is a fifth of this thread's work, and the lanes have
+		 * moments with nothing to do: they read ahead then. */
+		pd_reader_allow_read_ahead(run->reader);
+		pd_stage_set_idle(run->stage, read_ahead, run->reader);
+	}
 	pd_frame fr;
 	while (pd_reader_next(run->reader, &fr)) {
 		frame_slot *s = ring_put(run, &r, &fr);
 		pipeline_sink(run, &s->fr, &s->pkt, s->st);
 		r.needs[(r.next - 1) % PD_FRAME_SLOTS] = pd_stage_pushed(run->stage);
 	}
+	pd_stage_set_idle(run->stage, NULL, NULL); /* the reader closes soon */
 	/* The lanes may still read these frames: wait for them. */
 	while (r.head < r.next)
 		release_oldest(run, &r);

@@ -105,30 +105,64 @@ static void seen_free(gpointer p)
 }
 
 /* How the direct path's frames are used while reading. */
-enum { USE_NEXT, HOLD_ALL, HOLD_WINDOW };
+enum { USE_NEXT, HOLD_ALL, HOLD_WINDOW, HOLD_WINDOW_AHEAD };
 #define WINDOW 64
+
+/* Another thread reading ahead all the time, as an idle lane does now
+ * and then: the most chances for it to race with the reader's consumer. */
+static guint read_ahead_pieces; /* by every helper so far */
+
+typedef struct ahead_helper {
+	pd_reader *r;
+	gint stop;
+	guint pieces; /* read ahead by it */
+} ahead_helper;
+
+static gpointer ahead_main(gpointer data)
+{
+	ahead_helper *h = data;
+	while (!g_atomic_int_get(&h->stop)) {
+		if (pd_reader_read_ahead(h->r))
+			h->pieces++;
+		else
+			g_thread_yield();
+	}
+	return NULL;
+}
 
 /* Every frame of r, copied as handed out. HOLD_ALL keeps every frame
  * without reporting any done; HOLD_WINDOW reports each done WINDOW frames
- * later, after checking it did not change meanwhile. */
+ * later, after checking it did not change meanwhile; HOLD_WINDOW_AHEAD
+ * does that while another thread reads ahead. */
 static GPtrArray *read_all(pd_reader *r, int use, const char *what)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func(seen_free);
 	if (use != USE_NEXT)
 		pd_reader_hold_frames(r);
+	ahead_helper helper = {.r = r};
+	GThread *th = NULL;
+	if (use == HOLD_WINDOW_AHEAD) {
+		pd_reader_allow_read_ahead(r);
+		th = g_thread_new("reader-ahead", ahead_main, &helper);
+	}
 	pd_frame fr;
 	while (pd_reader_next(r, &fr)) {
 		seen *s = g_new0(seen, 1);
 		s->fr = fr;
 		s->copy = g_bytes_new(fr.data, fr.caplen);
 		g_ptr_array_add(out, s);
-		if (use == HOLD_WINDOW && out->len > WINDOW) {
+		if ((use == HOLD_WINDOW || use == HOLD_WINDOW_AHEAD) && out->len > WINDOW) {
 			const seen *old = g_ptr_array_index(out, out->len - 1 - WINDOW);
 			cr_assert(old->fr.caplen == 0 ||
 					  memcmp(old->fr.data, g_bytes_get_data(old->copy, NULL), old->fr.caplen) == 0,
 				  "%s: held frame %" G_GUINT64_FORMAT " changed", what, old->fr.frame_no);
 			pd_reader_frame_done(r, &old->fr);
 		}
+	}
+	if (th) {
+		g_atomic_int_set(&helper.stop, 1);
+		g_thread_join(th);
+		read_ahead_pieces += helper.pieces;
 	}
 	return out;
 }
@@ -209,6 +243,7 @@ static bool check(const blob *f, const char *what)
 	bool direct = compare_paths(path, NULL, what, HOLD_ALL);
 	compare_paths(path, NULL, what, USE_NEXT);
 	compare_paths(path, "tcp and len > 100", what, HOLD_WINDOW);
+	compare_paths(path, NULL, what, HOLD_WINDOW_AHEAD);
 	g_remove(path);
 	g_free(path);
 	return direct;
@@ -294,6 +329,9 @@ Test(reader, other_versions_and_link_types_stay_with_libpcap)
 Test(reader, large_files_cross_buffers_and_agree, .timeout = 120)
 {
 	GRand *rng = g_rand_new_with_seed(20261130);
+	/* read-ahead takes long enough that the consumer often has to wait
+	 * for a piece being read */
+	g_setenv("PD_TEST_READ_AHEAD_DELAY_US", "300", TRUE);
 	for (int round = 0; round < 6; round++) {
 		blob f = file_new(round & 1, US, 2, 4, 262144, 1);
 		uint32_t i = 0;
@@ -312,6 +350,8 @@ Test(reader, large_files_cross_buffers_and_agree, .timeout = 120)
 		g_free(what);
 		g_byte_array_unref(f.b);
 	}
+	/* the helper thread did read pieces the consumer then parsed */
+	cr_expect(read_ahead_pieces > 0, "no piece was read ahead");
 	g_rand_free(rng);
 }
 
