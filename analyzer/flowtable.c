@@ -40,12 +40,20 @@ static uint64_t tuple_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const p
 	return pd_mix64((ha ^ hb) + (ha + hb) * 31 + proto);
 }
 
+/* Table-private bytes in front of every flow (16 keep det_state aligned). */
+typedef struct flow_hdr {
+	uint64_t hash; /* tuple_hash, kept for removal and growth */
+	uint8_t queue;
+	uint8_t pad[7];
+} flow_hdr;
+
 pd_flowtable *pd_flowtable_new(size_t extra)
 {
 	pd_flowtable *t = g_new0(pd_flowtable, 1);
 	t->mask = 8192 - 1;
 	t->slots = g_new0(slot, t->mask + 1);
 	t->extra = extra;
+	pd_slab_init(&t->blocks, sizeof(flow_hdr) + sizeof(pd_flow) + t->extra);
 	t->queue = g_new0(pd_flow, PD_FLOWTABLE_QUEUES);
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
 		t->queue[q].lru_next = t->queue[q].lru_prev = &t->queue[q];
@@ -69,12 +77,6 @@ static void lru_unlink(pd_flow *f)
 	f->lru_prev = f->lru_next = NULL;
 }
 
-/* Table-private bytes in front of every flow (16 keep det_state aligned). */
-typedef struct flow_hdr {
-	uint64_t hash; /* tuple_hash, kept for removal and growth */
-	uint8_t queue;
-	uint8_t pad[7];
-} flow_hdr;
 
 static flow_hdr *hdr_of(pd_flow *f)
 {
@@ -165,8 +167,6 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 {
 	if ((t->count + 1) * 2 > t->mask + 1)
 		grow(t);
-	if (!t->blocks.block)
-		pd_slab_init(&t->blocks, sizeof(flow_hdr) + sizeof(pd_flow) + t->extra);
 	void *block = pd_slab_alloc(&t->blocks);
 	memset(block, 0, sizeof(flow_hdr) + sizeof(pd_flow) + t->extra);
 	pd_flow *f = (pd_flow *)((char *)block + sizeof(flow_hdr));
@@ -219,6 +219,11 @@ void pd_flowtable_release(pd_flowtable *t, pd_flow *f)
 	if (!f)
 		return;
 	pd_slab_free(&t->blocks, hdr_of(f));
+}
+
+bool pd_flowtable_prefault(pd_flowtable *t)
+{
+	return pd_slab_prefault(&t->blocks);
 }
 
 void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f)

@@ -42,6 +42,9 @@ void pd_flowtable_release(pd_flowtable *t, pd_flow *f);
 void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q);
 /* Least recently active flow of queue q, or NULL. */
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q);
+/* Another thread's call: gets the memory for more flows ready ahead of
+ * need (pd_slab_prefault). */
+bool pd_flowtable_prefault(pd_flowtable *t);
 /* Start loading f's whole block into the cache: a flow about to end has
  * not been touched for a while, and its end runs every detector on it.
  * f may be NULL, or a queue's sentinel (the lru_next of its newest flow). */

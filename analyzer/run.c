@@ -396,6 +396,8 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		run->lane[used++] = lane;
 	}
 	run->n_lanes = used;
+	if (used) /* before any lane runs: they may prefault it (lane_idle) */
+		pd_slab_init(&run->shadow_slab, run->shadow_size);
 	g_free(on);
 	g_free(bin_of);
 	return run;
@@ -676,8 +678,6 @@ static uint8_t *shadow_new(pd_run *run)
 	if (b) {
 		run->shadow_free = ((shadow_hdr *)b)->next;
 	} else {
-		if (!run->shadow_slab.block)
-			pd_slab_init(&run->shadow_slab, run->shadow_size);
 		b = pd_slab_alloc(&run->shadow_slab);
 	}
 	memset(b, 0, SHADOW_HDR); /* each lane clears its own part (mirror_start) */
@@ -1245,9 +1245,15 @@ static frame_slot *ring_put(pd_run *run, frame_ring *r, const pd_frame *fr)
 	return s;
 }
 
-static bool read_ahead(void *reader)
+/* A lane with nothing to do does the flow thread's slow chores: reading
+ * the next piece of the file, and getting new memory for flows ready
+ * (first touches of pages are costly, and come in bursts as flows pile
+ * up, e.g. under a SYN flood). */
+static bool lane_idle(void *owner)
 {
-	return pd_reader_read_ahead(reader);
+	pd_run *run = owner;
+	return pd_reader_read_ahead(run->reader) || pd_flowtable_prefault(run->ft) ||
+	       pd_slab_prefault(&run->shadow_slab);
 }
 
 /* --threads 2+: frames stay in the ring until every lane has handled the
@@ -1262,10 +1268,10 @@ static void read_with_lanes(pd_run *run)
 	} else {
 		pd_reader_hold_frames(run->reader);
 		/* Reading is a fifth of this thread's work, and the lanes have
-		 * moments with nothing to do: they read ahead then. */
+		 * moments with nothing to do: they read ahead then (lane_idle). */
 		pd_reader_allow_read_ahead(run->reader);
-		pd_stage_set_idle(run->stage, read_ahead, run->reader);
 	}
+	pd_stage_set_idle(run->stage, lane_idle, run);
 	pd_frame fr;
 	while (pd_reader_next(run->reader, &fr)) {
 		frame_slot *s = ring_put(run, &r, &fr);

@@ -39,6 +39,33 @@ static pd_slab_chunk chunk_new(void)
 	return c;
 }
 
+static void chunk_free(const pd_slab_chunk *c)
+{
+	if (c->mapped)
+		munmap(c->mem, PD_SLAB_CHUNK);
+	else
+		g_free(c->mem);
+}
+
+bool pd_slab_prefault(pd_slab *s)
+{
+	if (PD_SLAB_PER_BLOCK || !__atomic_load_n(&s->hungry, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+		return false;
+	__atomic_store_n(&s->hungry, 0, __ATOMIC_RELAXED);
+	pd_slab_chunk *c = g_new(pd_slab_chunk, 1);
+	*c = chunk_new();
+	/* one write per page; a huge page comes in whole at its first */
+	for (size_t off = 0; off < PD_SLAB_CHUNK; off += 4096)
+		((volatile uint8_t *)c->mem)[off] = 0;
+	pd_slab_chunk *none = NULL;
+	if (!__atomic_compare_exchange_n(&s->ready, &none, c, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+		chunk_free(c); /* another thread was quicker */
+		g_free(c);
+	}
+	return true;
+}
+
 void *pd_slab_alloc(pd_slab *s)
 {
 	if (PD_SLAB_PER_BLOCK)
@@ -50,7 +77,14 @@ void *pd_slab_alloc(pd_slab *s)
 	}
 	if (s->left < s->block) {
 		s->chunks = g_renew(pd_slab_chunk, s->chunks, s->n_chunks + 1);
-		s->chunks[s->n_chunks] = chunk_new();
+		pd_slab_chunk *c = __atomic_exchange_n(&s->ready, NULL, __ATOMIC_ACQUIRE);
+		if (c) {
+			s->chunks[s->n_chunks] = *c;
+			g_free(c);
+		} else {
+			s->chunks[s->n_chunks] = chunk_new();
+		}
+		__atomic_store_n(&s->hungry, 1, __ATOMIC_RELEASE);
 		s->cur = s->chunks[s->n_chunks].mem;
 		s->left = PD_SLAB_CHUNK;
 		s->n_chunks++;
@@ -75,11 +109,11 @@ void pd_slab_free(pd_slab *s, void *p)
 
 void pd_slab_destroy(pd_slab *s)
 {
-	for (size_t i = 0; i < s->n_chunks; i++) {
-		if (s->chunks[i].mapped)
-			munmap(s->chunks[i].mem, PD_SLAB_CHUNK);
-		else
-			g_free(s->chunks[i].mem);
+	for (size_t i = 0; i < s->n_chunks; i++)
+		chunk_free(&s->chunks[i]);
+	if (s->ready) {
+		chunk_free(s->ready);
+		g_free(s->ready);
 	}
 	g_free(s->chunks);
 	memset(s, 0, sizeof(*s));

@@ -1,0 +1,80 @@
+/* analyzer/slab.c: fixed-size blocks from 2 MiB chunks, and chunks made
+ * ready by another thread (pd_slab_prefault) while the owner allocates. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <stdint.h>
+#include <string.h>
+#include "analyzer/sanitizers.h"
+#include "analyzer/slab.h"
+
+typedef struct prefaulter {
+	pd_slab *slab;
+	gint stop;
+	guint made; /* chunks it made ready */
+} prefaulter;
+
+static gpointer prefault_main(gpointer data)
+{
+	prefaulter *p = data;
+	while (!g_atomic_int_get(&p->stop)) {
+		if (pd_slab_prefault(p->slab))
+			p->made++;
+		else
+			g_thread_yield();
+	}
+	return NULL;
+}
+
+#define BLOCK 1100
+#define N 24000 /* about 13 chunks of blocks */
+
+/* Each block keeps the pattern written to it: no two blocks overlap, and a
+ * chunk another thread got ready is handed out whole, once. */
+static void check_blocks(uint8_t **b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t v = (uint8_t)(i * 7 + 1);
+		cr_assert(b[i][0] == v && b[i][BLOCK / 2] == v && b[i][BLOCK - 1] == v,
+			  "block %zu was overwritten", i);
+	}
+}
+
+Test(slab, blocks_stay_apart_while_another_thread_prefaults)
+{
+	pd_slab s;
+	pd_slab_init(&s, BLOCK);
+	prefaulter p = {.slab = &s};
+	GThread *th = g_thread_new("prefault", prefault_main, &p);
+	uint8_t **b = g_new(uint8_t *, N);
+	for (size_t i = 0; i < N; i++) {
+		b[i] = pd_slab_alloc(&s);
+		cr_assert_eq((uintptr_t)b[i] & 63, 0, "block %zu not 64-byte aligned", i);
+		memset(b[i], (int)(uint8_t)(i * 7 + 1), BLOCK);
+		if (i % 1000 == 0)
+			g_usleep(3000); /* the other thread's chance, as a lane's idle moment */
+	}
+	check_blocks(b, N);
+	/* freed blocks come back before any new chunk is taken */
+	size_t chunks = s.n_chunks;
+	for (size_t i = 0; i < N; i += 2)
+		pd_slab_free(&s, b[i]);
+	for (size_t i = 0; i < N; i += 2) {
+		b[i] = pd_slab_alloc(&s);
+		memset(b[i], (int)(uint8_t)(i * 7 + 1), BLOCK);
+	}
+	check_blocks(b, N);
+	g_atomic_int_set(&p.stop, 1);
+	g_thread_join(th);
+	if (!PD_SANITIZED) {
+		cr_expect_eq(s.n_chunks, chunks, "a chunk was taken although blocks were free");
+		cr_expect(chunks >= 12, "%zu chunks for %d blocks", chunks, N);
+		cr_expect(p.made >= chunks / 2, "only %u of %zu chunks were made ready by the other thread",
+			  p.made, chunks);
+	} else {
+		cr_expect_eq(p.made, 0u, "under ASan blocks are mallocs of their own, nothing to prefault");
+	}
+	for (size_t i = 0; i < N; i++)
+		pd_slab_free(&s, b[i]);
+	g_free(b);
+	pd_slab_destroy(&s); /* also the chunk still ready, if any */
+}
