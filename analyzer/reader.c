@@ -325,7 +325,8 @@ static void direct_advance(pd_source *s)
 		direct_read_piece(s, n);
 		g_mutex_lock(&s->lock);
 	}
-	size_t tail = s->end - s->off; /* < a record: at most PD_DIRECT_CARRY */
+	size_t tail = s->end - s->off;
+	g_assert(tail <= PD_DIRECT_CARRY); /* part of one record (caplen checked) */
 	memcpy(n->buf + PD_DIRECT_CARRY - tail, o->buf + s->off, tail);
 	n->frames_end = 0;
 	n->state = RB_CURRENT;
