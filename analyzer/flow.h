@@ -77,8 +77,6 @@ typedef enum pd_flow_state {
 	PD_FLOW_CLOSED, /* both FINs, or RST */
 } pd_flow_state;
 
-#define PD_APP_NAME_LEN 48
-
 typedef struct pd_flow {
 	uint64_t id; /* 0-based creation order, like Wireshark's tcp.stream */
 	uint8_t proto; /* 6 TCP, 17 UDP */
@@ -104,8 +102,10 @@ typedef struct pd_flow {
 	pd_time rtt_min, rtt_max, rtt_sum;
 	uint32_t rtt_count;
 
-	/* application protocol (nDPI), "Unknown" until known */
-	char app[PD_APP_NAME_LEN];
+	/* application protocol (nDPI's name), NULL until the flow's end makes
+	 * it "Unknown" if nothing better: an interned string (g_intern_string),
+	 * valid as long as the process, so flows and lanes share the pointer */
+	const char *app;
 	void *ndpi; /* owned by the nDPI glue */
 	uint16_t ndpi_pkts;
 	bool ndpi_done;

@@ -18,6 +18,7 @@ struct pd_ndpi {
 	size_t flow_size;
 	size_t live; /* nDPI flow states allocated now */
 	uint64_t skipped; /* flows left unlabelled because of PD_NDPI_MAX_LIVE */
+	GHashTable *names; /* master << 16 | app protocol -> interned name */
 };
 
 uint64_t pd_ndpi_skipped(const pd_ndpi *n)
@@ -53,6 +54,7 @@ pd_ndpi *pd_ndpi_new(void)
 	pd_ndpi *n = g_new0(pd_ndpi, 1);
 	n->mod = mod;
 	n->flow_size = ndpi_detection_get_sizeof_ndpi_flow_struct();
+	n->names = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return n;
 }
 
@@ -61,14 +63,23 @@ void pd_ndpi_free(pd_ndpi *n)
 	if (!n)
 		return;
 	ndpi_exit_detection_module(n->mod);
+	g_hash_table_destroy(n->names);
 	g_free(n);
 }
 
+/* The name nDPI gives a protocol pair, interned once per pair: flows keep
+ * a pointer, not a copy. */
 static void set_label(pd_ndpi *n, pd_flow *f, ndpi_protocol proto)
 {
-	char buf[64];
-	const char *name = ndpi_protocol2name(n->mod, proto, buf, sizeof(buf));
-	g_strlcpy(f->app, name ? name : "Unknown", sizeof(f->app));
+	gpointer key = GUINT_TO_POINTER(((guint)proto.master_protocol << 16) | (guint)proto.app_protocol);
+	const char *name = g_hash_table_lookup(n->names, key);
+	if (!name) {
+		char buf[64];
+		const char *s = ndpi_protocol2name(n->mod, proto, buf, sizeof(buf));
+		name = g_intern_string(s ? s : "Unknown");
+		g_hash_table_insert(n->names, key, (gpointer)name);
+	}
+	f->app = name;
 }
 
 static bool detected(ndpi_protocol p)
@@ -92,7 +103,7 @@ void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
 		if (n->live >= PD_NDPI_MAX_LIVE) {
 			n->skipped++;
 			f->ndpi_done = true;
-			g_strlcpy(f->app, "Unknown", sizeof(f->app));
+			f->app = g_intern_static_string("Unknown");
 			return;
 		}
 		f->ndpi = ndpi_flow_malloc(n->flow_size);
@@ -151,6 +162,6 @@ void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
 	if (n)
 		release(n, f);
 	f->ndpi_done = true;
-	if (!f->app[0])
-		g_strlcpy(f->app, "Unknown", sizeof(f->app));
+	if (!f->app)
+		f->app = g_intern_static_string("Unknown");
 }

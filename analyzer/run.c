@@ -73,7 +73,7 @@ typedef struct shadow_hdr {
 	uint8_t *next; /* on a free list */
 	/* the flow's label, written by the flow thread before EV_END (nDPI may
 	 * run there), read by the lanes after it */
-	char app[PD_APP_NAME_LEN];
+	const char *app;
 } shadow_hdr;
 /* Lanes hand ended flows' blocks back in batches, not one free() each
  * across threads. */
@@ -85,7 +85,7 @@ _Static_assert(sizeof(pd_event) <= EV_SNAP_OFF, "an event record should fit a ca
 /* A flow's final label, for the flow thread's findings. */
 typedef struct pd_flow_label {
 	uint64_t flow_id;
-	char app[PD_APP_NAME_LEN];
+	const char *app; /* interned */
 } pd_flow_label;
 
 typedef struct frame_slot {
@@ -448,7 +448,7 @@ static void label_findings(pd_run *run, uint64_t flow_id, const char *app)
 		for (guint j = 0; j < fd->flows->len; j++) {
 			pd_flow_ref *ref = &g_array_index(fd->flows, pd_flow_ref, j);
 			if (ref->flow_id == flow_id)
-				g_strlcpy(ref->app, app, sizeof(ref->app));
+				g_strlcpy(ref->app, app ? app : "Unknown", sizeof(ref->app));
 		}
 	}
 	g_hash_table_remove(run->flow_findings, &flow_id);
@@ -579,7 +579,7 @@ static void finalize_flow(pd_run *run, pd_flow *f)
 	flow_end_hooks(run, f);
 	if (run->stage) {
 		if (!run->app_in_lane) /* else no lane needs it from here */
-			memcpy(((shadow_hdr *)f->shadow)->app, f->app, PD_APP_NAME_LEN);
+			((shadow_hdr *)f->shadow)->app = f->app;
 		pd_event *ev = emit(run, EV_END, f, NULL);
 		/* With nDPI in the app lane, this thread's findings that name the
 		 * flow learn its label at the end (take_lane_findings). */
@@ -1043,7 +1043,7 @@ static void replay_check(const pd_run *lane, const pd_event *ev, const pd_flow *
 	want->ndpi_pkts = m->ndpi_pkts;
 	want->ndpi_done = m->ndpi_done;
 	if (lane->app_lane || ev->kind != EV_END)
-		memcpy(want->app, m->app, sizeof(want->app));
+		want->app = m->app;
 	if (memcmp(want, m, len) != 0) {
 		size_t off = 0;
 		while (off < len && ((const uint8_t *)want)[off] == ((const uint8_t *)m)[off])
@@ -1122,7 +1122,7 @@ static void lane_event(void *ctx, const void *rec)
 		if (lane->app_lane)
 			pd_ndpi_finish(lane->ndpi, m);
 		else
-			memcpy(m->app, ((const shadow_hdr *)ev->shadow)->app, sizeof(m->app));
+			m->app = ((const shadow_hdr *)ev->shadow)->app;
 		if (lane->replay_check)
 			replay_check(lane, ev, m);
 		flow_end_hooks(lane, m);
@@ -1131,7 +1131,7 @@ static void lane_event(void *ctx, const void *rec)
 			flow_end_summary(lane, m);
 			if (ev->want_label) {
 				pd_flow_label l = {.flow_id = m->id};
-				memcpy(l.app, m->app, sizeof(l.app));
+				l.app = m->app;
 				g_array_append_val(lane->labels_out, l);
 			}
 		}
@@ -1361,7 +1361,7 @@ void pd_flow_ref_fill(pd_flow_ref *ref, const pd_flow *f)
 	ref->server = f->addr[PD_SERVER];
 	ref->client_port = f->port[PD_CLIENT];
 	ref->server_port = f->port[PD_SERVER];
-	g_strlcpy(ref->app, f->app[0] ? f->app : "Unknown", sizeof(ref->app));
+	g_strlcpy(ref->app, f->app ? f->app : "Unknown", sizeof(ref->app));
 
 	/* Community ID v1: SHA-1 over seed, ordered endpoints, proto, ports. */
 	const pd_addr *a = &f->addr[0], *b = &f->addr[1];

@@ -733,7 +733,7 @@ static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
 			pd_finding_metric(f, "duplicate_fragments", (double)s->dups, "count");
 		if (s->oversize)
 			pd_finding_metric(f, "oversize_datagrams", (double)s->oversize, "count");
-		const char *app = flow && flow->app[0] && strcmp(flow->app, "Unknown") ? flow->app : NULL;
+		const char *app = flow && flow->app && strcmp(flow->app, "Unknown") ? flow->app : NULL;
 		char ports[48] = "";
 		if (s->has_ports)
 			snprintf(ports, sizeof(ports), " port %u->%u", s->sport, s->dport);
