@@ -634,10 +634,6 @@ static unsigned flow_queue(const pd_flow *f)
 	return Q_TCP;
 }
 
-/* Every expired flow, least recently active first. (One LRU list for all
- * would stop at its first live flow: a single open TCP flow, 900 s timeout,
- * would keep every closed flow behind it alive, and memory would grow with
- * the capture instead of following the flows alive at once.) */
 /* The payload detectors' block of a flow about to end: a few KiB, cold. */
 static void prefetch_data_state(const pd_run *run, const pd_flow *f)
 {
@@ -647,6 +643,10 @@ static void prefetch_data_state(const pd_run *run, const pd_flow *f)
 		__builtin_prefetch(f->data_state + off, 1);
 }
 
+/* Every expired flow, least recently active first. (One LRU list for all
+ * would stop at its first live flow: a single open TCP flow, 900 s timeout,
+ * would keep every closed flow behind it alive, and memory would grow with
+ * the capture instead of following the flows alive at once.) */
 static void expire_flows(pd_run *run, pd_time now)
 {
 	for (;;) {
