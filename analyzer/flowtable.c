@@ -230,9 +230,7 @@ void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f)
 {
 	if (!f || (f >= t->queue && f < t->queue + PD_FLOWTABLE_QUEUES))
 		return; /* none, or a queue's sentinel */
-	const char *b = (const char *)f - sizeof(flow_hdr);
-	for (size_t off = 0; off < t->blocks.block; off += 64)
-		__builtin_prefetch(b + off, 1);
+	pd_prefetch_block((const char *)f - sizeof(flow_hdr), t->blocks.block);
 }
 
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q)

@@ -70,8 +70,8 @@ typedef struct pd_source {
 	const u_char *data;
 	pd_time head_ts;
 	uint64_t size;
-	/* Direct path (see direct_open): the file read into buffers with
-	 * read(2), records parsed here; pcap is then NULL and hdr points at
+	/* Direct path (see direct_open): the file read in pieces with
+	 * pread(2), records parsed here; pcap is then NULL and hdr points at
 	 * mhdr. */
 	bool direct;
 	int fd;
@@ -90,7 +90,6 @@ typedef struct pd_source {
 	GCond piece_ready;
 	bool ahead; /* pd_reader_allow_read_ahead */
 	uint64_t next_piece; /* offset of the first piece nobody has claimed */
-	unsigned n_ahead; /* pieces claimed ahead of the consumer, not yet taken */
 	unsigned ahead_delay_us; /* tests: read-ahead is slow, the consumer waits for it */
 } pd_source;
 
@@ -272,9 +271,18 @@ static read_buf *direct_spare_buf(pd_source *s)
 	return NULL;
 }
 
-/* Reads the piece b was claimed for (b->piece_off): all of it, unless the
- * file ends first (it shrank) or a read fails. Called without the lock:
- * b is READING, so nobody else touches it. */
+/* Under lock: b is to receive the piece at `at`, and nobody else will. */
+static void direct_claim(pd_source *s, read_buf *b, uint64_t at)
+{
+	b->state = RB_READING;
+	b->piece_off = at;
+	if (s->next_piece < at + PD_DIRECT_READ)
+		s->next_piece = at + PD_DIRECT_READ;
+}
+
+/* Reads the piece b was claimed for: all of it, unless the file ends first
+ * (it shrank) or a read fails. Called without the lock: b is READING, so
+ * nobody else touches it. */
 static void direct_read_piece(const pd_source *s, read_buf *b)
 {
 	uint64_t at = b->piece_off;
@@ -311,16 +319,12 @@ static void direct_advance(pd_source *s)
 	if (n) {
 		while (n->state == RB_READING)
 			g_cond_wait(&s->piece_ready, &s->lock);
-		s->n_ahead--;
 	} else {
 		/* nobody has claimed it: read it here */
 		n = direct_spare_buf(s);
 		if (!n)
 			n = direct_add_buf(s);
-		n->state = RB_READING;
-		n->piece_off = at;
-		if (s->next_piece < at + PD_DIRECT_READ)
-			s->next_piece = at + PD_DIRECT_READ;
+		direct_claim(s, n, at);
 		g_mutex_unlock(&s->lock);
 		direct_read_piece(s, n);
 		g_mutex_lock(&s->lock);
@@ -777,17 +781,17 @@ bool pd_reader_read_ahead(pd_reader *r)
 		if (!s->direct)
 			continue;
 		g_mutex_lock(&s->lock);
+		unsigned ahead = 0; /* pieces claimed and not yet taken by the consumer */
+		for (size_t k = 0; k < s->n_bufs; k++)
+			ahead += s->bufs[k]->state == RB_READING || s->bufs[k]->state == RB_READY;
 		read_buf *b = NULL;
-		if (s->ahead && s->n_ahead < PD_AHEAD_PIECES && s->next_piece < s->direct_size)
+		if (s->ahead && ahead < PD_AHEAD_PIECES && s->next_piece < s->direct_size)
 			b = direct_spare_buf(s);
 		if (!b) {
 			g_mutex_unlock(&s->lock);
 			continue;
 		}
-		b->state = RB_READING;
-		b->piece_off = s->next_piece;
-		s->next_piece += PD_DIRECT_READ;
-		s->n_ahead++;
+		direct_claim(s, b, s->next_piece);
 		g_mutex_unlock(&s->lock);
 		if (s->ahead_delay_us)
 			g_usleep(s->ahead_delay_us);

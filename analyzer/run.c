@@ -245,7 +245,7 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 			hooks_add(&run->h_end, i);
 	}
 	run->ft = pd_flowtable_new(run->det_state_size);
-	/* An app lane starts nDPI (~35 ms) on its own thread, while the flow
+	/* An app lane starts nDPI (~11 ms) on its own thread, while the flow
 	 * thread reads: see lane_event. */
 	run->ndpi = run->opts.no_ndpi || app_lane ? NULL : pd_ndpi_new();
 	run->findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -634,15 +634,6 @@ static unsigned flow_queue(const pd_flow *f)
 	return Q_TCP;
 }
 
-/* The payload detectors' block of a flow about to end: a few KiB, cold. */
-static void prefetch_data_state(const pd_run *run, const pd_flow *f)
-{
-	if (!f->data_state)
-		return;
-	for (size_t off = 0; off < run->data_state_size; off += 64)
-		__builtin_prefetch(f->data_state + off, 1);
-}
-
 /* Every expired flow, least recently active first. (One LRU list for all
  * would stop at its first live flow: a single open TCP flow, 900 s timeout,
  * would keep every closed flow behind it alive, and memory would grow with
@@ -658,9 +649,11 @@ static void expire_flows(pd_run *run, pd_time now)
 		}
 		if (!best)
 			break;
-		/* the flow after it in its queue is likely next: warm it */
+		/* the flow after it in its queue is likely next: warm it; and
+		 * this one's payload detectors' block (a few KiB, cold) */
 		pd_flowtable_prefetch(run->ft, best->lru_next);
-		prefetch_data_state(run, best);
+		if (best->data_state)
+			pd_prefetch_block(best->data_state, run->data_state_size);
 		finalize_flow(run, best);
 	}
 }
@@ -1072,9 +1065,7 @@ static void lane_prefetch(void *ctx, const void *rec)
 	const pd_event *ev = rec;
 	if (ev->kind == EV_PACKET)
 		return;
-	const char *m = (const char *)lane_flow(lane, ev);
-	for (size_t off = 0; off < offsetof(pd_flow, det_state); off += 64)
-		__builtin_prefetch(m + off, 1);
+	pd_prefetch_block(lane_flow(lane, ev), offsetof(pd_flow, det_state));
 }
 
 /* A lane's thread: the detector calls one thread would have made. */

@@ -49,10 +49,10 @@ static void chunk_free(const pd_slab_chunk *c)
 
 bool pd_slab_prefault(pd_slab *s)
 {
-	if (PD_SLAB_PER_BLOCK || !__atomic_load_n(&s->hungry, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+	/* one caller per chunk the owner took: the one that clears `hungry` */
+	if (PD_SLAB_PER_BLOCK || __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
+	    !__atomic_exchange_n(&s->hungry, 0, __ATOMIC_ACQ_REL))
 		return false;
-	__atomic_store_n(&s->hungry, 0, __ATOMIC_RELAXED);
 	pd_slab_chunk *c = g_new(pd_slab_chunk, 1);
 	*c = chunk_new();
 	/* one write per page; a huge page comes in whole at its first */

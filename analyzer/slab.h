@@ -44,6 +44,14 @@ void pd_slab_free(pd_slab *s, void *p);
  * page, a huge page at once: most of the cost of a slab's growth). Returns
  * whether it did. */
 bool pd_slab_prefault(pd_slab *s);
+/* Starts loading len bytes at p into the cache, for writing: a block that
+ * has not been touched for a while, needed soon. */
+static inline void pd_prefetch_block(const void *p, size_t len)
+{
+	for (size_t off = 0; off < len; off += 64)
+		__builtin_prefetch((const char *)p + off, 1);
+}
+
 /* Gives every chunk back; blocks still out become invalid (give them back
  * first with pd_slab_free: under AddressSanitizer each block is a malloc of
  * its own, see slab.c). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analyzer/reader.h"
+#include "testutil.h"
 
 typedef struct blob {
 	GByteArray *b;
@@ -112,22 +113,9 @@ enum { USE_NEXT, HOLD_ALL, HOLD_WINDOW, HOLD_WINDOW_AHEAD };
  * and then: the most chances for it to race with the reader's consumer. */
 static guint read_ahead_pieces; /* by every helper so far */
 
-typedef struct ahead_helper {
-	pd_reader *r;
-	gint stop;
-	guint pieces; /* read ahead by it */
-} ahead_helper;
-
-static gpointer ahead_main(gpointer data)
+static bool read_ahead_chore(void *r)
 {
-	ahead_helper *h = data;
-	while (!g_atomic_int_get(&h->stop)) {
-		if (pd_reader_read_ahead(h->r))
-			h->pieces++;
-		else
-			g_thread_yield();
-	}
-	return NULL;
+	return pd_reader_read_ahead(r);
 }
 
 /* Every frame of r, copied as handed out. HOLD_ALL keeps every frame
@@ -139,11 +127,10 @@ static GPtrArray *read_all(pd_reader *r, int use, const char *what)
 	GPtrArray *out = g_ptr_array_new_with_free_func(seen_free);
 	if (use != USE_NEXT)
 		pd_reader_hold_frames(r);
-	ahead_helper helper = {.r = r};
-	GThread *th = NULL;
+	pd_test_spinner *helper = NULL;
 	if (use == HOLD_WINDOW_AHEAD) {
 		pd_reader_allow_read_ahead(r);
-		th = g_thread_new("reader-ahead", ahead_main, &helper);
+		helper = pd_test_spinner_start(read_ahead_chore, r);
 	}
 	pd_frame fr;
 	while (pd_reader_next(r, &fr)) {
@@ -159,11 +146,8 @@ static GPtrArray *read_all(pd_reader *r, int use, const char *what)
 			pd_reader_frame_done(r, &old->fr);
 		}
 	}
-	if (th) {
-		g_atomic_int_set(&helper.stop, 1);
-		g_thread_join(th);
-		read_ahead_pieces += helper.pieces;
-	}
+	if (helper)
+		read_ahead_pieces += pd_test_spinner_stop(helper);
 	return out;
 }
 

@@ -6,23 +6,11 @@
 #include <string.h>
 #include "analyzer/sanitizers.h"
 #include "analyzer/slab.h"
+#include "testutil.h"
 
-typedef struct prefaulter {
-	pd_slab *slab;
-	gint stop;
-	guint made; /* chunks it made ready */
-} prefaulter;
-
-static gpointer prefault_main(gpointer data)
+static bool prefault_chore(void *slab)
 {
-	prefaulter *p = data;
-	while (!g_atomic_int_get(&p->stop)) {
-		if (pd_slab_prefault(p->slab))
-			p->made++;
-		else
-			g_thread_yield();
-	}
-	return NULL;
+	return pd_slab_prefault(slab);
 }
 
 #define BLOCK 1100
@@ -43,8 +31,7 @@ Test(slab, blocks_stay_apart_while_another_thread_prefaults)
 {
 	pd_slab s;
 	pd_slab_init(&s, BLOCK);
-	prefaulter p = {.slab = &s};
-	GThread *th = g_thread_new("prefault", prefault_main, &p);
+	pd_test_spinner *prefaulter = pd_test_spinner_start(prefault_chore, &s);
 	uint8_t **b = g_new(uint8_t *, N);
 	for (size_t i = 0; i < N; i++) {
 		b[i] = pd_slab_alloc(&s);
@@ -63,15 +50,14 @@ Test(slab, blocks_stay_apart_while_another_thread_prefaults)
 		memset(b[i], (int)(uint8_t)(i * 7 + 1), BLOCK);
 	}
 	check_blocks(b, N);
-	g_atomic_int_set(&p.stop, 1);
-	g_thread_join(th);
+	guint made = pd_test_spinner_stop(prefaulter); /* chunks it made ready */
 	if (!PD_SANITIZED) {
 		cr_expect_eq(s.n_chunks, chunks, "a chunk was taken although blocks were free");
 		cr_expect(chunks >= 12, "%zu chunks for %d blocks", chunks, N);
-		cr_expect(p.made >= chunks / 2, "only %u of %zu chunks were made ready by the other thread",
-			  p.made, chunks);
+		cr_expect(made >= chunks / 2, "only %u of %zu chunks were made ready by the other thread",
+			  made, chunks);
 	} else {
-		cr_expect_eq(p.made, 0u, "under ASan blocks are mallocs of their own, nothing to prefault");
+		cr_expect_eq(made, 0u, "under ASan blocks are mallocs of their own, nothing to prefault");
 	}
 	for (size_t i = 0; i < N; i++)
 		pd_slab_free(&s, b[i]);

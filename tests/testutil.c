@@ -200,3 +200,41 @@ long pd_test_rss_factor(void)
 	const char *s = g_getenv("PD_SANITIZE");
 	return s && *s && strcmp(s, "none") != 0 ? 4 : 1;
 }
+
+struct pd_test_spinner {
+	pd_test_chore_fn fn;
+	void *arg;
+	gint stop;
+	guint done; /* calls that returned true */
+	GThread *thread;
+};
+
+static gpointer spinner_main(gpointer data)
+{
+	pd_test_spinner *sp = data;
+	while (!g_atomic_int_get(&sp->stop)) {
+		if (sp->fn(sp->arg))
+			sp->done++;
+		else
+			g_thread_yield();
+	}
+	return NULL;
+}
+
+pd_test_spinner *pd_test_spinner_start(pd_test_chore_fn fn, void *arg)
+{
+	pd_test_spinner *sp = g_new0(pd_test_spinner, 1);
+	sp->fn = fn;
+	sp->arg = arg;
+	sp->thread = g_thread_new("test-spinner", spinner_main, sp);
+	return sp;
+}
+
+guint pd_test_spinner_stop(pd_test_spinner *sp)
+{
+	g_atomic_int_set(&sp->stop, 1);
+	g_thread_join(sp->thread);
+	guint done = sp->done;
+	g_free(sp);
+	return done;
+}

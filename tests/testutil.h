@@ -36,4 +36,13 @@ const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
 /* Findings at or above "warning". */
 int pd_test_count_at_least(const cJSON *report, const char *severity);
 
+/* A thread that calls fn(arg) over and over until stopped, yielding
+ * whenever it returns false: another thread doing chores all the time,
+ * the most chances to race with the code under test. */
+typedef bool (*pd_test_chore_fn)(void *arg);
+typedef struct pd_test_spinner pd_test_spinner;
+pd_test_spinner *pd_test_spinner_start(pd_test_chore_fn fn, void *arg);
+/* Stops and joins it; returns how many calls returned true. */
+guint pd_test_spinner_stop(pd_test_spinner *sp);
+
 #endif
