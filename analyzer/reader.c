@@ -319,6 +319,7 @@ static void direct_advance(pd_source *s)
 	if (n) {
 		while (n->state == RB_READING)
 			g_cond_wait(&s->piece_ready, &s->lock);
+		g_assert(n->state == RB_READY); /* read, and by nobody else taken */
 	} else {
 		/* nobody has claimed it: read it here */
 		n = direct_spare_buf(s);

@@ -13,6 +13,16 @@ static bool prefault_chore(void *slab)
 	return pd_slab_prefault(slab);
 }
 
+/* Until the prefaulter has a chunk ready (at most 2 s: on a loaded machine
+ * it may not be scheduled at once). */
+static void wait_ready(pd_slab *s)
+{
+	if (PD_SANITIZED)
+		return; /* nothing to prefault: blocks are mallocs of their own */
+	for (int i = 0; i < 2000 && !__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE); i++)
+		g_usleep(1000);
+}
+
 #define BLOCK 1100
 #define N 24000 /* about 13 chunks of blocks */
 
@@ -38,7 +48,7 @@ Test(slab, blocks_stay_apart_while_another_thread_prefaults)
 		cr_assert_eq((uintptr_t)b[i] & 63, 0, "block %zu not 64-byte aligned", i);
 		memset(b[i], (int)(uint8_t)(i * 7 + 1), BLOCK);
 		if (i % 1000 == 0)
-			g_usleep(3000); /* the other thread's chance, as a lane's idle moment */
+			wait_ready(&s); /* the other thread's chance, as a lane's idle moment */
 	}
 	check_blocks(b, N);
 	/* freed blocks come back before any new chunk is taken */
