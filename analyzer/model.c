@@ -64,8 +64,7 @@ void pd_finding_free(pd_finding *f)
 		g_array_unref(f->examples);
 	if (f->metrics)
 		g_array_unref(f->metrics);
-	if (f->unlisted)
-		g_hash_table_destroy(f->unlisted);
+	g_free(f->counted);
 	g_free(f);
 }
 

@@ -58,7 +58,13 @@ typedef struct pd_finding {
 	size_t n_settings;
 	bool known; /* present in the --baseline report */
 	bool spill; /* run-internal: flows past PD_MAX_FLOW_FINDINGS folded in here */
-	GHashTable *unlisted; /* run-internal: ids of counted flows past the listed ones */
+	/* run-internal: which flows flow_count counts. Up to the listed ones
+	 * their ids are searched; past them, a bit per flow id (ids are dense,
+	 * in creation order), a few bytes per flow where a hash table took
+	 * ~16 (a flood's finding counts every flood flow). */
+	uint8_t *counted;
+	size_t counted_len; /* bytes */
+	uint64_t last_flow; /* id + 1 of the flow added last, 0 none: detectors report a flow again and again */
 } pd_finding;
 
 typedef struct pd_linktype_count {

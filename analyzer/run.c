@@ -1441,22 +1441,48 @@ static pd_finding *new_finding(const pd_finding_def *def, bool capture_wide)
 	return f;
 }
 
+/* Marks flow id as counted in f's bit set; returns whether it was already. */
+static bool counted_mark(pd_finding *f, uint64_t id)
+{
+	uint64_t byte = id / 8;
+	if (byte >= f->counted_len) {
+		size_t n = f->counted_len ? f->counted_len : 4096;
+		while (n <= byte)
+			n *= 2;
+		f->counted = g_realloc(f->counted, n);
+		memset(f->counted + f->counted_len, 0, n - f->counted_len);
+		f->counted_len = n;
+	}
+	uint8_t bit = (uint8_t)(1u << (id % 8));
+	bool was = f->counted[byte] & bit;
+	f->counted[byte] |= bit;
+	return was;
+}
+
 void pd_finding_add_flow(pd_run *run, pd_finding *f, const pd_flow *flow)
 {
-	for (guint i = 0; i < f->flows->len; i++)
-		if (g_array_index(f->flows, pd_flow_ref, i).flow_id == flow->id)
+	if (f->last_flow == flow->id + 1)
+		return;
+	if (f->counted) {
+		if (counted_mark(f, flow->id))
 			return;
+	} else {
+		for (guint i = 0; i < f->flows->len; i++)
+			if (g_array_index(f->flows, pd_flow_ref, i).flow_id == flow->id)
+				return;
+	}
+	f->last_flow = flow->id + 1;
+	f->flow_count++;
 	if (f->flows->len >= PD_FINDING_MAX_FLOWS) {
-		/* count each flow past the listed ones once, however often a
+		/* past the listed flows: count each once, however often a
 		 * detector reports it */
-		if (!f->unlisted)
-			f->unlisted = g_hash_table_new(g_direct_hash, g_direct_equal);
-		gpointer k = GSIZE_TO_POINTER((gsize)flow->id + 1);
-		if (g_hash_table_add(f->unlisted, k))
-			f->flow_count++;
+		if (!f->counted) {
+			for (guint i = 0; i < f->flows->len; i++)
+				counted_mark(f, g_array_index(f->flows, pd_flow_ref, i).flow_id);
+			counted_mark(f, flow->id);
+		}
 		return;
 	}
-	f->flow_count++;
 	pd_flow_ref ref;
 	pd_flow_ref_fill(&ref, flow);
 	g_array_append_val(f->flows, ref);
