@@ -233,6 +233,14 @@ void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f)
 	pd_prefetch_block((const char *)f - sizeof(flow_hdr), t->blocks.block);
 }
 
+void pd_flowtable_prefetch_removal(const pd_flowtable *t, const pd_flow *f)
+{
+	const flow_hdr *h = (const flow_hdr *)((const char *)f - sizeof(flow_hdr));
+	__builtin_prefetch(&t->slots[h->hash & t->mask], 1);
+	__builtin_prefetch(&f->lru_prev->lru_next, 1);
+	__builtin_prefetch(&f->lru_next->lru_prev, 1);
+}
+
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q)
 {
 	pd_flow *s = &t->queue[q];

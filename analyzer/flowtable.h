@@ -49,6 +49,9 @@ bool pd_flowtable_prefault(pd_flowtable *t);
  * not been touched for a while, and its end runs every detector on it.
  * f may be NULL, or a queue's sentinel (the lru_next of its newest flow). */
 void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f);
+/* Starts loading what pd_flowtable_remove will touch for f (its slot and
+ * its queue neighbours): call it before the flow's end hooks run. */
+void pd_flowtable_prefetch_removal(const pd_flowtable *t, const pd_flow *f);
 /* Least recently active flow of all (smallest last_frame), or NULL. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);

@@ -574,6 +574,7 @@ static void flow_end_summary(pd_run *run, const pd_flow *f)
 
 static void finalize_flow(pd_run *run, pd_flow *f)
 {
+	pd_flowtable_prefetch_removal(run->ft, f); /* the end hooks take a while */
 	if (!run->app_in_lane) /* else the app lane labels the flow */
 		pd_ndpi_finish(run->ndpi, f);
 	flow_end_hooks(run, f);
