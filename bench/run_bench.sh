@@ -12,7 +12,8 @@
 #
 # Environment:
 #   PD_BENCH_SIZES       slice sizes in MB (default "100 300 1000")
-#   PD_BENCH_REPEAT      runs of bare_loop and pcapdoc per slice, best kept (default 3)
+#   PD_BENCH_REPEAT      rounds of bare_loop and pcapdoc per slice, taking turns,
+#                        best run of each kept (default 5)
 #   PD_BENCH_TSHARK_MB   largest slice tshark is run on (default 100; 0 = never):
 #                        tshark keeps every frame's state, so it is slow and
 #                        its memory grows with the file
@@ -31,7 +32,7 @@ GEN=${1:?usage: run_bench.sh GEN_CAPTURE BARE_LOOP PCAPDOC}
 BARE=${2:?}
 PCAPDOC=${3:?}
 SIZES=${PD_BENCH_SIZES:-"100 300 1000"}
-REPEAT=${PD_BENCH_REPEAT:-3}
+REPEAT=${PD_BENCH_REPEAT:-5}
 TSHARK_MB=${PD_BENCH_TSHARK_MB:-100}
 TCPTRACE_MB=${PD_BENCH_TCPTRACE_MB:-1000}
 STRICT=${PD_BENCH_STRICT:-0}
@@ -72,28 +73,17 @@ time_run() {
 	return $rc
 }
 
-# best_of N PFX CMD... : keeps the fastest of N runs (and that run's RSS)
-best_of() {
-	local n=$1 pfx=$2
-	shift 2
-	local best_s="" best_m="" i rc
-	for ((i = 0; i < n; i++)); do
-		time_run "$pfx" "$@"
-		rc=$?
-		if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
-			return $rc
-		fi
-		if [ -z "$best_s" ] || awk -v a="$SECS" -v b="$best_s" 'BEGIN{exit !(a<b)}'; then
-			best_s=$SECS
-			best_m=$RSS_KB
-		fi
-	done
-	SECS=$best_s
-	RSS_KB=$best_m
-	return 0
+# keep_best NAME: after time_run, keeps the fastest run of NAME so far
+# (and that run's RSS) in BEST_S[NAME] and BEST_M[NAME]
+declare -A BEST_S BEST_M
+keep_best() {
+	if [ -z "${BEST_S[$1]:-}" ] || awk -v a="$SECS" -v b="${BEST_S[$1]}" 'BEGIN{exit !(a<b)}'; then
+		BEST_S[$1]=$SECS
+		BEST_M[$1]=$RSS_KB
+	fi
 }
 
-echo "pcapdoc benchmark: slices ${SIZES// /, } MB; best of $REPEAT for bare_loop and pcapdoc"
+echo "pcapdoc benchmark: slices ${SIZES// /, } MB; bare_loop and pcapdoc take turns, best of $REPEAT rounds"
 echo "machine: $(nproc) CPU ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr)"
 [ -n "$TSHARK" ] && echo "tshark: $($TSHARK --version 2>/dev/null | head -n1)"
 [ -n "$TCPTRACE" ] && echo "tcptrace: $($TCPTRACE -v 2>&1 | grep -m1 -i version | sed 's/^ *//')"
@@ -110,28 +100,49 @@ for mb in $SIZES; do
 	sed -n '2,$p' "$WORK/gen-$mb.log"
 	bytes=$(stat -c %s "$cap")
 
-	# bare loop: also the packet count for everyone's packets/s
-	if ! best_of "$REPEAT" "$WORK/bare" "$BARE" "$cap"; then
-		echo "run_bench: bare_loop failed on $mb MB: $(cat "$WORK/bare.err")" >&2
-		exit 1
-	fi
+	# The bare loop and pcapdoc (default threads, then one thread) take
+	# turns, REPEAT rounds, best run of each kept: a slow moment of the
+	# machine (this VM's first touches of memory vary tenfold) then hits
+	# all three alike rather than whichever ran during it.
+	BEST_S=()
+	BEST_M=()
+	pd_ok=1
+	pd1_ok=1
+	for ((round = 0; round < REPEAT; round++)); do
+		if ! time_run "$WORK/bare" "$BARE" "$cap"; then
+			echo "run_bench: bare_loop failed on $mb MB: $(cat "$WORK/bare.err")" >&2
+			exit 1
+		fi
+		keep_best bare
+		if [ "$pd_ok" = 1 ]; then
+			# shellcheck disable=SC2086
+			time_run "$WORK/pd" "$PCAPDOC" -q --format json -o /dev/null $PCAPDOC_ARGS "$cap"
+			rc=$?
+			if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+				echo "run_bench: pcapdoc failed on $mb MB (status $rc): $(head -c 2000 "$WORK/pd.err")" >&2
+				FAILED=1
+				pd_ok=0
+			else
+				keep_best pd
+			fi
+		fi
+		# the same on one thread: how much the default (one thread per core) gains
+		if [ "$pd1_ok" = 1 ]; then
+			# shellcheck disable=SC2086
+			time_run "$WORK/pd1" "$PCAPDOC" -q --threads 1 --format json -o /dev/null $PCAPDOC_ARGS "$cap"
+			rc=$?
+			if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+				pd1_ok=0
+			else
+				keep_best pd1
+			fi
+		fi
+	done
 	packets=$(awk '{print $2}' "$WORK/bare.out")
-	echo "bare_loop $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
+	echo "bare_loop $mb ${BEST_S[bare]} $packets $bytes ${BEST_M[bare]}" >>"$ROWS"
 	echo "  bare_loop: $(cat "$WORK/bare.out")"
-
-	# shellcheck disable=SC2086
-	if best_of "$REPEAT" "$WORK/pd" "$PCAPDOC" -q --format json -o /dev/null $PCAPDOC_ARGS "$cap"; then
-		echo "pcapdoc $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
-	else
-		echo "run_bench: pcapdoc failed on $mb MB (status $?): $(head -c 2000 "$WORK/pd.err")" >&2
-		FAILED=1
-	fi
-
-	# the same on one thread: how much the default (one thread per core) gains
-	# shellcheck disable=SC2086
-	if best_of "$REPEAT" "$WORK/pd1" "$PCAPDOC" -q --threads 1 --format json -o /dev/null $PCAPDOC_ARGS "$cap"; then
-		echo "pcapdoc-1t $mb $SECS $packets $bytes $RSS_KB" >>"$ROWS"
-	fi
+	[ "$pd_ok" = 1 ] && echo "pcapdoc $mb ${BEST_S[pd]} $packets $bytes ${BEST_M[pd]}" >>"$ROWS"
+	[ "$pd1_ok" = 1 ] && echo "pcapdoc-1t $mb ${BEST_S[pd1]} $packets $bytes ${BEST_M[pd1]}" >>"$ROWS"
 
 	if [ -n "$TCPTRACE" ] && [ "$mb" -le "$TCPTRACE_MB" ]; then
 		# -n: no reverse DNS (it would block on the network)
