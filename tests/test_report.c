@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analyzer/model.h"
+#include "analyzer/run.h"
+#include "heuristics/detector.h"
 #include "heuristics/kb.h"
 #include "report/render.h"
 #include "testutil.h"
@@ -213,6 +215,49 @@ Test(model, time_strings)
 	cr_expect_str_eq(b, "2023-11-14T22:13:20.123456789Z");
 	pd_time_iso(-1, b, sizeof b);
 	cr_expect_str_eq(b, "1969-12-31T23:59:59.999999999Z");
+}
+
+/* A finding counts each flow once however often detectors report it: the
+ * listed flows by their refs, the rest in a bit set by flow id. */
+Test(model, finding_counts_each_flow_once)
+{
+	pd_run_opts o;
+	pd_run_opts_default(&o);
+	o.no_ndpi = true;
+	pd_run *run = pd_run_new(&o);
+	pd_finding *f = pd_finding_get(run, "syn-flood", NULL);
+	pd_flow *flow = g_malloc0(sizeof(pd_flow));
+	flow->proto = 6;
+	flow->addr[PD_CLIENT] = v4(10, 0, 0, 1);
+	flow->addr[PD_SERVER] = v4(10, 0, 0, 2);
+	/* 100 flows, ids in a scattered order, each reported twice in a row */
+	for (uint64_t k = 0; k < 100; k++) {
+		flow->id = (k * 37) % 100;
+		pd_finding_add_flow(run, f, flow);
+		pd_finding_add_flow(run, f, flow);
+	}
+	cr_assert_eq(f->flow_count, 100);
+	cr_assert_eq(f->flows->len, PD_FINDING_MAX_FLOWS);
+	/* again, listed and unlisted alike, not in a row */
+	for (uint64_t k = 0; k < 100; k += 3) {
+		flow->id = k;
+		pd_finding_add_flow(run, f, flow);
+		flow->id = 99 - k;
+		pd_finding_add_flow(run, f, flow);
+	}
+	cr_assert_eq(f->flow_count, 100, "flows counted again: %" G_GUINT64_FORMAT, f->flow_count);
+	/* an id far beyond the others, twice */
+	flow->id = 5000000;
+	pd_finding_add_flow(run, f, flow);
+	flow->id = 7;
+	pd_finding_add_flow(run, f, flow);
+	flow->id = 5000000;
+	pd_finding_add_flow(run, f, flow);
+	cr_assert_eq(f->flow_count, 101);
+	for (guint i = 0; i < f->flows->len; i++)
+		cr_assert_lt(g_array_index(f->flows, pd_flow_ref, i).flow_id, 100);
+	g_free(flow);
+	pd_run_free(run);
 }
 
 Test(model, names_and_parse)
