@@ -141,7 +141,7 @@ static uint64_t cp_sig_addrs_v4(cp_global *g, const pd_ip *ip)
 }
 
 /* What makes a frame the same packet: addresses, IP ID, and for TCP the
- * sequence, ACK, flags, length, window and timestamp. */
+ * sequence, ACK, flags, length, window, timestamp and SACK blocks. */
 static uint64_t cp_sig(cp_global *g, const pd_packet *pkt)
 {
 	const pd_ip *ip = &pkt->ip;
@@ -160,6 +160,11 @@ static uint64_t cp_sig(cp_global *g, const pd_packet *pkt)
 		h = cp_mix(h, ((uint64_t)t->seq << 32) | t->ack);
 		h = cp_mix(h, ((uint64_t)t->flags << 48) | ((uint64_t)t->window << 32) | t->payload_len);
 		h = cp_mix(h, ((uint64_t)t->tsval << 32) | t->tsecr);
+		/* duplicate ACKs may repeat everything above (a stack that keeps
+		 * the IP ID for pure ACKs, a coarse timestamp clock) while their
+		 * SACK blocks move on: those are new packets */
+		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++)
+			h = cp_mix(h, ((uint64_t)t->sack_left[i] << 32) | t->sack_right[i]);
 	} else if (pkt->l4 == PD_L4_UDP) {
 		h = cp_mix(h, ((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport);
 		if (pkt->udp.payload && pkt->udp.payload_captured >= 8) {

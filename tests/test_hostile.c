@@ -54,23 +54,47 @@ static size_t eth_ip4(frame *f, uint32_t src, uint32_t dst, uint8_t proto, uint1
 	return 34;
 }
 
+/* A TCP header of hlen bytes (options zeroed) at t. */
+static void tcp_hdr(uint8_t *t, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
+		    size_t hlen, uint16_t window)
+{
+	memset(t, 0, hlen);
+	put16(t, sport);
+	put16(t + 2, dport);
+	put32(t + 4, seq);
+	put32(t + 8, ack);
+	t[12] = (uint8_t)((hlen / 4) << 4);
+	t[13] = flags;
+	put16(t + 14, window);
+}
+
 static void tcp_seg(frame *f, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, uint32_t seq,
 		    uint32_t ack, uint8_t flags, uint32_t wire_payload, const void *payload, size_t plen)
 {
 	uint32_t total = 20 + 20 + wire_payload;
 	size_t off = eth_ip4(f, src, dst, 6, total > 65535 ? 65535 : (uint16_t)total, 1, 0x4000);
 	uint8_t *t = f->b + off;
-	memset(t, 0, 20);
-	put16(t, sport);
-	put16(t + 2, dport);
-	put32(t + 4, seq);
-	put32(t + 8, ack);
-	t[12] = 5 << 4;
-	t[13] = flags;
-	put16(t + 14, 65535);
+	tcp_hdr(t, sport, dport, seq, ack, flags, 20, 65535);
 	if (payload && plen)
 		memcpy(t + 20, payload, plen);
 	f->len = off + 20 + plen;
+}
+
+/* A pure ACK with a timestamp option and one SACK block, IP ID `id`. */
+static void tcp_sack_ack(frame *f, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, uint32_t seq,
+			 uint32_t ack, uint16_t id, uint32_t tsval, uint32_t sack_left, uint32_t sack_right)
+{
+	size_t off = eth_ip4(f, src, dst, 6, 20 + 44, id, 0x4000);
+	uint8_t *t = f->b + off;
+	tcp_hdr(t, sport, dport, seq, ack, 0x10, 44, 501);
+	uint8_t *o = t + 20;
+	o[0] = 1, o[1] = 1, o[2] = 8, o[3] = 10; /* NOP NOP TS */
+	put32(o + 4, tsval);
+	put32(o + 8, 77);
+	o[12] = 1, o[13] = 1, o[14] = 5, o[15] = 10; /* NOP NOP SACK */
+	put32(o + 16, sack_left);
+	put32(o + 20, sack_right);
+	f->len = off + 44;
 }
 
 typedef struct writer {
@@ -425,6 +449,49 @@ Test(hostile, regress_negative_time_bins)
 	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cap, "first_ts")->valuestring, "-1788124227.914228000");
 	cJSON_Delete(doc);
 	g_free(out);
+	g_free(path);
+}
+
+/* Duplicate ACKs that repeat their IP ID (a stack that does not bump it
+ * for pure ACKs) are still different packets when their SACK blocks grow;
+ * only a frame captured twice is a copy. */
+Test(hostile, dup_acks_repeating_ip_id_are_not_copies)
+{
+	char *path = tmp_path("dupack-ipid.pcap");
+	writer w;
+	w_open(&w, path, 65535);
+	frame f;
+	int64_t t = INT64_C(1700000000) * 1000000000;
+	uint32_t hole = 5000;
+	for (int k = 0; k < 5; k++) { /* 1 ms apart, same ID, SACK edge +1448 each */
+		tcp_sack_ack(&f, CLI, SRV, 40000, 80, 100, hole, 0x1234, 900, hole + 1448,
+			     hole + 1448 * (uint32_t)(k + 2));
+		w_frame(&w, &f, 0, t + k * 1000000);
+	}
+	/* one ACK captured twice, 50 us apart */
+	tcp_sack_ack(&f, CLI, SRV, 40000, 80, 100, hole + 1448 * 7, 0x1235, 906, 0, 0);
+	f.b[34 + 20 + 14] = 0; /* no SACK block: its option kind becomes EOL */
+	w_frame(&w, &f, 0, t + 6 * 1000000);
+	w_frame(&w, &f, 0, t + 6 * 1000000 + 50000);
+	w_close(&w);
+	const char *args[] = {"-q", "--format", "json", path, NULL};
+	long rss = 0;
+	char *out = NULL;
+	int rc = run_measured(args, &rss, &out);
+	cr_assert_eq(rc, 0);
+	cJSON *doc = cJSON_Parse(out);
+	cr_assert_not_null(doc);
+	const cJSON *dup = pd_test_finding(doc, "capture-duplicates", 0);
+	cr_assert_not_null(dup, "the frame captured twice is a copy");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(dup, "metrics"),
+							  "duplicate_frames");
+	cr_assert_not_null(m);
+	cr_expect_eq(cJSON_GetObjectItemCaseSensitive(m, "value")->valuedouble, 1,
+		     "duplicate ACKs with new SACK blocks taken for copies: %g",
+		     cJSON_GetObjectItemCaseSensitive(m, "value")->valuedouble);
+	cJSON_Delete(doc);
+	g_free(out);
+	g_unlink(path);
 	g_free(path);
 }
 
