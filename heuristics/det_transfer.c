@@ -39,6 +39,9 @@ typedef struct tr_dir {
 	pd_time win_start;
 	bool first_burst_done;
 	uint32_t iw_bytes, iw_pkts;
+	uint32_t flight_last; /* payload of the first flight's latest segment */
+	uint32_t burst_max; /* largest segment of the burst */
+	uint32_t iw_last, iw_max; /* the first burst's flight_last and burst_max */
 	uint32_t iw_total; /* bytes of the first burst */
 	uint64_t iw_frame;
 	pd_time iw_ts;
@@ -80,6 +83,8 @@ static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
 		d->first_burst_done = true;
 		d->iw_bytes = d->flight_bytes;
 		d->iw_pkts = d->flight_pkts;
+		d->iw_last = d->flight_last;
+		d->iw_max = d->burst_max;
 		d->iw_total = d->burst_bytes;
 	} else if (d->after_idle && !d->burst_loss) {
 		/* (a restart after a retransmission timeout also begins with one
@@ -204,6 +209,7 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->flight_bytes = 0;
 		d->flight_pkts = 0;
 		d->burst_bytes = 0;
+		d->burst_max = 0;
 		d->after_idle = d->first_burst_done && idle > idle_floor;
 		d->burst_loss = d->last_loss_ts > 0 && d->last_loss_ts >= d->burst_last;
 		d->idle_len = idle;
@@ -215,7 +221,10 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	if (pkt->ts - d->burst_start < flight_span) {
 		d->flight_bytes += len;
 		d->flight_pkts += len > mss ? (len + mss - 1) / mss : 1;
+		d->flight_last = len;
 	}
+	if (len > d->burst_max)
+		d->burst_max = len;
 	d->burst_bytes += len;
 	d->burst_last = pkt->ts;
 }
@@ -227,13 +236,19 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 	uint32_t mss = pd_flow_mss(flow, s, false);
 
 	/* initial window: a first flight under 10 segments although the sender
-	 * had more to send and the receiver's window allowed 10 */
+	 * had more to send and the receiver's window allowed 10. A flight that
+	 * ends on a short segment (under 3/4 of a full one: the MSS, or the
+	 * burst's largest segment if smaller) emptied the send queue, since
+	 * TCP fills segments while data waits: the application paused there,
+	 * not the congestion window (an SSH banner, then bulk data an RTT
+	 * later). */
 	const pd_tcp_half *hr = &flow->half[r];
 	/* Linux's congestion window counts packets: ten small segments are a
 	 * full initial window whatever their size. */
 	bool iw = flow->roles_from_syn && d->first_burst_done && d->iw_bytes > 0 && d->iw_bytes < 9 * mss &&
 		  d->iw_pkts < 9 && d->iw_total >= 2 * d->iw_bytes && d->iw_total > 10 * mss && hr->win_known &&
-		  hr->win >= 10 * mss && !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss);
+		  hr->win >= 10 * mss && !(flow->half[s].retrans > 0 && d->iw_total < 20 * mss) &&
+		  (uint64_t)d->iw_last * 4 >= (uint64_t)MIN(d->iw_max, mss) * 3;
 	/* On a capture taken at the sender, a gap in the sender's own sequence
 	 * means something between TCP and the capture tap (a qdisc that drops,
 	 * or the capture itself) lost packets: the first flight seen is what

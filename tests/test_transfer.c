@@ -588,6 +588,17 @@ Test(transfer_variants, initial_window_small_initcwnd)
 	cJSON_Delete(r);
 }
 
+/* A 40-byte write, a pause of 1.25 RTT, then bulk data under the default
+ * initcwnd (a real kernel capture): the first flight is one short segment
+ * because the application paused, not because of the congestion window. */
+Test(transfer_variants, initial_window_not_an_application_pause)
+{
+	cJSON *r = run("testdata/captures/initcwnd-small/preamble-pause.pcap");
+	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
 /* nDPI's IEC104 capture: a small segment held until the peer's ACK, but the
  * ACK comes one 198 ms round trip later, not a delayed-ACK timer later:
  * not the Nagle + delayed ACK signature. */

@@ -6,7 +6,8 @@ Modes:
   reqresp  client writes --parts (one write() each), reads --resp-size;
            server reads sum(parts), sleeps --server-delay-ms, writes --resp-size.
   send/recv  bulk: sender writes --bytes (in --bursts bursts separated by
-           --idle seconds), receiver reads until EOF (optional --rcvbuf,
+           --idle seconds; first --preamble bytes, then --preamble-pause-ms
+           of nothing), receiver reads until EOF (optional --rcvbuf,
            --read-chunk/--read-interval, --pauses BYTES:SECS,...).
   keepalive client: one request, SO_KEEPALIVE (TCP_KEEPIDLE/INTVL/CNT from
            --ka-idle/--ka-intvl/--ka-cnt), stays idle --idle s, one more
@@ -35,6 +36,8 @@ ap.add_argument("--idle", type=float, default=0.0)
 ap.add_argument("--read-chunk", type=int, default=65536)
 ap.add_argument("--read-interval", type=float, default=0.0)
 ap.add_argument("--pauses", default="")
+ap.add_argument("--preamble", type=int, default=0, help="send: a first write of this many bytes")
+ap.add_argument("--preamble-pause-ms", type=float, default=0.0)
 ap.add_argument("--ka-idle", type=int, default=2)
 ap.add_argument("--ka-intvl", type=int, default=1)
 ap.add_argument("--ka-cnt", type=int, default=9)
@@ -69,6 +72,9 @@ def recv_exact(s, n):
 
 
 def do_send(s):
+    if a.preamble:
+        s.sendall(b"p" * a.preamble)
+        time.sleep(a.preamble_pause_ms / 1000)
     buf = b"x" * 65536
     per = a.bytes // a.bursts
     for i in range(a.bursts):
