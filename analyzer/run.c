@@ -1516,18 +1516,43 @@ void pd_finding_occurrence(pd_finding *f, const pd_packet *pkt, const char *what
 	pd_finding_occurrence_at(f, pkt->frame_no, pkt->ts, what);
 }
 
-/* How a metric combines over flows: counts, seconds lost and byte volumes
- * add up; sizes, rates, ratios and durations per event take the maximum. */
+/* How a metric combines over flows. Counts, seconds and byte volumes add
+ * up (zero_window_events, window_probes, back_to_back_tiny); levels keep
+ * the largest: every unit but count, s and bytes; a key with a qualifier
+ * or a size word in it (max_window, longest_stall, first_flight_bytes,
+ * ports_needed_per_60s, path_mtu, payload_after), or ending in "window"
+ * (clients_in_window); a moment in a flow's life (app_stopped_by_s). By
+ * words, not substrings: "window" once made zero_window_events a level. */
+static bool metric_adds(const char *key, const char *unit)
+{
+	static const char *const levels[] = {
+		"max",	   "min",     "mean",  "median", "average", "p50",  "p99",	"longest",
+		"largest", "busiest", "first", "initial", "earlier", "per",  "since",	"size",
+		"mss",	   "mtu",     "snaplen", "rtt",   "period",  "rate", "ratio",	"share",
+		"interval", "span",   "cap",   "payload"};
+	if (!unit || (strcmp(unit, "count") && strcmp(unit, "s") && strcmp(unit, "bytes")))
+		return false;
+	if (!strcmp(key, "window_bytes")) /* the average window while sending */
+		return false;
+	bool moment = false;
+	const char *last = key;
+	for (const char *w = key; *w;) {
+		size_t len = strcspn(w, "_");
+		for (size_t i = 0; i < G_N_ELEMENTS(levels); i++)
+			if (strlen(levels[i]) == len && !strncmp(w, levels[i], len))
+				return false;
+		moment |= (len == 2 && !strncmp(w, "by", 2)) || (len == 5 && !strncmp(w, "after", 5));
+		last = w;
+		w += len;
+		if (*w == '_')
+			w++;
+	}
+	return strcmp(last, "window") != 0 && !(moment && !strcmp(last, "s"));
+}
+
 static double metric_merge(const char *key, const char *unit, double a, double b)
 {
-	static const char *const size_words[] = {"size", "mss", "mtu", "window", "max", "min",
-						  "snaplen", "in_flight", "rtt", "period", "p50", "p99",
-						  "median", "mean", "rate", "ratio", "share"};
-	bool adds = unit && (!strcmp(unit, "count") || !strcmp(unit, "s") || !strcmp(unit, "bytes"));
-	for (size_t i = 0; adds && i < G_N_ELEMENTS(size_words); i++)
-		if (strstr(key, size_words[i]))
-			adds = false;
-	return adds ? a + b : (b > a ? b : a);
+	return metric_adds(key, unit) ? a + b : (b > a ? b : a);
 }
 
 void pd_finding_metric(pd_finding *f, const char *key, double value, const char *unit)

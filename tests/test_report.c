@@ -260,6 +260,52 @@ Test(model, finding_counts_each_flow_once)
 	pd_run_free(run);
 }
 
+/* Findings of one id on many flows become one: counts and time lost add
+ * up, a per-flow extreme (the longest stall) stays the largest one. Both
+ * ways in: the per-id cap's spill finding and the aggregation at the end. */
+Test(model, merged_findings_keep_extremes)
+{
+	pd_run_opts o;
+	pd_run_opts_default(&o);
+	o.no_ndpi = true;
+	pd_run *run = pd_run_new(&o);
+	pd_flow *flow = g_malloc0(sizeof(pd_flow));
+	flow->proto = 6;
+	flow->addr[PD_CLIENT] = v4(10, 0, 0, 1);
+	flow->addr[PD_SERVER] = v4(10, 0, 0, 2);
+	const uint64_t n = PD_MAX_FLOW_FINDINGS + 44;
+	for (uint64_t i = 0; i < n; i++) {
+		flow->id = i;
+		pd_finding *f = pd_finding_get(run, "zero-window", flow);
+		pd_finding_occurrence_at(f, i + 1, 0, "zero window");
+		pd_finding_metric(f, "zero_window_events", 2, "count");
+		pd_finding_metric(f, "zero_window_stall", 1.5, "s");
+		pd_finding_metric(f, "longest_stall", i == 77 || i == n - 3 ? 9.25 : 1.0 + (double)(i % 7) / 10, "s");
+		f->impact_s = 1.5;
+	}
+	g_free(flow);
+	pd_report *r = pd_run_finish(run);
+	cr_assert_eq(r->findings->len, 1);
+	pd_finding *agg = g_ptr_array_index(r->findings, 0);
+	cr_assert_str_eq(agg->def->id, "zero-window");
+	cr_assert_eq(agg->flow_count, n);
+	double events = -1, stall = -1, longest = -1;
+	for (guint i = 0; i < agg->metrics->len; i++) {
+		const pd_metric *m = &g_array_index(agg->metrics, pd_metric, i);
+		if (!strcmp(m->key, "zero_window_events"))
+			events = m->value;
+		else if (!strcmp(m->key, "zero_window_stall"))
+			stall = m->value;
+		else if (!strcmp(m->key, "longest_stall"))
+			longest = m->value;
+	}
+	cr_expect_eq(events, 2.0 * (double)n, "events %g stall %g", events, stall);
+	cr_expect_eq(stall, 1.5 * (double)n);
+	cr_expect_eq(longest, 9.25, "longest stall of all flows: %g", longest);
+	pd_report_free(r);
+	pd_run_free(run);
+}
+
 Test(model, names_and_parse)
 {
 	cr_expect_str_eq(pd_severity_name(PD_SEV_INFO), "info");
