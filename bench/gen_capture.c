@@ -12,10 +12,12 @@
  *     options, request, response segments, delayed ACKs, FIN/FIN/ACK; a few
  *     reset, refused or with a retransmitted SYN; ~10 % IPv6.
  *     Tens of thousands of them per GB.
- *   - bulk TCP flows (a few hundred per GB, ~8 at once): 1448-byte segments
- *     in rounds of cwnd, ~1 % loss seen as a gap, SACKed duplicate ACKs and
- *     a fast retransmission; some reordering; zero-window periods with
- *     probes and a window update in about one flow in eight.
+ *   - bulk TCP flows (a few hundred per GB, ~8 at once): full segments
+ *     (1448 bytes, 1428 over IPv6) in rounds of cwnd, ~1 % loss seen as a
+ *     gap, SACKed duplicate ACKs and a fast retransmission; some
+ *     reordering; zero-window periods with probes and a window update in
+ *     about one flow in eight; captured at the sender or at the receiver,
+ *     handshake included.
  *   - a SYN flood: 100 000 spoofed sources (scaled down below 100 MB) hit
  *     one server at 20 000 SYN/s from 40 % of the planned duration; the
  *     server answers half of them.
@@ -77,7 +79,10 @@ static uint64_t rnd_exp(double mean)
 #define MS 1000000ull
 #define SEC 1000000000ull
 
-#define MSS 1448u
+/* Segment payload with timestamps: Linux announces MSS 1460 (IPv4) or
+ * 1440 (IPv6) and leaves 12 bytes for the option. */
+#define MSS4 1448u
+#define MSS6 1428u
 #define BASE_TIME (UINT64_C(1709294400) * SEC) /* 2024-03-01 12:00:00 UTC */
 #define BYTES_PER_SEC 1700000.0 /* capture bytes per second of capture time */
 
@@ -572,6 +577,11 @@ static pkt_spec *tcp_pkt(actor *a, uint64_t ts, int dir, uint8_t flags, uint32_t
 	return s;
 }
 
+static uint32_t conn_mss(const actor *a)
+{
+	return a->c.cli.v6 ? MSS6 : MSS4;
+}
+
 /* The whole connection is queued at once. */
 static void short_refill(actor *a)
 {
@@ -580,6 +590,7 @@ static void short_refill(actor *a)
 		return;
 	}
 	a->closed = true;
+	const uint32_t mss = conn_mss(a);
 	uint64_t t = a->now;
 	uint64_t rtt = (uint64_t)(2 + rndn(60)) * MS + rndn(1000) * US;
 	int kind = a->c.sport == 80 ? 0 : a->c.sport == 443 ? 1 : 2;
@@ -629,7 +640,7 @@ static void short_refill(actor *a)
 	int unacked = 0;
 	bool first = true;
 	while (sent < resp) {
-		uint32_t seg = resp - sent > MSS ? MSS : resp - sent;
+		uint32_t seg = resp - sent > mss ? mss : resp - sent;
 		const uint8_t *pd = NULL;
 		uint32_t hl = 0;
 		if (first && kind == 0) {
@@ -659,7 +670,7 @@ static void short_refill(actor *a)
 			tcp_pkt(a, t + 5 * US, 0, F_ACK, 0, NULL, OPT_TS);
 			unacked = 0;
 		}
-		if ((sent / MSS) % 10 == 9)
+		if ((sent / mss) % 10 == 9)
 			t += rtt; /* next flight */
 	}
 	if (unacked)
@@ -679,27 +690,38 @@ static void short_refill(actor *a)
 
 /* ------------------------------------------------------------ bulk TCP */
 
+/* The handshake and the first message(s), timed at the capture point: the
+ * client for downloads captured at the receiver and uploads captured at
+ * the sender, else the server (the data rounds use the same vantage, see
+ * bulk_refill). */
 static void bulk_handshake(actor *a)
 {
-	uint64_t t = a->now;
 	uint64_t rtt = (uint64_t)a->rtt_us * US;
-	tcp_pkt(a, t, 0, F_SYN, 0, NULL, OPT_SYN);
-	t += rtt;
-	tcp_pkt(a, t, 1, F_SYN | F_ACK, 0, NULL, OPT_SYN);
-	t += 40 * US;
-	tcp_pkt(a, t, 0, F_ACK, 0, NULL, OPT_TS);
-	t += 80 * US;
-	/* who speaks first: TLS client hello, or an SSH banner from the server */
+	uint64_t d = rtt / 2;
+	bool at_server = a->upload ? a->at_receiver : !a->at_receiver;
+	uint64_t off[2] = {at_server ? d : 0, at_server ? 0 : d}; /* by sender: client, server */
+	/* send times, one clock for both hosts */
+	uint64_t syn = a->now;
+	uint64_t synack = syn + d + 40 * US;
+	uint64_t ack = synack + d + 40 * US;
+	uint64_t hello = ack + 80 * US; /* the client speaks at once */
+	tcp_pkt(a, syn + off[0], 0, F_SYN, 0, NULL, OPT_SYN);
+	tcp_pkt(a, synack + off[1], 1, F_SYN | F_ACK, 0, NULL, OPT_SYN);
+	tcp_pkt(a, ack + off[0], 0, F_ACK, 0, NULL, OPT_TS);
 	if (a->c.sport == 22) {
-		tcp_pkt(a, t, 1, F_PSH | F_ACK, sizeof(ssh_banner) - 1, (const uint8_t *)ssh_banner, OPT_TS);
-		t += 200 * US;
-		tcp_pkt(a, t, 0, F_PSH | F_ACK, sizeof(ssh_banner) - 1, (const uint8_t *)ssh_banner, OPT_TS);
+		/* SSH: both sides send their banner when connected */
+		tcp_pkt(a, ack + d + 80 * US + off[1], 1, F_PSH | F_ACK, sizeof(ssh_banner) - 1,
+			(const uint8_t *)ssh_banner, OPT_TS);
+		tcp_pkt(a, hello + off[0], 0, F_PSH | F_ACK, sizeof(ssh_banner) - 1, (const uint8_t *)ssh_banner,
+			OPT_TS);
 	} else if (a->c.sport == 443) {
-		tcp_pkt(a, t, 0, F_PSH | F_ACK, tls_hello_len[0], tls_hello[0], OPT_TS);
+		tcp_pkt(a, hello + off[0], 0, F_PSH | F_ACK, tls_hello_len[0], tls_hello[0], OPT_TS);
 	} else {
-		tcp_pkt(a, t, 0, F_PSH | F_ACK, 120, NULL, OPT_TS);
+		tcp_pkt(a, hello + off[0], 0, F_PSH | F_ACK, 120, NULL, OPT_TS);
 	}
-	a->now = t + rtt;
+	/* the sender's first round: the server once the request is in, the
+	 * client once the server's answer to it could be back */
+	a->now = a->upload ? hello + rtt : hello + d + 100 * US;
 }
 
 /* One round trip of data: up to cwnd segments, at most one of them lost
@@ -716,6 +738,7 @@ static void bulk_refill(actor *a)
 		return;
 	}
 	int snd = a->upload ? 0 : 1, rcv = snd ^ 1;
+	const uint32_t mss = conn_mss(a);
 	uint32_t *sseq = snd ? &a->sseq : &a->cseq;
 	uint64_t rtt = (uint64_t)a->rtt_us * US;
 	uint64_t d = rtt / 2; /* one-way delay */
@@ -763,7 +786,7 @@ static void bulk_refill(actor *a)
 	uint32_t seg_seq[64];
 	uint32_t seg_len[64];
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t len = a->bulk_left - sent_bytes > MSS ? MSS : (uint32_t)(a->bulk_left - sent_bytes);
+		uint32_t len = a->bulk_left - sent_bytes > mss ? mss : (uint32_t)(a->bulk_left - sent_bytes);
 		if (len == 0) {
 			n = i;
 			break;
@@ -825,7 +848,7 @@ static void bulk_refill(actor *a)
 		got[i] = true;
 		uint32_t prev_next = rcv_next;
 		while (rcv_next - base < sent_bytes) {
-			uint32_t j = (rcv_next - base) / MSS;
+			uint32_t j = (rcv_next - base) / mss;
 			if (!got[j])
 				break;
 			rcv_next = seg_seq[j] + seg_len[j];
