@@ -431,12 +431,18 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 
 	if (fixed && (rwnd_limited || reader_bound)) {
 		pd_finding *f = pd_finding_get(run, "receive-window-fixed", flow);
+		char zw[64] = "";
+		if (d->zw_events)
+			snprintf(zw, sizeof(zw), "; 0 in %u zero-window episode%s", d->zw_events,
+				 d->zw_events > 1 ? "s" : "");
 		pd_finding_detail(f,
-				  "%s %s kept its window between %u and %u bytes for the whole %.3f s transfer (%llu "
-				  "bytes, about %.0f RTTs) instead of growing it: receive-buffer autotuning did not act, "
-				  "typically because the application set SO_RCVBUF (or tcp_moderate_rcvbuf=0). %s.",
-				  wn_side(r), rname, d->win_first, d->win_max, T, (unsigned long long)hs->unique_bytes,
-				  rtt_s > 0 ? T / rtt_s : 0, bdp);
+				  "%s %s never advertised more than %u bytes (%u at the start%s) during the whole "
+				  "%.3f s transfer (%llu bytes, about %.0f RTTs): its window %s. Receive-buffer "
+				  "autotuning did not act, typically because the application set SO_RCVBUF (or "
+				  "tcp_moderate_rcvbuf=0). %s.",
+				  wn_side(r), rname, d->win_max, d->win_first, zw, T, (unsigned long long)hs->unique_bytes,
+				  rtt_s > 0 ? T / rtt_s : 0,
+				  d->win_max > d->win_first ? "stopped growing early" : "never grew", bdp);
 		WN_METRICS(f);
 		pd_finding_occurrence_at(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts");
 		f->severity = rwnd_limited && !reader_bound ? PD_SEV_WARNING : PD_SEV_INFO;
