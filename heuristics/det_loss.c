@@ -606,13 +606,17 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 				 " The flow stood still %.3f s in all, from the last ACK that advanced to the timer's "
 				 "retransmission (a tail-loss probe in between re-armed the timer).",
 				 stall_s);
+		char nt[24], waits[48];
+		if (d->rto_min == d->rto_max)
+			snprintf(waits, sizeof(waits), "%.0f ms", (double)d->rto_min / 1e6);
+		else
+			snprintf(waits, sizeof(waits), "%.0f-%.0f ms", (double)d->rto_min / 1e6, (double)d->rto_max / 1e6);
 		pd_finding_detail(f,
-				  "%s %s waited for its retransmission timer %u times (%.0f-%.0f ms, %.3f s in all) before "
+				  "%s %s waited for its retransmission timer %s (%s, %.3f s in all) before "
 				  "resending to %s %s%s; %u of them with no duplicate ACK or SACK before (the tail of a "
 				  "burst was lost, or everything in flight, so nothing came back to trigger fast "
 				  "retransmit). %s.%s",
-				  sside, sname, d->rto, (double)d->rto_min / 1e6, (double)d->rto_max / 1e6, rto_s, rside,
-				  rname,
+				  sside, sname, pd_times(d->rto, false, nt), waits, rto_s, rside, rname,
 				  d->rto_backoffs ? " with exponential backoff on repeats" : "", d->tail, where, stall_note);
 		pd_finding_metric(f, "rto_count", d->rto, "count");
 		pd_finding_metric(f, "rto_time", rto_s, "s");
@@ -637,11 +641,13 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	if (d->tail && tail_s > 0) {
 		pd_finding *f = pd_finding_get(run, "tail-loss", flow);
 		ls_occ(f, x->ev_tail, d->n_ev_tail, "tail resent after silence");
+		char nt[24];
 		pd_finding_detail(f,
-				  "%u times %s %s resent the last segment(s) of a burst only after a silence (%u by "
+				  "%s %s %s resent the last segment(s) of a burst only after a silence (%u by "
 				  "tail-loss probe, %u by timeout; %.3f s of silence in all): no later segment reached "
 				  "%s %s to trigger duplicate ACKs. RTT %.2f ms.",
-				  d->tail, sside, sname, d->tlp, d->tail - d->tlp, tail_s, rside, rname, rtt_ms);
+				  pd_times(d->tail, true, nt), sside, sname, d->tlp, d->tail - d->tlp, tail_s, rside, rname,
+				  rtt_ms);
 		pd_finding_metric(f, "tail_losses", d->tail, "count");
 		pd_finding_metric(f, "tail_silence", tail_s, "s");
 		f->impact_s += tail_s;

@@ -277,13 +277,15 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 		if (d->ssai_events > TR_EV)
 			f->occurrences += d->ssai_events - TR_EV;
 		double fl = (double)d->ssai_flight_sum / d->ssai_events, prev = (double)d->ssai_prev_sum / d->ssai_events;
+		char nt[24];
 		pd_finding_detail(f,
-				  "%u times %s %s resumed after an idle period (average %.0f ms, longer than its RTO) with "
+				  "%s %s %s resumed after an idle period (average %.0f ms, longer than its RTO) with "
 				  "a first flight of %.0f bytes (%.1f segments) although earlier flights reached %.0f bytes: "
 				  "the congestion window was reset to the restart window "
 				  "(net.ipv4.tcp_slow_start_after_idle=1, the default) and took about %.3f s of extra round "
 				  "trips (RTT %.2f ms) to grow back.",
-				  d->ssai_events, sside, sname, (double)d->ssai_idle_sum / d->ssai_events / 1e6, fl,
+				  pd_times(d->ssai_events, true, nt), sside, sname,
+				  (double)d->ssai_idle_sum / d->ssai_events / 1e6, fl,
 				  fl / mss, prev, d->ssai_cost_s, rtt_ms);
 		pd_finding_metric(f, "restarts", d->ssai_events, "count");
 		pd_finding_metric(f, "first_flight_bytes", fl, "bytes");

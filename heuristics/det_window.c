@@ -301,12 +301,14 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 		if (d->zw_events > WN_EV)
 			f->occurrences += d->zw_events - WN_EV;
 		pd_finding_occurrence_at(f, d->zw_max_frame, d->zw_max_ts, "window opened after the longest stall");
+		char nt[24];
 		pd_finding_detail(f,
-				  "%s %s advertised a zero window %u times to %s %s; the sender stood still %.3f s in "
+				  "%s %s advertised a zero window %s to %s %s; the sender stood still %.3f s in "
 				  "all (longest %.3f s, ending at frame %llu) and sent %u window probes; %u window-full "
 				  "events. The receiving application did not read fast enough (or its buffer is tiny: "
 				  "largest window advertised %u bytes).",
-				  wn_side(r), rname, d->zw_events, wn_side(s), sname, zw_s, (double)d->zw_max / 1e9,
+				  wn_side(r), rname, pd_times(d->zw_events, false, nt), wn_side(s), sname, zw_s,
+				  (double)d->zw_max / 1e9,
 				  (unsigned long long)d->zw_max_frame, d->probes, d->win_full, d->win_max);
 		pd_finding_metric(f, "zero_window_events", d->zw_events, "count");
 		pd_finding_metric(f, "zero_window_stall", zw_s, "s");

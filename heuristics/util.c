@@ -2,6 +2,7 @@
 #include "heuristics/util.h"
 
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,14 @@ void pd_addr_bracketed(const pd_addr *a, char *buf, size_t len)
 	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
 		snprintf(tmp, sizeof(tmp), "?");
 	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
+}
+
+const char *pd_times(uint64_t n, bool capital, char buf[24])
+{
+	if (n == 1)
+		return capital ? "Once" : "once";
+	snprintf(buf, 24, "%" PRIu64 " times", n);
+	return buf;
 }
 
 void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len)

@@ -65,6 +65,8 @@ uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen);
 void pd_addr_bracketed(const pd_addr *a, char *buf, size_t len);
 /* "ip:port" of one side of a flow ("[ip]:port" for IPv6). */
 void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len);
+/* "once" or "N times" (capitalised: "Once"), for details; buf holds 24. */
+const char *pd_times(uint64_t n, bool capital, char buf[24]);
 
 /* ---- addresses as table keys ---- */
 
