@@ -84,6 +84,21 @@ keep_best() {
 	fi
 }
 
+# pd_round NAME ARGS...: one pcapdoc run on the slice $cap with these
+# arguments, kept as NAME by keep_best; returns pcapdoc's status when it
+# is neither 0 nor 1 (1 only means findings at or above --fail-on)
+pd_round() {
+	local name=$1 rc
+	shift
+	# shellcheck disable=SC2086
+	time_run "$WORK/$name" "$PCAPDOC" -q "$@" $PCAPDOC_ARGS "$cap"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+		return $rc
+	fi
+	keep_best "$name"
+}
+
 echo "pcapdoc benchmark: slices ${SIZES// /, } MB; bare_loop and pcapdoc take turns, best of $REPEAT rounds"
 echo "machine: $(nproc) CPU ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr)"
 [ -n "$TSHARK" ] && echo "tshark: $($TSHARK --version 2>/dev/null | head -n1)"
@@ -116,27 +131,17 @@ for mb in $SIZES; do
 		fi
 		keep_best bare
 		if [ "$pd_ok" = 1 ]; then
-			# shellcheck disable=SC2086
-			time_run "$WORK/pd" "$PCAPDOC" -q --format json -o /dev/null $PCAPDOC_ARGS "$cap"
+			pd_round pd --format json -o /dev/null
 			rc=$?
-			if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+			if [ $rc -ne 0 ]; then
 				echo "run_bench: pcapdoc failed on $mb MB (status $rc): $(head -c 2000 "$WORK/pd.err")" >&2
 				FAILED=1
 				pd_ok=0
-			else
-				keep_best pd
 			fi
 		fi
 		# the same on one thread: how much the default (one thread per core) gains
 		if [ "$pd1_ok" = 1 ]; then
-			# shellcheck disable=SC2086
-			time_run "$WORK/pd1" "$PCAPDOC" -q --threads 1 --format json -o /dev/null $PCAPDOC_ARGS "$cap"
-			rc=$?
-			if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
-				pd1_ok=0
-			else
-				keep_best pd1
-			fi
+			pd_round pd1 --threads 1 --format json -o /dev/null || pd1_ok=0
 		fi
 	done
 	packets=$(awk '{print $2}' "$WORK/bare.out")

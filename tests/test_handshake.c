@@ -51,13 +51,6 @@ static double tshark_num(const char *rel, int frame, const char *field)
 	return v;
 }
 
-static double metric(const cJSON *f, const char *key)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key);
-	cr_assert_not_null(m, "metric %s missing", key);
-	return cJSON_GetObjectItemCaseSensitive(m, "value")->valuedouble;
-}
-
 static const char *str(const cJSON *o, const char *key)
 {
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -138,14 +131,14 @@ Test(handshake, syn_drop_recover)
 	cr_assert_str_eq(str(f, "severity"), "warning");
 	cr_assert_eq(frame_of(f, "first"), 2);
 	cr_assert_eq(frame_of(f, "last"), 4);
-	cr_assert_eq(metric(f, "syn_retransmits"), 2);
+	cr_assert_eq(pd_test_metric(f, "syn_retransmits"), 2);
 	/* kernel 6.18: linear phase, ~1 s between the first retries */
-	cr_assert(near(metric(f, "syn_gap_1_ms"), 1000, 200), "gap1 %f", metric(f, "syn_gap_1_ms"));
-	cr_assert(near(metric(f, "syn_gap_2_ms"), 1000, 200), "gap2 %f", metric(f, "syn_gap_2_ms"));
+	cr_assert(near(pd_test_metric(f, "syn_gap_1_ms"), 1000, 200), "gap1 %f", pd_test_metric(f, "syn_gap_1_ms"));
+	cr_assert(near(pd_test_metric(f, "syn_gap_2_ms"), 1000, 200), "gap2 %f", pd_test_metric(f, "syn_gap_2_ms"));
 	double added = tshark_num(cap, 3, "frame.time_relative") - tshark_num(cap, 1, "frame.time_relative");
-	cr_assert(near(metric(f, "connect_delay_s"), added, 0.01));
+	cr_assert(near(pd_test_metric(f, "connect_delay_s"), added, 0.01));
 	cr_assert(near(num(f, "impact_s"), added, 0.01));
-	cr_assert(near(metric(f, "connect_p50_ms"), 1000 * added, 0.03 * 1000 * added));
+	cr_assert(near(pd_test_metric(f, "connect_p50_ms"), 1000 * added, 0.03 * 1000 * added));
 	/* one client only: its path/filter, not the listener */
 	cr_assert_str_eq(top_setting(f), "firewall dropping SYN/SYN-ACK");
 	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
@@ -163,14 +156,14 @@ Test(handshake, syn_drop_giveup)
 	cr_assert_not_null(finding_for_port(r, "syn-unanswered", (int)tshark_num(cap, 1, "tcp.srcport")));
 	cr_assert_eq(frame_of(f, "first"), 1);
 	cr_assert_eq(frame_of(f, "last"), 6);
-	cr_assert_eq(metric(f, "syn_retransmits"), 5);
+	cr_assert_eq(pd_test_metric(f, "syn_retransmits"), 5);
 	for (int k = 1; k <= 5; k++) {
 		char key[32];
 		snprintf(key, sizeof(key), "syn_gap_%d_ms", k);
-		cr_assert(near(metric(f, key), 1000, 200), "%s %f", key, metric(f, key));
+		cr_assert(near(pd_test_metric(f, key), 1000, 200), "%s %f", key, pd_test_metric(f, key));
 	}
 	/* 5.1 s of retries fit the budget of tcp_syn_retries=2 (7 s) */
-	cr_assert_eq(metric(f, "syn_retries_budget_min"), 2);
+	cr_assert_eq(pd_test_metric(f, "syn_retries_budget_min"), 2);
 	double span = tshark_num(cap, 6, "frame.time_relative");
 	cr_assert(near(num(f, "impact_s"), span, 0.05));
 	/* the capture ends at the last SYN: it cannot show the give-up itself */
@@ -187,8 +180,8 @@ Test(handshake, synack_drop_server_side)
 	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
 	cr_assert_eq(frame_of(f, "first"), 2); /* first SYN-ACK, then SYN retries 4, 6, 8 */
 	cr_assert_eq(frame_of(f, "last"), 8);
-	cr_assert_eq(metric(f, "syn_retransmits"), 3);
-	cr_assert(metric(f, "synacks_captured") >= 4);
+	cr_assert_eq(pd_test_metric(f, "syn_retransmits"), 3);
+	cr_assert(pd_test_metric(f, "synacks_captured") >= 4);
 	double added = tshark_num(cap, 8, "frame.time_relative") - tshark_num(cap, 1, "frame.time_relative");
 	cr_assert(near(num(f, "impact_s"), added, 0.01));
 	/* the server answered: not a SYN-ACK-only retransmit, not the accept queue */
@@ -208,30 +201,30 @@ Test(handshake, accept_queue_full)
 	cr_assert_str_eq(str(f, "severity"), "error");
 	cr_assert_eq(frame_of(f, "first"), 13); /* the client's handshake ACK */
 	cr_assert_eq(frame_of(f, "last"), 19); /* SYN-ACK re-sent after it */
-	cr_assert_eq(metric(f, "synack_retransmits_after_ack"), 3);
-	cr_assert_eq(metric(f, "client_data_retransmits"), 4);
+	cr_assert_eq(pd_test_metric(f, "synack_retransmits_after_ack"), 3);
+	cr_assert_eq(pd_test_metric(f, "client_data_retransmits"), 4);
 	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
 	cr_assert(num(f, "impact_s") > 6.0 && num(f, "impact_s") < 7.5, "impact %f", num(f, "impact_s"));
 
 	/* SYNs dropped while the queue was full: three clients at once */
 	const cJSON *o = pd_test_finding(r, "listener-overload", 0);
 	cr_assert_not_null(o);
-	cr_assert(metric(o, "clients_in_window") >= 3);
+	cr_assert(pd_test_metric(o, "clients_in_window") >= 3);
 	cr_assert_eq(num(o, "flow_count"), 3);
 	cr_assert_str_eq(top_setting(o), "net.core.somaxconn");
 
 	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 3);
 	for (int i = 0; i < 3; i++) {
 		const cJSON *u = pd_test_finding(r, "syn-unanswered", i);
-		cr_assert_eq(metric(u, "syn_retransmits"), 6);
+		cr_assert_eq(pd_test_metric(u, "syn_retransmits"), 6);
 		/* still retrying when the capture stopped: not a give-up */
 		cr_assert_str_eq(str(u, "severity"), "warning");
 		for (int k = 2; k <= 5; k++) {
 			char key[32];
 			snprintf(key, sizeof(key), "syn_gap_%d_ms", k);
-			cr_assert(near(metric(u, key), 1000, 200), "%s %f", key, metric(u, key));
+			cr_assert(near(pd_test_metric(u, key), 1000, 200), "%s %f", key, pd_test_metric(u, key));
 		}
-		cr_assert(near(metric(u, "syn_gap_6_ms"), 2000, 200));
+		cr_assert(near(pd_test_metric(u, "syn_gap_6_ms"), 2000, 200));
 		cr_assert_str_eq(top_setting(u), "net.core.somaxconn");
 	}
 	cr_assert_eq(pd_test_count_findings(r, "synack-retransmit"), 0);
@@ -248,7 +241,7 @@ Test(handshake, accept_queue_abort)
 	cr_assert_not_null(finding_for_port(r, "accept-queue-overflow", cport));
 	cr_assert_eq(frame_of(f, "first"), 13);
 	cr_assert_eq(frame_of(f, "last"), 14); /* the RST */
-	cr_assert(metric(f, "rst_after_ack_ms") < 5);
+	cr_assert(pd_test_metric(f, "rst_after_ack_ms") < 5);
 	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
 	cr_assert_not_null(pd_test_finding(r, "listener-overload", 0));
 	/* the abort RST is not a closed port */
@@ -267,12 +260,12 @@ Test(handshake, timewait_paws)
 	cr_assert_eq(frame_of(f, "last"), 13); /* ACK for the old connection 12, client RST 13 */
 	double syn_tsval = tshark_num(cap, 11, "tcp.options.timestamp.tsval");
 	double prev_tsval = tshark_num(cap, 9, "tcp.options.timestamp.tsval");
-	cr_assert_eq(metric(f, "syn_tsval"), syn_tsval);
-	cr_assert_eq(metric(f, "previous_tsval"), prev_tsval);
+	cr_assert_eq(pd_test_metric(f, "syn_tsval"), syn_tsval);
+	cr_assert_eq(pd_test_metric(f, "previous_tsval"), prev_tsval);
 	cr_assert(syn_tsval < prev_tsval);
-	cr_assert_eq(metric(f, "tsval_behind"), prev_tsval - syn_tsval);
+	cr_assert_eq(pd_test_metric(f, "tsval_behind"), prev_tsval - syn_tsval);
 	double since = tshark_num(cap, 11, "frame.time_relative") - tshark_num(cap, 10, "frame.time_relative");
-	cr_assert(near(metric(f, "since_previous_end_s"), since, 0.01));
+	cr_assert(near(pd_test_metric(f, "since_previous_end_s"), since, 0.01));
 	/* impact: until the retry on the same 4-tuple (frame 14) */
 	double retry = tshark_num(cap, 14, "frame.time_relative") - tshark_num(cap, 11, "frame.time_relative");
 	cr_assert(near(num(f, "impact_s"), retry, 0.01), "impact %f want %f", num(f, "impact_s"), retry);
@@ -289,8 +282,8 @@ Test(handshake, timewait_reuse_ok)
 	const cJSON *f = pd_test_finding(r, "port-reuse-timewait", 0);
 	cr_assert_not_null(f);
 	cr_assert_str_eq(str(f, "severity"), "info");
-	cr_assert_eq(metric(f, "failed_reuses"), 0);
-	cr_assert_eq(metric(f, "timewait_on_server"), 1);
+	cr_assert_eq(pd_test_metric(f, "failed_reuses"), 0);
+	cr_assert_eq(pd_test_metric(f, "timewait_on_server"), 1);
 	cr_assert_eq(my_findings_at_least_warning(r), 0);
 	cJSON_Delete(r);
 }
@@ -330,10 +323,10 @@ Test(handshake, churn_ports)
 	const cJSON *c = pd_test_finding(r, "connection-churn", 0);
 	cr_assert_not_null(c);
 	cr_assert_str_eq(str(c, "severity"), "warning");
-	cr_assert_eq(metric(c, "connections"), 200);
-	cr_assert_eq(metric(c, "distinct_client_ports"), 50);
-	cr_assert_eq(metric(c, "short_share"), 1);
-	cr_assert(metric(c, "busiest_second_connections") >= 40);
+	cr_assert_eq(pd_test_metric(c, "connections"), 200);
+	cr_assert_eq(pd_test_metric(c, "distinct_client_ports"), 50);
+	cr_assert_eq(pd_test_metric(c, "short_share"), 1);
+	cr_assert(pd_test_metric(c, "busiest_second_connections") >= 40);
 	cr_assert_eq(frame_of(c, "first"), 1);
 	cr_assert_str_eq(top_setting(c), "connection pooling / keep-alive");
 	/* the tcp_fin_timeout myth is explained through its KB entry */
@@ -346,15 +339,15 @@ Test(handshake, churn_ports)
 	const cJSON *u = pd_test_finding(r, "port-reuse-timewait", 0);
 	cr_assert_not_null(u);
 	cr_assert_str_eq(str(u, "severity"), "warning");
-	cr_assert_eq(metric(u, "reused_4tuples"), 150);
-	cr_assert_eq(metric(u, "timewait_on_client"), 150);
-	cr_assert(metric(u, "min_gap_after_close_s") >= 0.9, "tcp_tw_reuse waits ~1 s");
+	cr_assert_eq(pd_test_metric(u, "reused_4tuples"), 150);
+	cr_assert_eq(pd_test_metric(u, "timewait_on_client"), 150);
+	cr_assert(pd_test_metric(u, "min_gap_after_close_s") >= 0.9, "tcp_tw_reuse waits ~1 s");
 	cr_assert_str_eq(top_setting(u), "net.ipv4.ip_local_port_range");
 
 	const cJSON *p = pd_test_finding(r, "ephemeral-port-pressure", 0);
 	cr_assert_not_null(p);
-	cr_assert_eq(metric(p, "distinct_client_ports"), 50);
-	cr_assert_eq(metric(p, "port_span"), 50);
+	cr_assert_eq(pd_test_metric(p, "distinct_client_ports"), 50);
+	cr_assert_eq(pd_test_metric(p, "port_span"), 50);
 	cr_assert_str_eq(top_setting(p), "net.ipv4.ip_local_port_range");
 	cJSON_Delete(r);
 }
@@ -376,9 +369,9 @@ Test(handshake, syn_drop_sll2_ipv6)
 	cr_assert_eq(frame_of(f6, "last"), 16);
 	const cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f6, "flows"), 0);
 	cr_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(fl, "server"), "ip"), "fd99::2");
-	cr_assert_eq(metric(f4, "syn_retransmits"), 2);
-	cr_assert_eq(metric(f6, "syn_retransmits"), 2);
-	cr_assert(near(metric(f6, "syn_gap_1_ms"), 1000, 200));
+	cr_assert_eq(pd_test_metric(f4, "syn_retransmits"), 2);
+	cr_assert_eq(pd_test_metric(f6, "syn_retransmits"), 2);
+	cr_assert(near(pd_test_metric(f6, "syn_gap_1_ms"), 1000, 200));
 	cr_assert(near(num(f6, "impact_s"), 2.04, 0.2));
 	cr_assert_str_eq(top_setting(f6), "firewall dropping SYN/SYN-ACK");
 	cr_assert_eq(my_findings_at_least_warning(r), 2);
@@ -522,10 +515,10 @@ static void check_flood(const cJSON *r, uint32_t n)
 	cr_assert_eq(pd_test_count_findings(r, "syn-flood"), 1);
 	const cJSON *f = pd_test_finding(r, "syn-flood", 0);
 	cr_assert_str_eq(str(f, "severity"), "error");
-	cr_assert_eq(metric(f, "half_open"), n);
-	cr_assert(near(metric(f, "sources_estimated"), n, 0.1 * n), "sources %f", metric(f, "sources_estimated"));
-	cr_assert(near(metric(f, "busiest_second_syns"), 20000, 2000));
-	cr_assert_eq(metric(f, "synacks_seen"), 0);
+	cr_assert_eq(pd_test_metric(f, "half_open"), n);
+	cr_assert(near(pd_test_metric(f, "sources_estimated"), n, 0.1 * n), "sources %f", pd_test_metric(f, "sources_estimated"));
+	cr_assert(near(pd_test_metric(f, "busiest_second_syns"), 20000, 2000));
+	cr_assert_eq(pd_test_metric(f, "synacks_seen"), 0);
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_syncookies");
 	/* no per-flow findings for spoofed single SYNs */
 	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
@@ -659,8 +652,8 @@ Test(handshake, nat_timestamp_clocks)
 	cJSON *r = clocks_report(2);
 	const cJSON *f = pd_test_finding(r, "nat-timestamp-clocks", 0);
 	cr_assert_not_null(f);
-	cr_assert_eq(metric(f, "clocks"), 2);
-	cr_assert_eq(metric(f, "syns"), 20);
+	cr_assert_eq(pd_test_metric(f, "clocks"), 2);
+	cr_assert_eq(pd_test_metric(f, "syns"), 20);
 	cJSON_Delete(r);
 	r = clocks_report(1);
 	cr_assert_eq(pd_test_count_findings(r, "nat-timestamp-clocks"), 0);
@@ -708,25 +701,25 @@ Test(handshake, syn_giveup_classic_sll2_server)
 	cr_assert_str_eq(str(f, "severity"), "error");
 	cr_assert_eq(frame_of(f, "first"), 1);
 	cr_assert_eq(frame_of(f, "last"), 4);
-	cr_assert_eq(metric(f, "syn_retransmits"), 3);
-	cr_assert(near(metric(f, "syn_gap_1_ms"), 1000, 100));
-	cr_assert(near(metric(f, "syn_gap_2_ms"), 2000, 100));
-	cr_assert(near(metric(f, "syn_gap_3_ms"), 4000, 150));
-	cr_assert_eq(metric(f, "syn_retries_budget_min"), 3);
+	cr_assert_eq(pd_test_metric(f, "syn_retransmits"), 3);
+	cr_assert(near(pd_test_metric(f, "syn_gap_1_ms"), 1000, 100));
+	cr_assert(near(pd_test_metric(f, "syn_gap_2_ms"), 2000, 100));
+	cr_assert(near(pd_test_metric(f, "syn_gap_3_ms"), 4000, 150));
+	cr_assert_eq(pd_test_metric(f, "syn_retries_budget_min"), 3);
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"),
 							  "syn_retries_budget_min");
 	cr_assert_str_eq(str(m, "unit"), "count");
 	/* connect() failed 15.36 s after the first SYN (frame 5 is the next packet) */
 	double fail = tshark_num(cap, 5, "frame.time_relative");
-	cr_assert(near(metric(f, "connect_failed_after_s"), fail, 0.3), "failed after %f",
-		  metric(f, "connect_failed_after_s"));
+	cr_assert(near(pd_test_metric(f, "connect_failed_after_s"), fail, 0.3), "failed after %f",
+		  pd_test_metric(f, "connect_failed_after_s"));
 	cr_assert(near(num(f, "impact_s"), fail, 0.3), "impact %f", num(f, "impact_s"));
 	cr_assert_str_eq(top_setting(f), "firewall dropping SYN/SYN-ACK");
 
 	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
 	const cJSON *f6 = pd_test_finding(r, "syn-retransmit", 0);
-	cr_assert_eq(metric(f6, "syn_retransmits"), 2);
-	cr_assert(near(metric(f6, "syn_gap_2_ms"), 2000, 100));
+	cr_assert_eq(pd_test_metric(f6, "syn_retransmits"), 2);
+	cr_assert(near(pd_test_metric(f6, "syn_gap_2_ms"), 2000, 100));
 	cr_assert(near(num(f6, "impact_s"), 3.04, 0.1));
 	cr_assert_eq(frame_of(f6, "last"), 8);
 	cr_assert_eq(my_findings_at_least_warning(r), 2);
@@ -743,8 +736,8 @@ Test(handshake, synack_drop_client_side)
 	cJSON *r = report_of(cap);
 	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
 	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
-	cr_assert_eq(metric(f, "syn_retransmits"), 2);
-	cr_assert_eq(metric(f, "syn_reached_server"), 1);
+	cr_assert_eq(pd_test_metric(f, "syn_retransmits"), 2);
+	cr_assert_eq(pd_test_metric(f, "syn_reached_server"), 1);
 	cr_assert(tshark_num(cap, 4, "tcp.options.timestamp.tsecr") == tshark_num(cap, 2, "tcp.options.timestamp.tsval"));
 	cr_assert_not_null(strstr(str(f, "detail"), "frame 2"));
 	cr_assert_not_null(strstr(str(f, "detail"), "SYN-ACKs were lost"));
@@ -776,16 +769,16 @@ Test(handshake, accept_queue_ipv6_client_side)
 	cr_assert_not_null(f);
 	cr_assert_eq(frame_of(f, "first"), 16);
 	cr_assert_eq(frame_of(f, "last"), 21);
-	cr_assert_eq(metric(f, "synack_retransmits_after_ack"), 2);
-	cr_assert_eq(metric(f, "client_data_retransmits"), 4);
+	cr_assert_eq(pd_test_metric(f, "synack_retransmits_after_ack"), 2);
+	cr_assert_eq(pd_test_metric(f, "client_data_retransmits"), 4);
 	double stall = tshark_num(cap, 63, "frame.time_relative") - tshark_num(cap, 16, "frame.time_relative");
-	cr_assert(near(metric(f, "stalled_s"), stall, 0.05), "stalled %f want %f", metric(f, "stalled_s"), stall);
+	cr_assert(near(pd_test_metric(f, "stalled_s"), stall, 0.05), "stalled %f want %f", pd_test_metric(f, "stalled_s"), stall);
 	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
 	cr_assert_str_eq(str(f, "severity"), "error");
 
 	const cJSON *s = finding_for_port(r, "syn-retransmit", (int)tshark_num(cap, 15, "tcp.srcport"));
 	cr_assert_not_null(s);
-	cr_assert_eq(metric(s, "syn_retransmits"), 4);
+	cr_assert_eq(pd_test_metric(s, "syn_retransmits"), 4);
 	cr_assert_eq(frame_of(s, "last"), 46);
 	cr_assert_str_eq(top_setting(s), "net.core.somaxconn");
 	cr_assert_not_null(strstr(str(s, "detail"), "accept queue"));
@@ -799,10 +792,10 @@ Test(handshake, accept_queue_ipv6_client_side)
 	cr_assert_str_eq(str(c, "severity"), "warning");
 	cr_assert_eq(frame_of(c, "first"), 18);
 	cr_assert_eq(frame_of(c, "last"), 56);
-	cr_assert_eq(metric(c, "synack_retransmits_after_ack"), 0);
-	cr_assert_eq(metric(c, "client_data_retransmits"), 3);
+	cr_assert_eq(pd_test_metric(c, "synack_retransmits_after_ack"), 0);
+	cr_assert_eq(pd_test_metric(c, "client_data_retransmits"), 3);
 	double cstall = tshark_num(cap, 56, "frame.time_relative") - tshark_num(cap, 18, "frame.time_relative");
-	cr_assert(near(metric(c, "stalled_s"), cstall, 0.01));
+	cr_assert(near(pd_test_metric(c, "stalled_s"), cstall, 0.01));
 	cr_assert_not_null(strstr(str(c, "detail"), "SYN cookie"));
 	cr_assert_str_eq(top_setting(c), "net.core.somaxconn");
 	cJSON_Delete(r);
@@ -815,16 +808,16 @@ Test(handshake, timewait_paws_ipv6_server_side)
 	cJSON *r = report_of(cap);
 	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 1);
 	const cJSON *f = pd_test_finding(r, "paws-rejected-syn", 0);
-	cr_assert_eq(metric(f, "tsval_behind"), 100000);
-	cr_assert_eq(metric(f, "syn_tsval"), tshark_num(cap, 11, "tcp.options.timestamp.tsval"));
-	cr_assert_eq(metric(f, "previous_tsval"), tshark_num(cap, 9, "tcp.options.timestamp.tsval"));
+	cr_assert_eq(pd_test_metric(f, "tsval_behind"), 100000);
+	cr_assert_eq(pd_test_metric(f, "syn_tsval"), tshark_num(cap, 11, "tcp.options.timestamp.tsval"));
+	cr_assert_eq(pd_test_metric(f, "previous_tsval"), tshark_num(cap, 9, "tcp.options.timestamp.tsval"));
 	double retry = tshark_num(cap, 14, "frame.time_relative") - tshark_num(cap, 11, "frame.time_relative");
-	cr_assert(near(metric(f, "retry_after_s"), retry, 0.01));
+	cr_assert(near(pd_test_metric(f, "retry_after_s"), retry, 0.01));
 	cr_assert_eq(frame_of(f, "first"), 11);
 	const cJSON *p = pd_test_finding(r, "port-reuse-timewait", 0);
 	cr_assert_not_null(p);
-	cr_assert_eq(metric(p, "timewait_on_server"), 1);
-	cr_assert_eq(metric(p, "failed_reuses"), 1);
+	cr_assert_eq(pd_test_metric(p, "timewait_on_server"), 1);
+	cr_assert_eq(pd_test_metric(p, "failed_reuses"), 1);
 	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0);
 	cJSON_Delete(r);
@@ -848,7 +841,7 @@ Test(handshake, closed_port_and_healthy_ipv6)
 	cJSON *r = report_of(CAP("closed-port6"));
 	cr_assert_eq(pd_test_count_findings(r, "rst-closed-port"), 1);
 	const cJSON *f = pd_test_finding(r, "rst-closed-port", 0);
-	cr_assert_eq(metric(f, "syns_refused"), 3);
+	cr_assert_eq(pd_test_metric(f, "syns_refused"), 3);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "flows")), 3);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -865,10 +858,10 @@ Test(handshake, churn_fast_no_port_pressure)
 	cJSON *r = report_of("testdata/captures/churn-fast/churn-fast.pcap.gz");
 	cr_assert_eq(pd_test_count_findings(r, "connection-churn"), 1);
 	const cJSON *f = pd_test_finding(r, "connection-churn", 0);
-	cr_assert_eq(metric(f, "connections"), 500);
-	cr_assert(near(metric(f, "busiest_second_connections"), 100, 5));
-	cr_assert_eq(metric(f, "distinct_client_ports"), 500);
-	cr_assert_eq(metric(f, "reused_4tuples"), 0);
+	cr_assert_eq(pd_test_metric(f, "connections"), 500);
+	cr_assert(near(pd_test_metric(f, "busiest_second_connections"), 100, 5));
+	cr_assert_eq(pd_test_metric(f, "distinct_client_ports"), 500);
+	cr_assert_eq(pd_test_metric(f, "reused_4tuples"), 0);
 	const cJSON *e;
 	for (int i = 0; (e = pd_test_finding(r, "ephemeral-port-pressure", i)); i++)
 		cr_assert_str_eq(str(e, "severity"), "info");
@@ -889,17 +882,17 @@ Test(handshake, accept_queue_abort_ipv6_sll2_headers_only)
 	cr_assert_str_eq(str(a, "severity"), "error");
 	cr_assert_eq(frame_of(a, "first"), 15);
 	cr_assert_eq(frame_of(a, "last"), 16);
-	cr_assert(metric(a, "rst_after_ack_ms") < 1.0);
+	cr_assert(pd_test_metric(a, "rst_after_ack_ms") < 1.0);
 	cr_assert_str_eq(top_setting(a), "net.core.somaxconn");
 	const cJSON *c = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, 20, "tcp.srcport"));
 	cr_assert_not_null(c);
 	cr_assert_str_eq(str(c, "severity"), "warning");
 	cr_assert_eq(frame_of(c, "first"), 20);
 	cr_assert_eq(frame_of(c, "last"), 48);
-	cr_assert_eq(metric(c, "client_data_retransmits"), 3);
+	cr_assert_eq(pd_test_metric(c, "client_data_retransmits"), 3);
 	const cJSON *s = finding_for_port(r, "syn-retransmit", (int)tshark_num(cap, 19, "tcp.srcport"));
 	cr_assert_not_null(s);
-	cr_assert_eq(metric(s, "syn_retransmits"), 4);
+	cr_assert_eq(pd_test_metric(s, "syn_retransmits"), 4);
 	cr_assert_eq(frame_of(s, "last"), 38);
 	cr_assert_str_eq(top_setting(s), "net.core.somaxconn");
 	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0);
@@ -919,11 +912,11 @@ Test(handshake, ts_off_synack_loss_both_views)
 		cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1, "%s", both[i]);
 		const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
 		cr_assert_str_eq(str(f, "severity"), "warning");
-		cr_assert(near(metric(f, "syn_retransmits"), 3, 0));
-		cr_assert(near(metric(f, "connect_delay_s"), 3.066, 0.01));
+		cr_assert(near(pd_test_metric(f, "syn_retransmits"), 3, 0));
+		cr_assert(near(pd_test_metric(f, "connect_delay_s"), 3.066, 0.01));
 		/* 5 SYN-ACK frames; the two 22-63 us apart (timer + answer to SYN #2) are
 		 * byte-identical without timestamps and count once */
-		cr_assert(metric(f, "synacks_captured") >= 4, "%s synacks %g", both[i], metric(f, "synacks_captured"));
+		cr_assert(pd_test_metric(f, "synacks_captured") >= 4, "%s synacks %g", both[i], pd_test_metric(f, "synacks_captured"));
 		cr_assert(strstr(str(f, "detail"), "although a SYN-ACK (frame 2) was captured"));
 		cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
 		cr_assert_eq(pd_test_count_findings(r, "port-reuse-timewait"), 0);
@@ -937,8 +930,8 @@ Test(handshake, ts_off_synack_loss_both_views)
 	cr_assert_eq(pd_test_count_findings(r, "port-reuse-timewait"), 1);
 	const cJSON *f = pd_test_finding(r, "port-reuse-timewait", 0);
 	cr_assert_str_eq(str(f, "severity"), "info");
-	cr_assert(near(metric(f, "timewait_on_server"), 1, 0));
-	cr_assert(near(metric(f, "failed_reuses"), 0, 0));
+	cr_assert(near(pd_test_metric(f, "timewait_on_server"), 1, 0));
+	cr_assert(near(pd_test_metric(f, "failed_reuses"), 0, 0));
 	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
 	cr_assert_eq(my_findings_at_least_warning(r), 0);
 	cJSON_Delete(r);
@@ -954,9 +947,9 @@ Test(handshake, syn_giveup_fast_any)
 	cr_assert_str_eq(str(lt, "name"), "LINUX_SLL2");
 	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 1);
 	const cJSON *f = pd_test_finding(r, "syn-unanswered", 0);
-	cr_assert(near(metric(f, "syn_retransmits"), 2, 0));
-	cr_assert(near(metric(f, "syn_retries_budget_min"), 1, 0));
-	cr_assert(near(metric(f, "time_trying_s"), 2.037, 0.01));
+	cr_assert(near(pd_test_metric(f, "syn_retransmits"), 2, 0));
+	cr_assert(near(pd_test_metric(f, "syn_retries_budget_min"), 1, 0));
+	cr_assert(near(pd_test_metric(f, "time_trying_s"), 2.037, 0.01));
 	cr_assert_eq(frame_of(f, "first"), 1);
 	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);

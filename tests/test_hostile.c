@@ -474,23 +474,13 @@ Test(hostile, dup_acks_repeating_ip_id_are_not_copies)
 	w_frame(&w, &f, 0, t + 6 * 1000000);
 	w_frame(&w, &f, 0, t + 6 * 1000000 + 50000);
 	w_close(&w);
-	const char *args[] = {"-q", "--format", "json", path, NULL};
-	long rss = 0;
-	char *out = NULL;
-	int rc = run_measured(args, &rss, &out);
-	cr_assert_eq(rc, 0);
-	cJSON *doc = cJSON_Parse(out);
+	cJSON *doc = pd_test_json_abs(path, NULL);
 	cr_assert_not_null(doc);
 	const cJSON *dup = pd_test_finding(doc, "capture-duplicates", 0);
 	cr_assert_not_null(dup, "the frame captured twice is a copy");
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(dup, "metrics"),
-							  "duplicate_frames");
-	cr_assert_not_null(m);
-	cr_expect_eq(cJSON_GetObjectItemCaseSensitive(m, "value")->valuedouble, 1,
-		     "duplicate ACKs with new SACK blocks taken for copies: %g",
-		     cJSON_GetObjectItemCaseSensitive(m, "value")->valuedouble);
+	double copies = pd_test_metric(dup, "duplicate_frames");
+	cr_expect_eq(copies, 1, "duplicate ACKs with new SACK blocks taken for copies: %g", copies);
 	cJSON_Delete(doc);
-	g_free(out);
 	g_unlink(path);
 	g_free(path);
 }

@@ -46,14 +46,6 @@ static cJSON *mx_router(void)
 	return mx_report(f, 2);
 }
 
-static double mx_metric(const cJSON *f, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key), "value");
-	cr_assert(cJSON_IsNumber(v), "metric %s missing", key);
-	return v->valuedouble;
-}
-
 static double mx_num(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -93,11 +85,11 @@ Test(mixed, router_rotated_parts_findings)
 	cr_expect_eq(mx_flow_port(syn, 0), 8443);
 	cr_expect_eq(mx_num(syn, "occurrences"), 7);
 	cr_expect_eq(mx_first_frame(syn), 11230);
-	cr_expect_eq(mx_metric(syn, "syn_retransmits"), 6);
+	cr_expect_eq(pd_test_metric(syn, "syn_retransmits"), 6);
 	/* SYNs at 0,1,2,3,4,5,7 s and then silence: no tcp_syn_retries budget
 	 * ends there (n=2 stops at 7 s without the 7th SYN, n=3 sends an 8th
 	 * at 11 s); the application's 8 s connect timeout did */
-	double by = mx_metric(syn, "app_stopped_by_s");
+	double by = pd_test_metric(syn, "app_stopped_by_s");
 	cr_expect(by > 10.5 && by < 11.5, "app stopped by %.2f s", by);
 	cr_expect(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(syn, "metrics"),
 						   "connect_failed_after_s") == NULL);
@@ -111,10 +103,10 @@ Test(mixed, router_rotated_parts_findings)
 	cr_assert_not_null(rt);
 	cr_expect_eq(mx_num(rt, "flow_count"), 1);
 	cr_expect_eq(mx_flow_port(rt, 0), 8080);
-	cr_expect_eq(mx_metric(rt, "retransmitted_segments"), 25);
-	cr_expect_eq(mx_metric(rt, "rto_retransmissions"), 0);
-	cr_expect_eq(mx_metric(rt, "spurious"), 0);
-	cr_expect_eq(mx_metric(rt, "original_unseen"), 0);
+	cr_expect_eq(pd_test_metric(rt, "retransmitted_segments"), 25);
+	cr_expect_eq(pd_test_metric(rt, "rto_retransmissions"), 0);
+	cr_expect_eq(pd_test_metric(rt, "spurious"), 0);
+	cr_expect_eq(pd_test_metric(rt, "original_unseen"), 0);
 	cr_expect_eq(mx_first_frame(rt), 686);
 	cr_expect_eq(pd_test_count_findings(r, "sender-limited"), 0);
 
@@ -124,7 +116,7 @@ Test(mixed, router_rotated_parts_findings)
 	const cJSON *dup = pd_test_finding(r, "capture-duplicates", 0);
 	cr_assert_not_null(dup);
 	cr_expect_eq(mx_num(dup, "flow_count"), 34);
-	cr_expect_eq(mx_metric(dup, "duplicate_frames"), 6642);
+	cr_expect_eq(pd_test_metric(dup, "duplicate_frames"), 6642);
 	cJSON_Delete(r);
 }
 
@@ -185,7 +177,7 @@ Test(mixed, server_side_and_stdin)
 	const cJSON *rt = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(rt);
 	cr_expect_eq(mx_flow_port(rt, 0), 8080);
-	cr_expect_eq(mx_metric(rt, "retransmitted_segments"), 25);
+	cr_expect_eq(pd_test_metric(rt, "retransmitted_segments"), 25);
 	cr_expect_eq(mx_first_frame(rt), 344);
 	/* keep-alive request/response flows wait for the next request: not
 	 * "sender did not fill the window" */

@@ -20,15 +20,6 @@ static const cJSON *get(const cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-static double metric(const cJSON *f, const char *key)
-{
-	const cJSON *m = get(get(f, "metrics"), key);
-	cr_assert_not_null(m, "metric %s missing", key);
-	const cJSON *v = get(m, "value");
-	cr_assert(cJSON_IsNumber(v));
-	return v->valuedouble;
-}
-
 static double num(const cJSON *o, const char *key)
 {
 	const cJSON *v = get(o, key);
@@ -111,18 +102,18 @@ Test(pmtu, icmp_frag_needed_adapted)
 	const cJSON *f = pd_test_finding(r, "pmtu-frag-needed", 0);
 	cr_assert_eq(client_port(f), 46312);
 	cr_assert_eq(first_frame(f), 9); /* first ICMP 3/4 */
-	cr_assert_eq(metric(f, "path_mtu"), 1400);
-	cr_assert_eq(metric(f, "icmp_messages"), 10);
-	cr_assert_eq(metric(f, "payload_before"), 1448);
-	cr_assert_eq(metric(f, "payload_reduced_to"), 1348); /* 1400 - 20 - 32 */
-	cr_assert_eq(metric(f, "payload_after"), 1348);
-	cr_assert(metric(f, "adapt_time") < 1.0, "adapted within a millisecond");
+	cr_assert_eq(pd_test_metric(f, "path_mtu"), 1400);
+	cr_assert_eq(pd_test_metric(f, "icmp_messages"), 10);
+	cr_assert_eq(pd_test_metric(f, "payload_before"), 1448);
+	cr_assert_eq(pd_test_metric(f, "payload_reduced_to"), 1348); /* 1400 - 20 - 32 */
+	cr_assert_eq(pd_test_metric(f, "payload_after"), 1348);
+	cr_assert(pd_test_metric(f, "adapt_time") < 1.0, "adapted within a millisecond");
 	cr_assert_str_eq(top_setting(f), "MSS clamping");
 	/* MSS 1460 announced, 1400 carried: clamp to 1360 (info: PMTUD coped). */
 	const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
 	cr_assert_not_null(m);
-	cr_assert_eq(metric(m, "announced_mss"), 1460);
-	cr_assert_eq(metric(m, "clamp_mss_to"), 1360);
+	cr_assert_eq(pd_test_metric(m, "announced_mss"), 1460);
+	cr_assert_eq(pd_test_metric(m, "clamp_mss_to"), 1360);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "PMTUD working is not a warning");
 	cJSON_Delete(r);
 }
@@ -132,9 +123,9 @@ Test(pmtu, icmp6_packet_too_big_adapted)
 	cJSON *r = run("testdata/captures/pmtu6-icmp-ok/pmtu6-icmp-ok.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-frag-needed"), 1);
 	const cJSON *f = pd_test_finding(r, "pmtu-frag-needed", 0);
-	cr_assert_eq(metric(f, "path_mtu"), 1400);
-	cr_assert_eq(metric(f, "payload_before"), 1428); /* 1500 - 40 - 32 */
-	cr_assert_eq(metric(f, "payload_reduced_to"), 1328);
+	cr_assert_eq(pd_test_metric(f, "path_mtu"), 1400);
+	cr_assert_eq(pd_test_metric(f, "payload_before"), 1428); /* 1500 - 40 - 32 */
+	cr_assert_eq(pd_test_metric(f, "payload_reduced_to"), 1328);
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-not-adapted"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
 	cJSON_Delete(r);
@@ -150,9 +141,9 @@ Test(pmtu, blackhole_unrecovered)
 	cr_assert_eq(client_port(f), 45076);
 	cr_assert_eq(first_frame(f), 4); /* the segment that never got through */
 	cr_assert(has_example(f, 15), "first timeout retransmission");
-	cr_assert_eq(metric(f, "segment_size"), 1448);
-	cr_assert_eq(metric(f, "retransmissions"), 6); /* frames 15-20 */
-	cr_assert(fabs(metric(f, "stall") - 21.0) < 0.1, "stall %f", metric(f, "stall"));
+	cr_assert_eq(pd_test_metric(f, "segment_size"), 1448);
+	cr_assert_eq(pd_test_metric(f, "retransmissions"), 6); /* frames 15-20 */
+	cr_assert(fabs(pd_test_metric(f, "stall") - 21.0) < 0.1, "stall %f", pd_test_metric(f, "stall"));
 	cr_assert(fabs(num(f, "impact_s") - 21.0) < 0.1);
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_mtu_probing");
 	cJSON_Delete(r);
@@ -163,18 +154,18 @@ Test(pmtu, blackhole_recovered_by_probing)
 	cJSON *r = run("testdata/captures/pmtu-blackhole-probing/pmtu-blackhole-probing.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
 	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
-	cr_assert_eq(metric(f, "segment_size"), 1448);
-	cr_assert_eq(metric(f, "retransmissions"), 4); /* frames 15-18 */
-	cr_assert_eq(metric(f, "recovered_size"), 1024); /* tcp_base_mss */
+	cr_assert_eq(pd_test_metric(f, "segment_size"), 1448);
+	cr_assert_eq(pd_test_metric(f, "retransmissions"), 4); /* frames 15-18 */
+	cr_assert_eq(pd_test_metric(f, "recovered_size"), 1024); /* tcp_base_mss */
 	cr_assert(has_example(f, 19), "the 1024-byte retransmission");
-	cr_assert(fabs(metric(f, "time_to_recover") - 6.67) < 0.05, "recover %f", metric(f, "time_to_recover"));
-	cr_assert_eq(metric(f, "settled_size"), 1347);
+	cr_assert(fabs(pd_test_metric(f, "time_to_recover") - 6.67) < 0.05, "recover %f", pd_test_metric(f, "time_to_recover"));
+	cr_assert_eq(pd_test_metric(f, "settled_size"), 1347);
 	/* Probing already on: the cause left is the filtered ICMP. */
 	cr_assert_str_eq(top_setting(f), "firewall dropping ICMP frag-needed");
 	const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
 	cr_assert_not_null(m);
-	cr_assert_eq(metric(m, "announced_mss"), 1460);
-	cr_assert_eq(metric(m, "path_mtu"), 1399); /* largest packet that got through */
+	cr_assert_eq(pd_test_metric(m, "announced_mss"), 1460);
+	cr_assert_eq(pd_test_metric(m, "path_mtu"), 1399); /* largest packet that got through */
 	cr_assert_str_eq(top_setting(m), "MSS clamping");
 	cJSON_Delete(r);
 }
@@ -194,15 +185,15 @@ Test(fragments, udp_complete)
 		f6 = t;
 	}
 	cr_assert_eq(first_frame(f4), 1);
-	cr_assert_eq(metric(f4, "fragmented_datagrams"), 10);
-	cr_assert_eq(metric(f4, "fragments"), 30);
-	cr_assert_eq(metric(f4, "max_datagram_size"), 3028); /* 20 + 8 + 3000 */
-	cr_assert_eq(metric(f4, "implied_mtu"), 1500);
+	cr_assert_eq(pd_test_metric(f4, "fragmented_datagrams"), 10);
+	cr_assert_eq(pd_test_metric(f4, "fragments"), 30);
+	cr_assert_eq(pd_test_metric(f4, "max_datagram_size"), 3028); /* 20 + 8 + 3000 */
+	cr_assert_eq(pd_test_metric(f4, "implied_mtu"), 1500);
 	cr_assert_str_eq(top_setting(f4), "application datagram size");
 	cr_assert_eq(first_frame(f6), 31);
-	cr_assert_eq(metric(f6, "fragments"), 30);
-	cr_assert_eq(metric(f6, "max_datagram_size"), 3048); /* 40 + 8 + 3000 */
-	cr_assert_eq(metric(f6, "implied_mtu"), 1496); /* 40 + 8 + 1448 */
+	cr_assert_eq(pd_test_metric(f6, "fragments"), 30);
+	cr_assert_eq(pd_test_metric(f6, "max_datagram_size"), 3048); /* 40 + 8 + 3000 */
+	cr_assert_eq(pd_test_metric(f6, "implied_mtu"), 1496); /* 40 + 8 + 1448 */
 	cr_assert_str_eq(top_setting(f6), "application datagram size");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -214,10 +205,10 @@ static void check_incomplete(const cJSON *r, bool receiver_side)
 	for (int i = 0; i < 2; i++) {
 		const cJSON *f = pd_test_finding(r, "fragment-reassembly-incomplete", i);
 		cr_assert_str_eq(get(f, "severity")->valuestring, "warning");
-		cr_assert_eq(metric(f, "incomplete_datagrams"), 4); /* datagrams 1, 4, 7, 10 */
-		cr_assert_eq(metric(f, "fragmented_datagrams"), 10);
-		cr_assert_eq(metric(f, "receiver_reassembly_timeouts"), 4);
-		cr_assert_eq(metric(f, "incomplete_in_capture"), receiver_side ? 4 : 0);
+		cr_assert_eq(pd_test_metric(f, "incomplete_datagrams"), 4); /* datagrams 1, 4, 7, 10 */
+		cr_assert_eq(pd_test_metric(f, "fragmented_datagrams"), 10);
+		cr_assert_eq(pd_test_metric(f, "receiver_reassembly_timeouts"), 4);
+		cr_assert_eq(pd_test_metric(f, "incomplete_in_capture"), receiver_side ? 4 : 0);
 		cr_assert_str_eq(top_setting(f), "firewall dropping fragments");
 	}
 }
@@ -242,7 +233,7 @@ Test(fragments, loss_receiver_side)
 	cr_assert(has_example(f, 9));
 	const cJSON *g = pd_test_finding(r, "ip-fragmentation", 0);
 	cr_assert_not_null(g);
-	cr_assert_eq(metric(g, "fragments"), 26); /* 30 sent, 4 dropped by r1 */
+	cr_assert_eq(pd_test_metric(g, "fragments"), 26); /* 30 sent, 4 dropped by r1 */
 	cJSON_Delete(r);
 }
 
@@ -254,8 +245,8 @@ Test(capture, tso_sender_is_not_pmtu)
 	cr_assert_eq(pd_test_count_findings(r, "capture-offload-tso"), 1);
 	const cJSON *f = pd_test_finding(r, "capture-offload-tso", 0);
 	cr_assert_eq(first_frame(f), 4);
-	cr_assert_eq(metric(f, "super_segments"), 22);
-	cr_assert_eq(metric(f, "largest_segment"), 65160);
+	cr_assert_eq(pd_test_metric(f, "super_segments"), 22);
+	cr_assert_eq(pd_test_metric(f, "largest_segment"), 65160);
 	cr_assert_str_eq(top_setting(f), "NIC offloads");
 	cr_assert_eq(count_pmtu_frag(r), 0, "super-segments are not a PMTU or fragmentation problem");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
@@ -287,10 +278,10 @@ Test(capture, vantage_server_side)
 	const cJSON *f = pd_test_finding(r, "capture-vantage", 0);
 	cr_assert_not_null(f);
 	cr_assert_str_eq(get(f, "severity")->valuestring, "info");
-	cr_assert_eq(metric(f, "flows_near_server"), 1);
-	cr_assert_eq(metric(f, "flows_near_client"), 0);
-	cr_assert(metric(f, "synack_to_ack") > 15.0, "the RTT sits on the far leg");
-	cr_assert(metric(f, "syn_to_synack") < 1.0);
+	cr_assert_eq(pd_test_metric(f, "flows_near_server"), 1);
+	cr_assert_eq(pd_test_metric(f, "flows_near_client"), 0);
+	cr_assert(pd_test_metric(f, "synack_to_ack") > 15.0, "the RTT sits on the far leg");
+	cr_assert(pd_test_metric(f, "syn_to_synack") < 1.0);
 	cJSON_Delete(r);
 }
 
@@ -299,11 +290,11 @@ Test(capture, headers_only_snaplen)
 	cJSON *r = run("testdata/captures/linktypes/headers-only.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "capture-snaplen"), 1);
 	const cJSON *f = pd_test_finding(r, "capture-snaplen", 0);
-	cr_assert_eq(metric(f, "snaplen"), 96);
-	cr_assert(metric(f, "truncated_frames") > 0);
+	cr_assert_eq(pd_test_metric(f, "snaplen"), 96);
+	cr_assert(pd_test_metric(f, "truncated_frames") > 0);
 	/* The analysis still sees full-size segments from the headers. */
-	cr_assert_eq(metric(f, "max_tcp_payload_from_headers"), 1448);
-	cr_assert(metric(f, "max_tcp_payload_captured") < 96);
+	cr_assert_eq(pd_test_metric(f, "max_tcp_payload_from_headers"), 1448);
+	cr_assert(pd_test_metric(f, "max_tcp_payload_captured") < 96);
 	cr_assert_str_eq(top_setting(f), "capture snaplen");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -333,10 +324,10 @@ Test(variants, pmtu_receiver_side_infers_path_mtu)
 	cJSON *r = run("testdata/captures/pmtu-client-view/pmtu4-1280-client.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "mss-exceeds-path"), 1);
 	const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
-	cr_assert_eq(metric(m, "path_mtu"), 1280);
-	cr_assert_eq(metric(m, "announced_mss"), 1460);
-	cr_assert_eq(metric(m, "clamp_mss_to"), 1240);
-	cr_assert_eq(metric(m, "max_payload_through"), 1228);
+	cr_assert_eq(pd_test_metric(m, "path_mtu"), 1280);
+	cr_assert_eq(pd_test_metric(m, "announced_mss"), 1460);
+	cr_assert_eq(pd_test_metric(m, "clamp_mss_to"), 1240);
+	cr_assert_eq(pd_test_metric(m, "max_payload_through"), 1228);
 	cr_assert_str_eq(top_setting(m), "MSS clamping");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
@@ -345,9 +336,9 @@ Test(variants, pmtu_receiver_side_infers_path_mtu)
 	r = run("testdata/captures/pmtu-client-view/pmtu6-1300-client.pcap");
 	m = pd_test_finding(r, "mss-exceeds-path", 0);
 	cr_assert_not_null(m);
-	cr_assert_eq(metric(m, "path_mtu"), 1300);
-	cr_assert_eq(metric(m, "announced_mss"), 1440);
-	cr_assert_eq(metric(m, "clamp_mss_to"), 1240); /* 1300 - 60 */
+	cr_assert_eq(pd_test_metric(m, "path_mtu"), 1300);
+	cr_assert_eq(pd_test_metric(m, "announced_mss"), 1440);
+	cr_assert_eq(pd_test_metric(m, "clamp_mss_to"), 1240); /* 1300 - 60 */
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
 }
@@ -364,15 +355,15 @@ Test(variants, pmtu_router_any_capture)
 		cr_assert_eq(pd_test_count_findings(r, "pmtu-frag-needed"), 1, "%s", files[i]);
 		const cJSON *f = pd_test_finding(r, "pmtu-frag-needed", 0);
 		cr_assert_eq(first_frame(f), 8);
-		cr_assert_eq(metric(f, "path_mtu"), mtu[i]);
-		cr_assert_eq(metric(f, "icmp_messages"), 10);
-		cr_assert_eq(metric(f, "payload_before"), before[i]);
-		cr_assert_eq(metric(f, "payload_after"), 1228);
+		cr_assert_eq(pd_test_metric(f, "path_mtu"), mtu[i]);
+		cr_assert_eq(pd_test_metric(f, "icmp_messages"), 10);
+		cr_assert_eq(pd_test_metric(f, "payload_before"), before[i]);
+		cr_assert_eq(pd_test_metric(f, "payload_after"), 1228);
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s: PMTU resends are not loss", files[i]);
 		cr_assert_eq(pd_test_count_findings(r, "capture-duplicates"), 1);
 		const cJSON *m = pd_test_finding(r, "mss-exceeds-path", 0);
 		cr_assert_not_null(m);
-		cr_assert_eq(metric(m, "max_payload_through"), 1228, "capture copies are no retransmissions (Karn)");
+		cr_assert_eq(pd_test_metric(m, "max_payload_through"), 1228, "capture copies are no retransmissions (Karn)");
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", files[i]);
 		cJSON_Delete(r);
 	}
@@ -383,9 +374,9 @@ Test(variants, blackhole_1450_sender_hint)
 	cJSON *r = run("testdata/captures/pmtu-blackhole-1450/bh1450-probing1-server.pcap");
 	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
 	cr_assert_not_null(f);
-	cr_assert_eq(metric(f, "recovered_size"), 1024);
-	cr_assert_eq(metric(f, "path_mtu_min"), 1447);
-	cr_assert_eq(metric(f, "path_mtu_max"), 1499);
+	cr_assert_eq(pd_test_metric(f, "recovered_size"), 1024);
+	cr_assert_eq(pd_test_metric(f, "path_mtu_min"), 1447);
+	cr_assert_eq(pd_test_metric(f, "path_mtu_max"), 1499);
 	cr_assert_not_null(strstr(detail(f), "1450 (VXLAN over IPv4"), "tunnel hint: %s", detail(f));
 	cJSON_Delete(r);
 }
@@ -398,9 +389,9 @@ Test(variants, blackhole_1450_receiver_side)
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
 	const cJSON *f = pd_test_finding(r, "pmtu-blackhole", 0);
 	cr_assert_eq(first_frame(f), 9);
-	cr_assert_eq(metric(f, "missing_bytes"), 17376);
-	cr_assert_eq(metric(f, "max_payload_before"), 200);
-	cr_assert(metric(f, "stall") > 12.0);
+	cr_assert_eq(pd_test_metric(f, "missing_bytes"), 17376);
+	cr_assert_eq(pd_test_metric(f, "max_payload_before"), 200);
+	cr_assert(pd_test_metric(f, "stall") > 12.0);
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_mtu_probing");
 	cJSON_Delete(r);
 
@@ -408,10 +399,10 @@ Test(variants, blackhole_1450_receiver_side)
 	r = run("testdata/captures/pmtu-blackhole-1450/bh1450-probing1-client.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 1);
 	f = pd_test_finding(r, "pmtu-blackhole", 0);
-	cr_assert_eq(metric(f, "recovered_size"), 1024);
-	cr_assert_eq(metric(f, "max_payload_through"), 1395);
-	cr_assert_eq(metric(f, "missing_bytes"), 16352);
-	cr_assert(metric(f, "stall") > 6.4 && metric(f, "stall") < 6.6);
+	cr_assert_eq(pd_test_metric(f, "recovered_size"), 1024);
+	cr_assert_eq(pd_test_metric(f, "max_payload_through"), 1395);
+	cr_assert_eq(pd_test_metric(f, "missing_bytes"), 16352);
+	cr_assert(pd_test_metric(f, "stall") > 6.4 && pd_test_metric(f, "stall") < 6.6);
 	cJSON_Delete(r);
 }
 
@@ -434,8 +425,8 @@ Test(variants, dns_like_fragmented_answers)
 	cr_assert_eq(pd_test_count_findings(r, "ip-fragmentation"), 2);
 	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 0);
 	const cJSON *f = pd_test_finding(r, "ip-fragmentation", 0);
-	cr_assert_eq(metric(f, "fragmented_datagrams"), 10);
-	cr_assert_eq(metric(f, "fragments"), 30);
+	cr_assert_eq(pd_test_metric(f, "fragmented_datagrams"), 10);
+	cr_assert_eq(pd_test_metric(f, "fragments"), 30);
 	cr_assert_str_eq(top_setting(f), "application datagram size");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -448,9 +439,9 @@ Test(variants, dns_like_fragmented_answers)
 		double inc = 0, all = 0, to = 0;
 		for (int k = 0; k < 2; k++) {
 			f = pd_test_finding(r, "fragment-reassembly-incomplete", k);
-			inc += metric(f, "incomplete_datagrams");
-			all += metric(f, "fragmented_datagrams");
-			to += metric(f, "receiver_reassembly_timeouts");
+			inc += pd_test_metric(f, "incomplete_datagrams");
+			all += pd_test_metric(f, "fragmented_datagrams");
+			to += pd_test_metric(f, "receiver_reassembly_timeouts");
 		}
 		cr_assert_eq(inc, 10);
 		cr_assert_eq(all, 28); /* 15 IPv4 + 13 IPv6 answers incl. retries */
@@ -464,8 +455,8 @@ Test(variants, capture_artifacts)
 	cJSON *r = run("testdata/captures/capture-artifacts/tso-any-sll2.pcap");
 	const cJSON *f = pd_test_finding(r, "capture-offload-tso", 0);
 	cr_assert_not_null(f);
-	cr_assert_eq(metric(f, "super_segments"), 11);
-	cr_assert_eq(metric(f, "largest_segment"), 65160);
+	cr_assert_eq(pd_test_metric(f, "super_segments"), 11);
+	cr_assert_eq(pd_test_metric(f, "largest_segment"), 65160);
 	cr_assert_eq(count_pmtu_frag(r), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -486,8 +477,8 @@ Test(variants, capture_artifacts)
 	r = run("testdata/captures/capture-artifacts/drops.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "capture-drops"), 1);
 	f = pd_test_finding(r, "capture-drops", 0);
-	cr_assert_eq(metric(f, "missing_segments"), 3);
-	cr_assert_eq(metric(f, "missing_bytes"), 17376);
+	cr_assert_eq(pd_test_metric(f, "missing_segments"), 3);
+	cr_assert_eq(pd_test_metric(f, "missing_bytes"), 17376);
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);

@@ -15,15 +15,6 @@ static cJSON *run(const char *rel)
 	return r;
 }
 
-static double metric(const cJSON *f, const char *key)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key);
-	cr_assert_not_null(m, "metric %s missing", key);
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
-	cr_assert(cJSON_IsNumber(v));
-	return v->valuedouble;
-}
-
 static const char *str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -79,17 +70,17 @@ Test(transfer, nagle_delack)
 	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
 	cr_assert(!strcmp(str(f, "severity"), "warning") || !strcmp(str(f, "severity"), "error"));
 	/* README: 29 stalls, gaps 43.1-43.9 ms, median 43.7 ms; released bodies 12, 17, ..., 152 */
-	NEAR(metric(f, "stalls"), 29, 0);
+	NEAR(pd_test_metric(f, "stalls"), 29, 0);
 	NEAR(num(f, "occurrences"), 29, 0);
-	NEAR(metric(f, "period_ms"), 43.7, 0.5);
-	NEAR(metric(f, "period_ms"), 40, 5);
-	cr_assert(metric(f, "period_min_ms") >= 43.0 && metric(f, "period_max_ms") <= 44.0);
+	NEAR(pd_test_metric(f, "period_ms"), 43.7, 0.5);
+	NEAR(pd_test_metric(f, "period_ms"), 40, 5);
+	cr_assert(pd_test_metric(f, "period_min_ms") >= 43.0 && pd_test_metric(f, "period_max_ms") <= 44.0);
 	NEAR(first_frame(f), 12, 0);
 	cr_assert(has_example(f, 17));
 	cr_assert(has_example(f, 22));
 	/* nearly the whole 1.276 s flow waited for ACKs */
-	NEAR(metric(f, "time_lost"), 29 * 0.0437, 0.05);
-	cr_assert(metric(f, "time_lost_share") > 0.9);
+	NEAR(pd_test_metric(f, "time_lost"), 29 * 0.0437, 0.05);
+	cr_assert(pd_test_metric(f, "time_lost_share") > 0.9);
 	NEAR(client_port(f), 59042, 0);
 	cr_assert_str_eq(top_setting(f), "TCP_NODELAY");
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
@@ -123,19 +114,19 @@ Test(transfer, zero_window)
 	/* README: first zero window frame 16; 52 window updates end 52 stalls;
 	 * the two reader pauses give 1.57 s stalls with probes 156, 158, 296, 298 */
 	NEAR(first_frame(f), 16, 0);
-	NEAR(metric(f, "zero_window_events"), 52, 0);
-	NEAR(metric(f, "longest_stall"), 1.571, 0.01);
-	NEAR(metric(f, "window_probes"), 4, 0);
-	NEAR(metric(f, "window_full_events"), 160, 0);
+	NEAR(pd_test_metric(f, "zero_window_events"), 52, 0);
+	NEAR(pd_test_metric(f, "longest_stall"), 1.571, 0.01);
+	NEAR(pd_test_metric(f, "window_probes"), 4, 0);
+	NEAR(pd_test_metric(f, "window_full_events"), 160, 0);
 	/* 50 stalls of ~0.07-0.1 s plus two of 1.57 s */
-	cr_assert(metric(f, "zero_window_stall") > 2 * 1.57 + 50 * 0.05);
-	cr_assert(metric(f, "zero_window_stall") < 13.6);
+	cr_assert(pd_test_metric(f, "zero_window_stall") > 2 * 1.57 + 50 * 0.05);
+	cr_assert(pd_test_metric(f, "zero_window_stall") < 13.6);
 	cr_assert(num(f, "impact_s") > 3.0);
 	cr_assert_str_eq(top_setting(f), "slow-reading application");
 	/* the spurious tail-loss probes early on (frames 11, 20, 29, D-SACKed) are not loss */
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 1);
-	NEAR(metric(pd_test_finding(r, "spurious-retransmissions", 0), "spurious"), 3, 0);
+	NEAR(pd_test_metric(pd_test_finding(r, "spurious-retransmissions", 0), "spurious"), 3, 0);
 	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
 	cJSON_Delete(r);
 }
@@ -147,13 +138,13 @@ Test(transfer, window_limited)
 	const cJSON *f = pd_test_finding(r, "window-limited", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
 	/* README: window ~38 KiB (39096), RTT 40 ms, 7.5 Mbit/s achieved */
-	NEAR(metric(f, "max_window"), 39096, 0);
-	NEAR(metric(f, "rtt_ms"), 40.5, 1.5);
-	NEAR(metric(f, "achieved_rate") * 8 / 1e6, 7.5, 0.5);
-	NEAR(metric(f, "ceiling_rate"), 39096 / 0.0405, 60000);
-	cr_assert(metric(f, "window_limited_share") >= 0.8, "share %g", metric(f, "window_limited_share"));
-	cr_assert(metric(f, "achieved_vs_ceiling") >= 0.9);
-	NEAR(metric(f, "window_full_events"), 704, 0);
+	NEAR(pd_test_metric(f, "max_window"), 39096, 0);
+	NEAR(pd_test_metric(f, "rtt_ms"), 40.5, 1.5);
+	NEAR(pd_test_metric(f, "achieved_rate") * 8 / 1e6, 7.5, 0.5);
+	NEAR(pd_test_metric(f, "ceiling_rate"), 39096 / 0.0405, 60000);
+	cr_assert(pd_test_metric(f, "window_limited_share") >= 0.8, "share %g", pd_test_metric(f, "window_limited_share"));
+	cr_assert(pd_test_metric(f, "achieved_vs_ceiling") >= 0.9);
+	NEAR(pd_test_metric(f, "window_full_events"), 704, 0);
 	cr_assert_str_eq(top_setting(f), "SO_RCVBUF");
 	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 1);
 	cr_assert_str_eq(top_setting(pd_test_finding(r, "receive-window-fixed", 0)), "SO_RCVBUF");
@@ -168,13 +159,13 @@ Test(transfer, wscale_off)
 	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
 	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(metric(f, "window_cap"), 65535, 0);
-	NEAR(metric(f, "max_window"), 65535, 0);
-	NEAR(metric(f, "max_in_flight"), 65535, 0);
+	NEAR(pd_test_metric(f, "window_cap"), 65535, 0);
+	NEAR(pd_test_metric(f, "max_window"), 65535, 0);
+	NEAR(pd_test_metric(f, "max_in_flight"), 65535, 0);
 	/* README: ~12.4 Mbit/s at 40 ms */
-	NEAR(metric(f, "achieved_rate") * 8 / 1e6, 12.4, 0.6);
-	cr_assert(metric(f, "window_limited_share") >= 0.8);
-	NEAR(metric(f, "window_full_events"), 1055, 0);
+	NEAR(pd_test_metric(f, "achieved_rate") * 8 / 1e6, 12.4, 0.6);
+	cr_assert(pd_test_metric(f, "window_limited_share") >= 0.8);
+	NEAR(pd_test_metric(f, "window_full_events"), 1055, 0);
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
 	/* a capped window is not reported a second time as a fixed buffer */
 	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0);
@@ -191,14 +182,14 @@ Test(transfer, random_loss_sender)
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
 	/* README: 39 of 1489 data segments retransmitted, first at frame 440, no RTO */
-	NEAR(metric(f, "retransmitted_segments"), 39, 0);
-	NEAR(metric(f, "data_segments"), 1489, 0);
-	NEAR(metric(f, "retransmission_rate"), 39.0 / 1489, 0.001);
-	NEAR(metric(f, "fast_retransmissions"), 39, 0);
-	NEAR(metric(f, "rto_retransmissions"), 0, 0);
-	NEAR(metric(f, "original_unseen"), 0, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
+	NEAR(pd_test_metric(f, "data_segments"), 1489, 0);
+	NEAR(pd_test_metric(f, "retransmission_rate"), 39.0 / 1489, 0.001);
+	NEAR(pd_test_metric(f, "fast_retransmissions"), 39, 0);
+	NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
+	NEAR(pd_test_metric(f, "original_unseen"), 0, 0);
 	NEAR(first_frame(f), 440, 0);
-	NEAR(metric(f, "rtt_ms"), 20.2, 1.0);
+	NEAR(pd_test_metric(f, "rtt_ms"), 20.2, 1.0);
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_congestion_control");
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
@@ -212,9 +203,9 @@ Test(transfer, random_loss_receiver)
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1);
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	/* same run seen at the receiver: the 39 dropped originals never arrive */
-	NEAR(metric(f, "retransmitted_segments"), 39, 0);
-	NEAR(metric(f, "original_unseen"), 39, 0);
-	NEAR(metric(f, "reordered"), 0, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
+	NEAR(pd_test_metric(f, "original_unseen"), 39, 0);
+	NEAR(pd_test_metric(f, "reordered"), 0, 0);
 	/* lost after the sender, so not a local drop on the sending host */
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
@@ -227,9 +218,9 @@ Test(transfer, pmtu_blackhole_rto_backoff)
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 1);
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	/* the same full-size segment timed out again and again, doubling from ~200 ms */
-	cr_assert(metric(f, "rto_count") >= 3);
-	NEAR(metric(f, "rto_min_ms"), 210, 20);
-	NEAR(metric(f, "backoff_factor"), 2.0, 0.2);
+	cr_assert(pd_test_metric(f, "rto_count") >= 3);
+	NEAR(pd_test_metric(f, "rto_min_ms"), 210, 20);
+	NEAR(pd_test_metric(f, "backoff_factor"), 2.0, 0.2);
 	cr_assert(num(f, "impact_s") > 1.0);
 	cJSON_Delete(r);
 }
@@ -294,10 +285,10 @@ Test(transfer_variants, nagle_server_side_sll2)
 	cJSON *r = run("testdata/captures/nagle-server-any/nagle-py.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	NEAR(metric(f, "stalls"), 29, 0);
-	NEAR(metric(f, "delayed_ack_ms"), 43.1, 2);
-	NEAR(metric(f, "rtt_ms"), 20.3, 1);
-	NEAR(metric(f, "time_lost"), 1.87, 0.1);
+	NEAR(pd_test_metric(f, "stalls"), 29, 0);
+	NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.1, 2);
+	NEAR(pd_test_metric(f, "rtt_ms"), 20.3, 1);
+	NEAR(pd_test_metric(f, "time_lost"), 1.87, 0.1);
 	NEAR(first_frame(f), 12, 0);
 	cr_assert(has_example(f, 17));
 	NEAR(client_port(f), 40488, 0);
@@ -308,9 +299,9 @@ Test(transfer_variants, nagle_server_side_sll2)
 	r = run("testdata/captures/nagle-server-any/nagle-c.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	NEAR(metric(f, "stalls"), 24, 0);
-	NEAR(metric(f, "delayed_ack_ms"), 43.1, 2);
-	NEAR(metric(f, "time_lost"), 24 * (0.0431 + 0.0204), 0.1);
+	NEAR(pd_test_metric(f, "stalls"), 24, 0);
+	NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.1, 2);
+	NEAR(pd_test_metric(f, "time_lost"), 24 * (0.0431 + 0.0204), 0.1);
 	NEAR(first_frame(f), 12, 0);
 	cJSON_Delete(r);
 }
@@ -353,11 +344,11 @@ Test(transfer_variants, zero_window_receiver_ipv6)
 	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(metric(f, "zero_window_events"), 45, 0);
-	NEAR(metric(f, "zero_window_stall"), 4.908, 0.05);
-	NEAR(metric(f, "longest_stall"), 1.490, 0.02);
-	NEAR(metric(f, "window_probes"), 4, 0);
-	NEAR(metric(f, "max_window"), 2880, 0);
+	NEAR(pd_test_metric(f, "zero_window_events"), 45, 0);
+	NEAR(pd_test_metric(f, "zero_window_stall"), 4.908, 0.05);
+	NEAR(pd_test_metric(f, "longest_stall"), 1.490, 0.02);
+	NEAR(pd_test_metric(f, "window_probes"), 4, 0);
+	NEAR(pd_test_metric(f, "max_window"), 2880, 0);
 	NEAR(first_frame(f), 12, 0);
 	cr_assert(has_example(f, 148));
 	NEAR(client_port(f), 60270, 0);
@@ -379,11 +370,11 @@ Test(transfer_variants, window_limited_receiver_side)
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
 		const cJSON *f = pd_test_finding(r, "window-limited", 0);
 		cr_assert_str_eq(str(f, "severity"), "warning");
-		NEAR(metric(f, "rtt_ms"), 60.5, 1.5);
-		NEAR(metric(f, "max_window"), 81120, 0);
-		NEAR(metric(f, "window_bytes"), 80000, 1000);
-		cr_assert(metric(f, "achieved_vs_ceiling") >= 0.8 && metric(f, "achieved_vs_ceiling") <= 1.0);
-		NEAR(metric(f, "bytes"), 1048576, 0);
+		NEAR(pd_test_metric(f, "rtt_ms"), 60.5, 1.5);
+		NEAR(pd_test_metric(f, "max_window"), 81120, 0);
+		NEAR(pd_test_metric(f, "window_bytes"), 80000, 1000);
+		cr_assert(pd_test_metric(f, "achieved_vs_ceiling") >= 0.8 && pd_test_metric(f, "achieved_vs_ceiling") <= 1.0);
+		NEAR(pd_test_metric(f, "bytes"), 1048576, 0);
 		NEAR(client_port(f), 35834, 0);
 		cr_assert_str_eq(top_setting(f), "SO_RCVBUF");
 		/* ~15 RTTs without growth after the first 3: a fixed buffer */
@@ -393,9 +384,9 @@ Test(transfer_variants, window_limited_receiver_side)
 	}
 	cJSON *r = run("testdata/captures/window-limited-recv/window-limited-sender-any.pcap");
 	const cJSON *f = pd_test_finding(r, "window-limited", 0);
-	NEAR(metric(f, "window_full_events"), 309, 0);
+	NEAR(pd_test_metric(f, "window_full_events"), 309, 0);
 	NEAR(first_frame(f), 155, 0);
-	cr_assert(metric(f, "window_limited_share") >= 0.5);
+	cr_assert(pd_test_metric(f, "window_limited_share") >= 0.5);
 	cJSON_Delete(r);
 }
 
@@ -407,9 +398,9 @@ Test(transfer_variants, wscale_off_on_sender)
 	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
 	cr_assert(strstr(str(f, "detail"), "the client's SYN, sent by the data sender, had no window-scale option"));
 	cr_assert(strstr(str(f, "detail"), "server 10.62.2.2:5108 can never advertise more than 65535"));
-	NEAR(metric(f, "max_window"), 65535, 0);
-	NEAR(metric(f, "rtt_ms"), 40.2, 1.5); /* the data RTT, not the 52.6 ms handshake */
-	cr_assert(metric(f, "achieved_vs_ceiling") <= 1.0);
+	NEAR(pd_test_metric(f, "max_window"), 65535, 0);
+	NEAR(pd_test_metric(f, "rtt_ms"), 40.2, 1.5); /* the data RTT, not the 52.6 ms handshake */
+	cr_assert(pd_test_metric(f, "achieved_vs_ceiling") <= 1.0);
 	NEAR(first_frame(f), 136, 0);
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
 	cr_assert(!has_setting(f, "net.ipv4.tcp_syncookies"));
@@ -423,14 +414,14 @@ Test(transfer_variants, rto_outage_sender)
 	cJSON *r = run("testdata/captures/rto-outage/rto-outage.pcap");
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(metric(f, "retransmitted_segments"), 75, 2);
-	NEAR(metric(f, "fast_retransmissions"), 0, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 75, 2);
+	NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(metric(f, "rto_count"), 1, 0);
-	NEAR(metric(f, "rto_min_ms"), 300, 5);
-	NEAR(metric(f, "stall_time"), 0.485, 0.01);
+	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	NEAR(pd_test_metric(f, "rto_min_ms"), 300, 5);
+	NEAR(pd_test_metric(f, "stall_time"), 0.485, 0.01);
 	NEAR(num(f, "impact_s"), 0.485, 0.01);
 	NEAR(first_frame(f), 389, 0);
 	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
@@ -442,14 +433,14 @@ Test(transfer_variants, rto_outage_receiver)
 	cJSON *r = run("testdata/captures/rto-outage/rto-outage-client.pcap");
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(metric(f, "retransmitted_segments"), 73, 2);
-	NEAR(metric(f, "fast_retransmissions"), 0, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 73, 2);
+	NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
 	cr_assert(strstr(str(f, "detail"), "captured at the receiver"));
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f, "the timeout must be seen from the receiver too");
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(metric(f, "rto_count"), 1, 0);
-	NEAR(metric(f, "stall_time"), 0.506, 0.01);
+	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	NEAR(pd_test_metric(f, "stall_time"), 0.506, 0.01);
 	NEAR(first_frame(f), 314, 0);
 	/* the silence was the outage, not an application pause */
 	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
@@ -463,10 +454,10 @@ Test(transfer_variants, keepalive_answered)
 	cr_assert_eq(pd_test_count_findings(r, "keepalive"), 1);
 	const cJSON *f = pd_test_finding(r, "keepalive", 0);
 	cr_assert_str_eq(str(f, "severity"), "info");
-	NEAR(metric(f, "probes"), 2, 0);
-	NEAR(metric(f, "unanswered"), 0, 0);
-	NEAR(metric(f, "idle_before_first"), 2.0, 0.05);
-	NEAR(metric(f, "interval"), 2.05, 0.05);
+	NEAR(pd_test_metric(f, "probes"), 2, 0);
+	NEAR(pd_test_metric(f, "unanswered"), 0, 0);
+	NEAR(pd_test_metric(f, "idle_before_first"), 2.0, 0.05);
+	NEAR(pd_test_metric(f, "interval"), 2.05, 0.05);
 	/* 2 s is no default: per-socket timers; answered probes are spaced by the idle time */
 	cr_assert(strstr(str(f, "detail"), "TCP_KEEPIDLE / TCP_KEEPINTVL"));
 	cr_assert(strstr(str(f, "detail"), "spaced by the idle time"));
@@ -482,10 +473,10 @@ Test(transfer_variants, keepalive_unanswered)
 	cr_assert_eq(pd_test_count_findings(r, "keepalive"), 1);
 	const cJSON *f = pd_test_finding(r, "keepalive", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(metric(f, "probes"), 4, 0);
-	NEAR(metric(f, "unanswered"), 4, 0); /* the ACK of the later request is no answer */
-	NEAR(metric(f, "idle_before_first"), 2.0, 0.05);
-	NEAR(metric(f, "interval"), 1.02, 0.03);
+	NEAR(pd_test_metric(f, "probes"), 4, 0);
+	NEAR(pd_test_metric(f, "unanswered"), 4, 0); /* the ACK of the later request is no answer */
+	NEAR(pd_test_metric(f, "idle_before_first"), 2.0, 0.05);
+	NEAR(pd_test_metric(f, "interval"), 1.02, 0.03);
 	cr_assert(has_example(f, 11));
 	cr_assert(strstr(str(f, "detail"), "the peer answered later data"));
 	cJSON_Delete(r);
@@ -499,9 +490,9 @@ Test(transfer_variants, slow_start_after_idle)
 		cJSON *r = run(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 1, "%s", caps[i]);
 		const cJSON *f = pd_test_finding(r, "slow-start-after-idle", 0);
-		NEAR(metric(f, "restarts"), 2, 0);
-		NEAR(metric(f, "first_flight_bytes"), 14480, 1448);
-		NEAR(metric(f, "extra_time"), 0.27, 0.08);
+		NEAR(pd_test_metric(f, "restarts"), 2, 0);
+		NEAR(pd_test_metric(f, "first_flight_bytes"), 14480, 1448);
+		NEAR(pd_test_metric(f, "extra_time"), 0.27, 0.08);
 		NEAR(first_frame(f), 368, 0);
 		cr_assert(has_example(f, 712));
 		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_slow_start_after_idle");
@@ -537,10 +528,10 @@ Test(transfer_variants, nagle_router_midpath)
 	cJSON *r = run("testdata/captures/nagle-router/nagle-router.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	NEAR(metric(f, "stalls"), 29, 0);
-	NEAR(metric(f, "period_ms"), 53.5, 1);
-	NEAR(metric(f, "delayed_ack_ms"), 43.2, 2);
-	NEAR(metric(f, "time_lost"), 1.86, 0.1);
+	NEAR(pd_test_metric(f, "stalls"), 29, 0);
+	NEAR(pd_test_metric(f, "period_ms"), 53.5, 1);
+	NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.2, 2);
+	NEAR(pd_test_metric(f, "time_lost"), 1.86, 0.1);
 	NEAR(first_frame(f), 12, 0);
 	NEAR(client_port(f), 51496, 0);
 	cr_assert(strstr(str(f, "detail"), "captured between the hosts"));
@@ -561,9 +552,9 @@ Test(transfer_variants, receiver_host_drop_is_not_tail_loss)
 	cr_assert_eq(pd_test_count_findings(r, "tail-loss"), 0);
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(metric(f, "retransmitted_segments"), 3, 0);
-	NEAR(metric(f, "receiver_host_drops"), 1, 0);
-	NEAR(metric(f, "tail_loss_probes"), 0, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 3, 0);
+	NEAR(pd_test_metric(f, "receiver_host_drops"), 1, 0);
+	NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
 	cr_assert_str_eq(str(f, "severity"), "info");
 	cr_assert(strstr(str(f, "detail"), "the receiving host dropped them"));
 	cJSON_Delete(r);
@@ -576,8 +567,8 @@ Test(transfer_variants, initial_window_small_initcwnd)
 	cJSON *r = run("testdata/captures/initcwnd-small/initcwnd3.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 1);
 	const cJSON *f = pd_test_finding(r, "initial-window", 0);
-	NEAR(metric(f, "initial_flight_bytes"), 4344, 0);
-	NEAR(metric(f, "initial_flight_segments"), 3, 0.01);
+	NEAR(pd_test_metric(f, "initial_flight_bytes"), 4344, 0);
+	NEAR(pd_test_metric(f, "initial_flight_segments"), 3, 0.01);
 	NEAR(first_frame(f), 6, 0);
 	NEAR(client_port(f), 49310, 0);
 	cr_assert_str_eq(top_setting(f), "route initcwnd");
@@ -630,7 +621,7 @@ Test(transfer_variants, local_drop_sender_qdisc)
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 1);
 	const cJSON *f = pd_test_finding(r, "local-drop", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(metric(f, "unseen_originals"), 61, 0);
+	NEAR(pd_test_metric(f, "unseen_originals"), 61, 0);
 	NEAR(first_frame(f), 131, 0);
 	NEAR(client_port(f), 49992, 0);
 	cr_assert_str_eq(top_setting(f), "qdisc limit");
@@ -638,10 +629,10 @@ Test(transfer_variants, local_drop_sender_qdisc)
 	cr_assert(has_setting(f, "net.core.netdev_max_backlog"));
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(metric(f, "retransmitted_segments"), 61, 0);
-	NEAR(metric(f, "data_segments"), 1087, 0);
-	NEAR(metric(f, "original_unseen"), 61, 0);
-	NEAR(metric(f, "rto_retransmissions"), 0, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 61, 0);
+	NEAR(pd_test_metric(f, "data_segments"), 1087, 0);
+	NEAR(pd_test_metric(f, "original_unseen"), 61, 0);
+	NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
 	cr_assert_str_eq(top_setting(f), "qdisc limit");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "error"), 0);
@@ -651,8 +642,8 @@ Test(transfer_variants, local_drop_sender_qdisc)
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(metric(f, "retransmitted_segments"), 61, 0);
-	NEAR(metric(f, "original_unseen"), 61, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 61, 0);
+	NEAR(pd_test_metric(f, "original_unseen"), 61, 0);
 	NEAR(first_frame(f), 140, 0);
 	NEAR(client_port(f), 49992, 0);
 	cr_assert_str_neq(top_setting(f), "qdisc limit");
@@ -687,10 +678,10 @@ Test(transfer_variants, tiny_writes_nodelay_stream)
 	cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 1);
 	const cJSON *f = pd_test_finding(r, "tiny-writes", 0);
 	cr_assert_str_eq(str(f, "severity"), "info");
-	NEAR(metric(f, "tiny_segments"), 479, 0);
-	NEAR(metric(f, "data_segments"), 542, 0);
-	NEAR(metric(f, "tiny_share"), 0.884, 0.001);
-	NEAR(metric(f, "average_payload"), 184.5, 0.1);
+	NEAR(pd_test_metric(f, "tiny_segments"), 479, 0);
+	NEAR(pd_test_metric(f, "data_segments"), 542, 0);
+	NEAR(pd_test_metric(f, "tiny_share"), 0.884, 0.001);
+	NEAR(pd_test_metric(f, "average_payload"), 184.5, 0.1);
 	NEAR(first_frame(f), 4, 0);
 	NEAR(client_port(f), 57886, 0);
 	cr_assert_str_eq(top_setting(f), "writev coalescing");
@@ -727,11 +718,11 @@ Test(transfer_variants, nosack_loss_go_back_n)
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1, "%s", both[i]);
 		const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_sack", "%s", both[i]);
-		cr_assert(metric(f, "fast_retransmissions") >= 3 && metric(f, "fast_retransmissions") <= 6, "%s fast %g",
-			  both[i], metric(f, "fast_retransmissions"));
-		NEAR(metric(f, "rto_retransmissions"), 3, 0);
+		cr_assert(pd_test_metric(f, "fast_retransmissions") >= 3 && pd_test_metric(f, "fast_retransmissions") <= 6, "%s fast %g",
+			  both[i], pd_test_metric(f, "fast_retransmissions"));
+		NEAR(pd_test_metric(f, "rto_retransmissions"), 3, 0);
 		cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 1, "%s", both[i]);
-		NEAR(metric(pd_test_finding(r, "rto-timeouts", 0), "rto_count"), 3, 0);
+		NEAR(pd_test_metric(pd_test_finding(r, "rto-timeouts", 0), "rto_count"), 3, 0);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0, "%s", both[i]);
@@ -739,8 +730,8 @@ Test(transfer_variants, nosack_loss_go_back_n)
 			cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 1);
 			const cJSON *sp = pd_test_finding(r, "spurious-retransmissions", 0);
 			cr_assert_str_eq(str(sp, "severity"), "info");
-			NEAR(metric(sp, "spurious"), 243, 0);
-			NEAR(metric(sp, "go_back_n_no_sack"), 243, 0);
+			NEAR(pd_test_metric(sp, "spurious"), 243, 0);
+			NEAR(pd_test_metric(sp, "go_back_n_no_sack"), 243, 0);
 			cr_assert_str_eq(top_setting(sp), "net.ipv4.tcp_sack");
 			cr_assert(strstr(str(sp, "detail"), "243 of them were resent after a retransmission timeout with SACK off"));
 		}
@@ -756,9 +747,9 @@ Test(transfer_variants, wscale_off_receiver_30ms)
 	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
 	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
-	NEAR(metric(f, "max_window"), 65535, 0);
-	NEAR(metric(f, "rtt_ms"), 30.5, 0.5);
-	cr_assert(metric(f, "achieved_vs_ceiling") >= 0.8);
+	NEAR(pd_test_metric(f, "max_window"), 65535, 0);
+	NEAR(pd_test_metric(f, "rtt_ms"), 30.5, 0.5);
+	cr_assert(pd_test_metric(f, "achieved_vs_ceiling") >= 0.8);
 	cr_assert_eq(pd_test_count_findings(r, "syncookies"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert(strstr(str(f, "detail"), "captured at the receiver, whose ACKs leave at once"));

@@ -1,6 +1,7 @@
 /* Helpers shared by the criterion tests (see testutil.h). Paths come from
  * the environment meson sets: PD_SOURCE_ROOT, PD_SHARED, PD_PCAPDOC. */
 /* testutil.h uses GPtrArray without including glib.h */
+#include <criterion/criterion.h>
 #include <glib.h>
 
 #include "testutil.h"
@@ -99,6 +100,15 @@ cJSON *pd_test_json_abs(const char *capture_path, const char *const *extra_args)
 	g_free(out);
 	g_free(err);
 	return doc;
+}
+
+double pd_test_metric(const cJSON *finding, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(finding, "metrics"), key);
+	cr_assert_not_null(m, "metric %s missing", key);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
+	cr_assert(cJSON_IsNumber(v), "metric %s is not a number", key);
+	return v->valuedouble;
 }
 
 int pd_test_count_findings(const cJSON *report, const char *id)

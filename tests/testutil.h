@@ -33,6 +33,9 @@ GPtrArray *pd_test_list_captures(const char *dir);
 /* Findings with the given id in a JSON report (count) and the n-th one. */
 int pd_test_count_findings(const cJSON *report, const char *id);
 const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
+/* The value of a finding's metric; the test fails when it is missing or
+ * not a number. */
+double pd_test_metric(const cJSON *finding, const char *key);
 /* Findings at or above "warning". */
 int pd_test_count_at_least(const cJSON *report, const char *severity);
 
