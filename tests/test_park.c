@@ -1,0 +1,170 @@
+/* What parked flows are made of: packing blocks against a template
+ * (pack.c), the record pool (recpool.c), a lane's id map (idmap.c). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <stdint.h>
+#include <string.h>
+#include "analyzer/idmap.h"
+#include "analyzer/pack.h"
+#include "analyzer/recpool.h"
+#include "analyzer/sanitizers.h"
+#include "testutil.h"
+
+/* ---------------------------------------------------------------- pack */
+
+static void fill_random(GRand *r, uint8_t *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)g_rand_int(r);
+}
+
+/* A block that differs from tmpl in `changes` places, each a run of 1 to
+ * max_run bytes (some beyond 255 and after gaps beyond 255 when the block
+ * is long enough). */
+static void mutate(GRand *r, const uint8_t *tmpl, uint8_t *b, size_t len, int changes, size_t max_run)
+{
+	memcpy(b, tmpl, len);
+	for (int c = 0; c < changes; c++) {
+		size_t at = (size_t)g_rand_int_range(r, 0, (gint32)len);
+		size_t n = 1 + (size_t)g_rand_int_range(r, 0, (gint32)max_run);
+		for (size_t i = at; i < at + n && i < len; i++)
+			b[i] = (uint8_t)(tmpl[i] + 1 + g_rand_int_range(r, 0, 255)); /* never equal */
+	}
+}
+
+static void round_trip(const uint8_t *tmpl, const uint8_t *b, size_t len, const char *what)
+{
+	uint8_t *packed = g_malloc(pd_pack_bound(len));
+	uint8_t *out = g_malloc(len);
+	size_t n = pd_pack(b, tmpl, len, packed);
+	cr_assert_leq(n + 16, pd_pack_bound(len), "%s: %zu packed bytes for %zu", what, n, len);
+	cr_assert_eq(pd_unpack(packed, n, tmpl, len, out), 0, "%s (len %zu): unpack refused", what, len);
+	cr_assert(memcmp(out, b, len) == 0, "%s (len %zu): block differs after the round trip", what, len);
+	g_free(packed);
+	g_free(out);
+}
+
+Test(park, pack_round_trips)
+{
+	GRand *r = g_rand_new_with_seed(7);
+	const size_t lens[] = {1, 2, 3, 15, 16, 17, 63, 64, 65, 300, 1024, 1248, 4000, PD_PACK_MAX_LEN};
+	for (size_t k = 0; k < G_N_ELEMENTS(lens); k++) {
+		size_t len = lens[k];
+		uint8_t *tmpl = g_malloc(len), *b = g_malloc(len);
+		fill_random(r, tmpl, len);
+		round_trip(tmpl, tmpl, len, "identical");
+		fill_random(r, b, len);
+		round_trip(tmpl, b, len, "unrelated");
+		memset(tmpl, 0, len);
+		round_trip(tmpl, b, len, "zero template");
+		for (int i = 0; i < 200; i++) {
+			mutate(r, tmpl, b, len, g_rand_int_range(r, 1, 40), i % 2 ? 4 : 600);
+			round_trip(tmpl, b, len, "mutated");
+		}
+		/* the first and the last byte alone */
+		memcpy(b, tmpl, len);
+		b[0] ^= 1;
+		b[len - 1] ^= 0x80;
+		round_trip(tmpl, b, len, "ends");
+		g_free(tmpl);
+		g_free(b);
+	}
+	g_rand_free(r);
+}
+
+Test(park, pack_is_small_for_few_changes)
+{
+	/* what parking is for: a 1 KiB block with a few changed fields */
+	uint8_t tmpl[1024] = {0}, b[1024];
+	memcpy(b, tmpl, sizeof(b));
+	memset(b + 8, 0xaa, 4); /* an id */
+	memset(b + 300, 0x55, 8); /* a time */
+	b[700] = 1; /* a flag */
+	uint8_t packed[2048];
+	size_t n = pd_pack(b, tmpl, sizeof(b), packed);
+	/* three runs; the last two after gaps of 288 and 392 bytes, which take
+	 * the 3-byte form of the skip */
+	cr_assert_eq(n, (2 + 4) + (4 + 8) + (4 + 1), "three runs: %zu bytes", n);
+}
+
+Test(park, unpack_refuses_damaged_bytes)
+{
+	uint8_t tmpl[256], b[256], out[256];
+	for (size_t i = 0; i < sizeof(tmpl); i++)
+		tmpl[i] = (uint8_t)i;
+	memcpy(b, tmpl, sizeof(b));
+	b[10] = 0;
+	b[200] = 0;
+	uint8_t packed[512];
+	size_t n = pd_pack(b, tmpl, sizeof(b), packed);
+	cr_assert_gt(n, 4);
+	/* cut anywhere inside a run, or a run that ends past the block */
+	for (size_t cut = 1; cut < n; cut++) {
+		int rc = pd_unpack(packed, cut, tmpl, sizeof(tmpl), out);
+		if (rc == 0)
+			continue; /* the cut fell between runs: a shorter valid list */
+		cr_assert(memcmp(out, tmpl, sizeof(tmpl)) == 0, "a refused unpack leaves the template");
+	}
+	uint8_t bad[] = {250, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}; /* 250 + 10 > 256 */
+	cr_assert_eq(pd_unpack(bad, sizeof(bad), tmpl, sizeof(tmpl), out), -1);
+	uint8_t zero_len[] = {3, 0};
+	cr_assert_eq(pd_unpack(zero_len, sizeof(zero_len), tmpl, sizeof(tmpl), out), -1);
+	uint8_t short_lit[] = {0, 5, 1, 2};
+	cr_assert_eq(pd_unpack(short_lit, sizeof(short_lit), tmpl, sizeof(tmpl), out), -1);
+}
+
+/* ------------------------------------------------------------- recpool */
+
+Test(park, recpool_records_stay_apart_and_are_reused)
+{
+	pd_recpool p;
+	pd_recpool_init(&p);
+	enum { N = 5000 };
+	uint8_t *rec[N];
+	size_t size[N];
+	GRand *r = g_rand_new_with_seed(3);
+	for (int i = 0; i < N; i++) {
+		size[i] = 1 + (size_t)g_rand_int_range(r, 0, 2000); /* some past the classes */
+		rec[i] = pd_recpool_alloc(&p, size[i]);
+		cr_assert_eq((uintptr_t)rec[i] % 16, 0, "records are 16-byte aligned");
+		memset(rec[i], (uint8_t)i, size[i]);
+	}
+	for (int i = 0; i < N; i++)
+		for (size_t k = 0; k < size[i]; k += 97)
+			cr_assert_eq(rec[i][k], (uint8_t)i, "record %d was overwritten", i);
+	/* a freed record of a class comes back for the next of that class */
+	pd_recpool_free(&p, rec[10], size[10]);
+	uint8_t *again = pd_recpool_alloc(&p, size[10]);
+	if (size[10] <= PD_RECPOOL_STEP * PD_RECPOOL_CLASSES && !PD_SANITIZED)
+		cr_expect_eq(again, rec[10]);
+	rec[10] = again;
+	for (int i = 0; i < N; i++)
+		pd_recpool_free(&p, rec[i], size[i]);
+	pd_recpool_destroy(&p);
+	g_rand_free(r);
+}
+
+/* --------------------------------------------------------------- idmap */
+
+Test(park, idmap_puts_and_takes)
+{
+	pd_idmap m;
+	pd_idmap_init(&m);
+	enum { N = 50000 };
+	static int values[N];
+	/* ids spread out and dense, as flow ids are */
+	for (uint64_t i = 0; i < N; i++)
+		pd_idmap_put(&m, i * 3, &values[i]);
+	cr_assert_eq(pd_idmap_count(&m), N);
+	cr_assert_null(pd_idmap_take(&m, 1), "an id never put");
+	/* take every other one, then check the rest are all still there */
+	for (uint64_t i = 0; i < N; i += 2)
+		cr_assert_eq(pd_idmap_take(&m, i * 3), &values[i]);
+	cr_assert_null(pd_idmap_take(&m, 0), "taken twice");
+	for (uint64_t i = 1; i < N; i += 2)
+		cr_assert_eq(pd_idmap_take(&m, i * 3), &values[i], "id %" G_GUINT64_FORMAT, i * 3);
+	cr_assert_eq(pd_idmap_count(&m), 0);
+	pd_idmap_put(&m, UINT64_MAX - 1, &values[0]);
+	cr_assert_eq(pd_idmap_take(&m, UINT64_MAX - 1), &values[0]);
+	pd_idmap_free(&m);
+}
