@@ -10,6 +10,9 @@
 
 #include "dissect/packet.h"
 
+/* See pd_flow.pinned: the IPv4 minimum MTU, below IPv6's. */
+#define PD_UNPINNED_MAX_IP_LEN 576
+
 #define PD_CLIENT 0
 #define PD_SERVER 1
 
@@ -83,6 +86,11 @@ typedef struct pd_flow {
 	pd_addr addr[2]; /* [PD_CLIENT], [PD_SERVER] */
 	uint16_t port[2];
 	bool roles_from_syn; /* client/server known from a SYN */
+	/* a packet of it without payload was an IP fragment or longer than
+	 * PD_UNPINNED_MAX_IP_LEN: a detector may keep its address (pmtu,
+	 * fragments), so it is never parked (see detector.h; a payload keeps
+	 * it from being parked anyway) */
+	bool pinned;
 	pd_time first_ts, last_ts;
 	uint64_t first_frame, last_frame;
 	uint64_t pkts;
@@ -112,8 +120,6 @@ typedef struct pd_flow {
 
 	uint8_t *data_state; /* state of state_on_data detectors; NULL until payload */
 	uint8_t *shadow; /* --threads 2+: the detector lanes' block (analyzer/run.c) */
-
-	struct pd_flow *lru_prev, *lru_next;
 
 	/* detectors' per-flow state; offsets from the registry */
 	uint8_t det_state[] __attribute__((aligned(16)));

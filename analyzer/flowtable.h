@@ -1,10 +1,20 @@
 /* The flow table: owns every live pd_flow, finds a packet's flow by its
  * 5-tuple in either direction, and keeps flows in least-recently-active
- * order so idle ones can be finalized as the capture streams by. */
+ * order so idle ones can be finalized as the capture streams by.
+ *
+ * Parked flows: a flow that waits (a SYN flood's half-open flows wait for
+ * minutes and are most of the live flows) can be parked: its block is
+ * packed against a template (pack.h) into a record a fifth of its size that
+ * keeps its place in the hash table and its queue. Any call that hands out
+ * a parked flow unparks it first, into a fresh block with the same bytes,
+ * and tells the owner through the unpark hook; a parked flow's address
+ * changes, so only flows no one keeps a pointer to may be parked. */
 #ifndef PD_FLOWTABLE_H
 #define PD_FLOWTABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "flow.h"
 
@@ -28,6 +38,23 @@ pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, u
 void pd_flow_set_identity(pd_flow *f, uint64_t id, uint8_t proto, const pd_addr *a, uint16_t pa,
 			  const pd_addr *b, uint16_t pb);
 
+/* Flows are offered for parking oldest first, per queue: the least
+ * recently active flow of queue q not offered since its last activity, or
+ * NULL; then pd_flowtable_offer either parks it (f is invalid afterwards)
+ * or passes over it. */
+pd_flow *pd_flowtable_to_offer(pd_flowtable *t, unsigned q);
+void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park);
+/* Called with each flow just unparked, before the call that unparked it
+ * returns. */
+typedef void (*pd_unpark_hook)(void *ctx, pd_flow *f);
+void pd_flowtable_set_unpark_hook(pd_flowtable *t, pd_unpark_hook hook, void *ctx);
+/* Flows of queue q offered since they were last active (parked or passed
+ * over), and parked now; both are counted in pd_flowtable_count_in too. */
+size_t pd_flowtable_count_offered_in(const pd_flowtable *t, unsigned q);
+size_t pd_flowtable_count_parked_in(const pd_flowtable *t, unsigned q);
+/* Flows parked so far, and the bytes their records took. */
+uint64_t pd_flowtable_parks(const pd_flowtable *t, uint64_t *record_bytes);
+
 /* Unlinks the flow; the caller finalizes it, then gives it back with
  * pd_flowtable_release (its block is reused for a later flow). */
 void pd_flowtable_remove(pd_flowtable *t, pd_flow *f);
@@ -40,19 +67,33 @@ void pd_flowtable_release(pd_flowtable *t, pd_flow *f);
  * queue it is in. */
 #define PD_FLOWTABLE_QUEUES 5
 void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q);
-/* Least recently active flow of queue q, or NULL. */
+/* Least recently active flow of queue q (unparked), or NULL. */
 pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q);
+/* What expiry needs of queue q's least recently active flow without
+ * unparking it: false when the queue is empty. flow is NULL when it is
+ * parked (its queue then decides its timeout). */
+typedef struct pd_flow_age {
+	uint64_t last_frame;
+	pd_time last_ts;
+	const pd_flow *flow;
+} pd_flow_age;
+bool pd_flowtable_head_in(const pd_flowtable *t, unsigned q, pd_flow_age *age);
 /* Another thread's call: gets the memory for more flows ready ahead of
  * need (pd_slab_prefault). */
 bool pd_flowtable_prefault(pd_flowtable *t);
-/* Start loading f's whole block into the cache: a flow about to end has
- * not been touched for a while, and its end runs every detector on it.
- * f may be NULL, or a queue's sentinel (the lru_next of its newest flow). */
-void pd_flowtable_prefetch(const pd_flowtable *t, const pd_flow *f);
+/* Start loading the whole block of the flow after f in its queue, or of
+ * queue q's head, into the cache (for a parked one, its record and what
+ * unparking it touches): a flow about to end has not been touched for a
+ * while, and its end runs every detector on it. */
+void pd_flowtable_prefetch_next(const pd_flowtable *t, const pd_flow *f);
+void pd_flowtable_prefetch_head(const pd_flowtable *t, unsigned q);
+/* What offering queue q's next flows will touch: the next one's slot and
+ * neighbour, the block of the one after it. */
+void pd_flowtable_prefetch_offer(const pd_flowtable *t, unsigned q);
 /* Starts loading what pd_flowtable_remove will touch for f (its slot and
  * its queue neighbours): call it before the flow's end hooks run. */
 void pd_flowtable_prefetch_removal(const pd_flowtable *t, const pd_flow *f);
-/* Least recently active flow of all (smallest last_frame), or NULL. */
+/* Least recently active flow of all (smallest last_frame; unparked), or NULL. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);
 size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);

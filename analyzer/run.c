@@ -12,8 +12,11 @@
 #include "dissect/dissect.h"
 #include "flowtable.h"
 #include "heuristics/detector.h"
+#include "idmap.h"
 #include "ndpi_glue.h"
+#include "pack.h"
 #include "pipeline.h"
+#include "recpool.h"
 #include "slab.h"
 #include "tcp_engine.h"
 
@@ -32,6 +35,22 @@
  * reaches it. */
 #define PD_MAX_HALF_OPEN 16384
 
+/* Parking (flowtable.h): a waiting flow kept in a fifth of its size.
+ * Half-open and UDP flows may be parked, unless pinned (pd_flow.pinned):
+ * - one idle for PD_PARK_IDLE_NS: a DNS exchange lasts milliseconds and its
+ *   flow then waits two minutes to expire; a SYN waits a second or more
+ *   for its retransmission;
+ * - past PD_PARK_AT flows of one such queue not yet offered for parking,
+ *   the least recently active: a handshake finishes within an RTT, long
+ *   before a thousand newer half-open flows come, so that parks a flood's
+ *   flows (and handshakes it slows down) as the flood goes, and a busy DNS
+ *   server's flows between two ticks of the idle rule.
+ * PD_TEST_PARK_AT sets PD_PARK_AT and makes the idle time 0 (with 0: park
+ * every flow that may be, at once), for the tests and the fuzzer;
+ * PD_TEST_PARK_STATS prints how many flows were parked. */
+#define PD_PARK_AT 1024
+#define PD_PARK_IDLE_NS (PD_NS_PER_SEC / 2)
+
 /* Frames kept for the lanes while they catch up (--threads 2+), and the
  * bytes for their copies: libpcap reuses its buffer at the next read (a
  * file the reader reads itself, its frames stay put and are not copied). */
@@ -45,7 +64,7 @@
  * cheaper than copying the flow at each packet; the engine's state is a
  * function of the packets alone. PD_TEST_REPLAY_CHECK makes every event
  * also carry the flow, which the lane compares with its mirror. */
-enum { EV_PACKET, EV_TCP, EV_UDP, EV_END };
+enum { EV_PACKET, EV_TCP, EV_UDP, EV_END, EV_PARK, EV_UNPARK };
 
 typedef struct pd_event {
 	uint8_t kind;
@@ -56,7 +75,7 @@ typedef struct pd_event {
 	 * mirror_start); EV_TCP: with PD_SEG_PORT_REUSE, added to the segment's
 	 * flags as the flow thread adds them */
 	uint32_t seg_extra;
-	uint64_t flow_id; /* with PD_SEG_NEW_FLOW */
+	uint64_t flow_id; /* with PD_SEG_NEW_FLOW; EV_PARK, EV_UNPARK */
 	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
 	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
 	uint8_t *shadow; /* the flow's block of lane state */
@@ -172,6 +191,14 @@ struct pd_run {
 	bool flows_done; /* every flow finalized and on_end run */
 	uint64_t lanes_handled; /* events every lane is known to be done with */
 	uint64_t half_open_evicted;
+	size_t park_at; /* the flow thread: PD_PARK_AT */
+	pd_time park_idle_ns; /* the flow thread: PD_PARK_IDLE_NS */
+	bool park_stats; /* PD_TEST_PARK_STATS: say on stderr how many flows were parked */
+	/* a lane: its parts of parked flows' blocks, packed (flow id ->
+	 * lane_parked), against the first one it parked */
+	pd_idmap parked;
+	pd_packer packer;
+	pd_recpool park_records; /* the packed bytes */
 	const pd_packet *pkt_unsent; /* the flow thread: a packet whose EV_PACKET is not sent yet */
 	bool replay_check; /* PD_TEST_REPLAY_CHECK: events carry the flow, lanes compare */
 };
@@ -183,6 +210,8 @@ void pd_run_opts_default(pd_run_opts *o)
 	o->max_flows = 100000; /* ~3 KiB each at worst: ~300 MiB bound */
 	o->max_flow_rows = 100000;
 }
+
+static void flow_unparked(void *ctx, pd_flow *f);
 
 static size_t align16(size_t n)
 {
@@ -245,6 +274,20 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 			hooks_add(&run->h_end, i);
 	}
 	run->ft = pd_flowtable_new(run->det_state_size);
+	pd_flowtable_set_unpark_hook(run->ft, flow_unparked, run);
+	run->park_at = PD_PARK_AT;
+	run->park_idle_ns = PD_PARK_IDLE_NS;
+	const char *park_at = g_getenv("PD_TEST_PARK_AT");
+	if (park_at && !lane) {
+		run->park_at = (size_t)strtoull(park_at, NULL, 10);
+		run->park_idle_ns = 0;
+	}
+	run->park_stats = !lane && g_getenv("PD_TEST_PARK_STATS");
+	if (lane) {
+		pd_idmap_init(&run->parked);
+		pd_recpool_init(&run->park_records);
+		/* the size is known once the lanes are planned (lane_park) */
+	}
 	/* An app lane starts nDPI (~11 ms) on its own thread, while the flow
 	 * thread reads: see lane_event. */
 	run->ndpi = run->opts.no_ndpi || app_lane ? NULL : pd_ndpi_new();
@@ -396,6 +439,13 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		run->lane[used++] = lane;
 	}
 	run->n_lanes = used;
+	/* blocks pack.c cannot pack are never parked (detector state would
+	 * have to grow eightfold first) */
+	bool packable = sizeof(pd_flow) + run->det_state_size <= PD_PACK_MAX_LEN;
+	for (size_t k = 0; k < used; k++)
+		packable &= run->lane[k]->mirror_size <= PD_PACK_MAX_LEN;
+	if (!packable)
+		run->park_at = SIZE_MAX;
 	if (used) /* before any lane runs: they may prefault it (lane_idle) */
 		pd_slab_init(&run->shadow_slab, run->shadow_size);
 	g_free(on);
@@ -522,6 +572,8 @@ static void flow_account_tcp(pd_flow *f, int dir, const pd_packet *pkt, uint32_t
 {
 	f->last_ts = pkt->ts;
 	f->last_frame = pkt->frame_no;
+	if (pkt->ip.is_fragment || pkt->ip.total_len > PD_UNPINNED_MAX_IP_LEN)
+		f->pinned = true;
 	pd_tcp_engine_update(f, dir, pkt, seg);
 	seg->flags |= seg_extra;
 }
@@ -530,6 +582,8 @@ static void flow_account_udp(pd_flow *f, int dir, const pd_packet *pkt)
 {
 	f->last_ts = pkt->ts;
 	f->last_frame = pkt->frame_no;
+	if (pkt->ip.is_fragment || pkt->ip.total_len > PD_UNPINNED_MAX_IP_LEN)
+		f->pinned = true;
 	f->pkts++;
 	pd_tcp_half *h = &f->half[dir];
 	h->seen = true;
@@ -635,6 +689,20 @@ static unsigned flow_queue(const pd_flow *f)
 	return Q_TCP;
 }
 
+/* flow_expired's timeout for a parked flow of queue q: the queue says it
+ * (flow_parkable parks from these queues only). */
+static pd_time parked_timeout(unsigned q)
+{
+	switch (q) {
+	case Q_SYN_ONLY:
+		return PD_SYN_ONLY_IDLE_NS;
+	case Q_UDP:
+		return PD_UDP_IDLE_NS;
+	default:
+		return PD_TCP_IDLE_NS; /* Q_HALF_OPEN */
+	}
+}
+
 /* Every expired flow, least recently active first. (One LRU list for all
  * would stop at its first live flow: a single open TCP flow, 900 s timeout,
  * would keep every closed flow behind it alive, and memory would grow with
@@ -642,20 +710,27 @@ static unsigned flow_queue(const pd_flow *f)
 static void expire_flows(pd_run *run, pd_time now)
 {
 	for (;;) {
-		pd_flow *best = NULL;
+		int best = -1;
+		uint64_t best_frame = 0;
 		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
-			pd_flow *f = pd_flowtable_oldest_in(run->ft, q);
-			if (f && flow_expired(f, now) && (!best || f->last_frame < best->last_frame))
-				best = f;
+			pd_flow_age age;
+			if (!pd_flowtable_head_in(run->ft, q, &age))
+				continue;
+			bool expired = age.flow ? flow_expired(age.flow, now) : now - age.last_ts > parked_timeout(q);
+			if (expired && (best < 0 || age.last_frame < best_frame)) {
+				best = (int)q;
+				best_frame = age.last_frame;
+			}
 		}
-		if (!best)
+		if (best < 0)
 			break;
+		pd_flow *f = pd_flowtable_oldest_in(run->ft, (unsigned)best);
 		/* the flow after it in its queue is likely next: warm it; and
 		 * this one's payload detectors' block (a few KiB, cold) */
-		pd_flowtable_prefetch(run->ft, best->lru_next);
-		if (best->data_state)
-			pd_prefetch_block(best->data_state, run->data_state_size);
-		finalize_flow(run, best);
+		pd_flowtable_prefetch_next(run->ft, f);
+		if (f->data_state)
+			pd_prefetch_block(f->data_state, run->data_state_size);
+		finalize_flow(run, f);
 	}
 }
 
@@ -717,14 +792,15 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 	}
 	if (pd_flowtable_count_in(run->ft, Q_SYN_ONLY) + pd_flowtable_count_in(run->ft, Q_HALF_OPEN) >=
 	    PD_MAX_HALF_OPEN) {
-		pd_flow *a = pd_flowtable_oldest_in(run->ft, Q_SYN_ONLY);
-		pd_flow *b = pd_flowtable_oldest_in(run->ft, Q_HALF_OPEN);
-		pd_flow *victim = a && (!b || a->last_frame < b->last_frame) ? a : b;
-		finalize_flow(run, victim);
+		pd_flow_age a, b;
+		bool has_a = pd_flowtable_head_in(run->ft, Q_SYN_ONLY, &a);
+		bool has_b = pd_flowtable_head_in(run->ft, Q_HALF_OPEN, &b);
+		unsigned q = has_a && (!has_b || a.last_frame < b.last_frame) ? Q_SYN_ONLY : Q_HALF_OPEN;
+		finalize_flow(run, pd_flowtable_oldest_in(run->ft, q));
 		run->half_open_evicted++;
 		/* a flood keeps evicting: warm the next victims now */
-		pd_flowtable_prefetch(run->ft, pd_flowtable_oldest_in(run->ft, Q_SYN_ONLY));
-		pd_flowtable_prefetch(run->ft, pd_flowtable_oldest_in(run->ft, Q_HALF_OPEN));
+		pd_flowtable_prefetch_head(run->ft, Q_SYN_ONLY);
+		pd_flowtable_prefetch_head(run->ft, Q_HALF_OPEN);
 	}
 	pd_flow *f = pd_flowtable_insert(run->ft, proto, ca, cp, sa, sp);
 	if (run->stage) {
@@ -769,6 +845,88 @@ static void packet_hooks(pd_run *run, const pd_packet *pkt)
 	}
 }
 
+/* Whether f may be parked (see PD_PARK_AT): a queue whose flows wait, and
+ * no detector keeps its address (detector.h). Its lazy blocks and nDPI
+ * state are left as they are (a flow rarely has them then). */
+static bool flow_parkable(const pd_flow *f)
+{
+	unsigned q = flow_queue(f);
+	return (q == Q_SYN_ONLY || q == Q_HALF_OPEN || q == Q_UDP) && !f->pinned;
+}
+
+/* Parks f, its lane state too: each lane packs its part of the block and
+ * hands the block back as at a flow's end (EV_PARK). */
+static void park_flow(pd_run *run, pd_flow *f)
+{
+	if (run->stage) {
+		pd_event *ev = emit(run, EV_PARK, f, NULL);
+		ev->flow_id = f->id;
+		pd_stage_push(run->stage);
+		f->shadow = NULL;
+	}
+	pd_flowtable_offer(run->ft, f, true);
+}
+
+/* Offers f, the next flow of queue q to offer, for parking. */
+static void park_offer(pd_run *run, pd_flow *f, unsigned q)
+{
+	if (flow_parkable(f))
+		park_flow(run, f);
+	else
+		pd_flowtable_offer(run->ft, f, false);
+	/* the next ones went quiet a while ago: their blocks have left the
+	 * cache, and packing reads all of one */
+	pd_flowtable_prefetch_offer(run->ft, q);
+}
+
+/* After a packet of a flow now in queue q: past PD_PARK_AT flows of q not
+ * yet offered, the oldest. A flood adds one flow per packet; two steps
+ * keep up with it and catch up after passing over a flow. */
+static void park_crowded(pd_run *run, unsigned q)
+{
+	if (q != Q_SYN_ONLY && q != Q_HALF_OPEN && q != Q_UDP)
+		return;
+	for (int k = 0; k < 2; k++) {
+		if (pd_flowtable_count_in(run->ft, q) - pd_flowtable_count_offered_in(run->ft, q) <= run->park_at)
+			return;
+		pd_flow *f = pd_flowtable_to_offer(run->ft, q);
+		if (!f)
+			return;
+		park_offer(run, f, q);
+	}
+}
+
+/* With the expiry, every flow idle for PD_PARK_IDLE_NS in a queue whose
+ * flows may be parked, least recently active first. */
+static void park_idle(pd_run *run, pd_time now)
+{
+	static const unsigned queues[] = {Q_SYN_ONLY, Q_HALF_OPEN, Q_UDP};
+	for (size_t i = 0; i < G_N_ELEMENTS(queues); i++) {
+		pd_flow *f;
+		while ((f = pd_flowtable_to_offer(run->ft, queues[i])) && now - f->last_ts >= run->park_idle_ns)
+			park_offer(run, f, queues[i]);
+	}
+}
+
+/* The flow table unparked f: with lanes, a new block for its lane state,
+ * which each lane unpacks its part into (EV_UNPARK) before the event that
+ * made this thread need the flow. */
+static void flow_unparked(void *ctx, pd_flow *f)
+{
+	pd_run *run = ctx;
+	if (!run->stage)
+		return;
+	f->shadow = shadow_new(run);
+	atomic_init(&((shadow_hdr *)f->shadow)->refs, (uint32_t)run->n_lanes);
+	/* the mirrors but for the lanes' own fields, which lane_unpark puts
+	 * back (no lane reads the block before the event) */
+	for (size_t k = 0; k < run->n_lanes; k++)
+		memcpy(f->shadow + run->lane[k]->shadow_off, f, offsetof(pd_flow, det_state));
+	pd_event *ev = emit(run, EV_UNPARK, f, NULL);
+	ev->flow_id = f->id;
+	pd_stage_push(run->stage);
+}
+
 static void handle_tcp(pd_run *run, const pd_packet *pkt)
 {
 	const pd_ip *ip = &pkt->ip;
@@ -793,7 +951,8 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 	}
 	pd_seg seg;
 	flow_account_tcp(f, dir, pkt, seg_extra, &seg);
-	pd_flowtable_touch(run->ft, f, flow_queue(f));
+	unsigned q = flow_queue(f);
+	pd_flowtable_touch(run->ft, f, q);
 	pd_ndpi_feed(run->ndpi, f, pkt);
 	if (run->stage) {
 		pd_event *ev = emit(run, EV_TCP, f, pkt);
@@ -803,6 +962,7 @@ static void handle_tcp(pd_run *run, const pd_packet *pkt)
 		pd_stage_push(run->stage);
 	}
 	tcp_hooks(run, f, pkt, &seg);
+	park_crowded(run, q);
 }
 
 static void handle_udp(pd_run *run, const pd_packet *pkt)
@@ -833,6 +993,7 @@ static void handle_udp(pd_run *run, const pd_packet *pkt)
 		pd_stage_push(run->stage);
 	}
 	udp_hooks(run, f, pkt, dir);
+	park_crowded(run, Q_UDP);
 }
 
 static void flush_linktype_run(pd_run *run)
@@ -920,6 +1081,7 @@ static void run_frame_events(pd_run *run, const pd_frame *fr, const pd_packet *p
 
 	if (fr->ts > run->next_expire) {
 		expire_flows(run, fr->ts);
+		park_idle(run, fr->ts);
 		run->next_expire = fr->ts + PD_EXPIRE_EVERY_NS;
 	}
 
@@ -1021,23 +1183,45 @@ static pd_flow *mirror_start(pd_run *lane, const pd_event *ev)
 	return m;
 }
 
+/* What of a mirror is the lane's own, not the flow thread's: its lazy
+ * blocks and nDPI's state (the app lane's), the label (before the flow's
+ * end). The rest of the mirror equals the flow thread's flow. */
+typedef struct mirror_own {
+	uint8_t *data_state;
+	void *ndpi;
+	const char *app;
+	uint16_t ndpi_pkts;
+	bool ndpi_done;
+} mirror_own;
+
+static mirror_own mirror_own_get(const pd_flow *m)
+{
+	mirror_own o = {m->data_state, m->ndpi, m->app, m->ndpi_pkts, m->ndpi_done};
+	return o;
+}
+
+static void mirror_own_set(pd_flow *m, const mirror_own *o)
+{
+	m->data_state = o->data_state;
+	m->ndpi = o->ndpi;
+	m->app = o->app;
+	m->ndpi_pkts = o->ndpi_pkts;
+	m->ndpi_done = o->ndpi_done;
+}
+
 /* PD_TEST_REPLAY_CHECK: the mirror must equal the flow thread's flow but
- * for what is the lane's own or not sent (list, lazy blocks, nDPI's state;
- * the label before the flow's end). */
+ * for what is the lane's own (mirror_own) and the block it is in. */
 static void replay_check(const pd_run *lane, const pd_event *ev, const pd_flow *m)
 {
 	size_t len = offsetof(pd_flow, det_state);
 	pd_flow *want = g_malloc(len);
 	memcpy(want, (const uint8_t *)ev + EV_SNAP_OFF, len);
-	want->lru_prev = m->lru_prev;
-	want->lru_next = m->lru_next;
-	want->data_state = m->data_state;
+	const char *app = want->app;
+	mirror_own own = mirror_own_get(m);
+	mirror_own_set(want, &own);
 	want->shadow = m->shadow;
-	want->ndpi = m->ndpi;
-	want->ndpi_pkts = m->ndpi_pkts;
-	want->ndpi_done = m->ndpi_done;
-	if (lane->app_lane || ev->kind != EV_END)
-		want->app = m->app;
+	if (!lane->app_lane && ev->kind == EV_END)
+		want->app = app;
 	if (memcmp(want, m, len) != 0) {
 		size_t off = 0;
 		while (off < len && ((const uint8_t *)want)[off] == ((const uint8_t *)m)[off])
@@ -1067,6 +1251,47 @@ static void lane_prefetch(void *ctx, const void *rec)
 	if (ev->kind == EV_PACKET)
 		return;
 	pd_prefetch_block(lane_flow(lane, ev), offsetof(pd_flow, det_state));
+}
+
+/* The lane is done with a flow's block of lane state (its end, or parked). */
+static void shadow_release(pd_run *lane, uint8_t *b)
+{
+	shadow_hdr *h = (shadow_hdr *)b;
+	if (atomic_fetch_sub(&h->refs, 1) == 1)
+		shadow_done(lane, b);
+}
+
+/* A lane's part of a parked flow: the mirror's own fields and the lane's
+ * detector blocks, packed. The rest of the mirror is the flow thread's
+ * flow, which it copies back at EV_UNPARK (flow_unparked). */
+typedef struct lane_parked {
+	mirror_own own;
+	uint32_t len;
+	uint8_t data[];
+} lane_parked;
+
+static void lane_park(pd_run *lane, uint64_t id, const pd_flow *m)
+{
+	size_t len = lane->mirror_size - offsetof(pd_flow, det_state);
+	if (!lane->packer.len)
+		pd_packer_init(&lane->packer, len);
+	size_t n = len ? pd_packer_pack(&lane->packer, m->det_state) : 0;
+	lane_parked *p = pd_recpool_alloc(&lane->park_records, sizeof(*p) + n);
+	p->own = mirror_own_get(m);
+	p->len = (uint32_t)n;
+	if (n)
+		memcpy(p->data, lane->packer.scratch, n);
+	pd_idmap_put(&lane->parked, id, p);
+}
+
+static void lane_unpark(pd_run *lane, uint64_t id, pd_flow *m)
+{
+	lane_parked *p = pd_idmap_take(&lane->parked, id);
+	size_t len = lane->mirror_size - offsetof(pd_flow, det_state);
+	if (!p || (len && pd_packer_unpack(&lane->packer, p->data, p->len, m->det_state) != 0))
+		g_error("pcapdoc: lane lost parked flow %" G_GUINT64_FORMAT, id);
+	mirror_own_set(m, &p->own);
+	pd_recpool_free(&lane->park_records, p, sizeof(*p) + p->len);
 }
 
 /* A lane's thread: the detector calls one thread would have made. */
@@ -1129,9 +1354,23 @@ static void lane_event(void *ctx, const void *rec)
 		}
 		g_free(m->data_state);
 		m->data_state = NULL;
-		shadow_hdr *h = (shadow_hdr *)ev->shadow;
-		if (atomic_fetch_sub(&h->refs, 1) == 1)
-			shadow_done(lane, ev->shadow);
+		shadow_release(lane, ev->shadow);
+		break;
+	}
+	case EV_PARK: {
+		pd_flow *m = lane_flow(lane, ev);
+		if (lane->replay_check)
+			replay_check(lane, ev, m);
+		lane_park(lane, ev->flow_id, m);
+		shadow_release(lane, ev->shadow);
+		break;
+	}
+	case EV_UNPARK: {
+		pd_flow *m = lane_flow(lane, ev);
+		lane_unpark(lane, ev->flow_id, m);
+		m->shadow = ev->shadow;
+		if (lane->replay_check)
+			replay_check(lane, ev, m);
 		break;
 	}
 	}
@@ -1807,6 +2046,11 @@ pd_report *pd_run_finish(pd_run *run)
 				g_strdup_printf("flow table cap of %zu live flows reached: %" G_GUINT64_FORMAT
 						" least recently active flows were finalized early (--max-flows)",
 						run->opts.max_flows, cap->flows_evicted));
+	if (run->park_stats) {
+		uint64_t bytes = 0, parks = pd_flowtable_parks(run->ft, &bytes);
+		fprintf(stderr, "pcapdoc: parked %" G_GUINT64_FORMAT " flows (%" G_GUINT64_FORMAT
+				" bytes of records)\n", parks, bytes);
+	}
 	if (run->half_open_evicted)
 		g_ptr_array_add(cap->notes,
 				g_strdup_printf("more than %d half-open TCP flows at once (a SYN flood?): %" G_GUINT64_FORMAT
@@ -1906,6 +2150,9 @@ void pd_run_free(pd_run *run)
 
 	g_free(run->det_offset);
 	pd_flowtable_free(run->ft);
+	pd_idmap_free(&run->parked);
+	pd_recpool_destroy(&run->park_records);
+	pd_packer_free(&run->packer);
 	pd_ndpi_free(run->ndpi);
 	g_hash_table_destroy(run->findings);
 	g_free(run->per_id);

@@ -45,6 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setenv("PD_TEST_LANES", "2", 1);
 	else
 		unsetenv("PD_TEST_LANES");
+	/* parking (analyzer/flowtable.h) after every packet for half of the
+	 * inputs: each waiting flow packed and unpacked again and again */
+	if ((size / 3) % 2)
+		setenv("PD_TEST_PARK_AT", "0", 1);
+	else
+		unsetenv("PD_TEST_PARK_AT");
 	ro.max_flows = 1024; /* exercises eviction on small inputs */
 	pd_run *run = pd_run_new(&ro);
 	(void)pd_run_files(run, paths, 1);

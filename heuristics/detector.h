@@ -6,7 +6,14 @@
  * flow_state_size bytes (freed with the flow; release anything it owns in
  * on_flow_end) and global state in a zeroed block of global_state_size
  * bytes (see state_on_data). It reports only through the pd_finding_* calls below; it never
- * prints, and it never changes the flow. */
+ * prints, and it never changes the flow.
+ *
+ * A flow's address and its block's are stable only while the detector's
+ * hook runs: a half-open flow may be parked between its packets (packed
+ * away and later rebuilt elsewhere, analyzer/flowtable.h). A detector that
+ * keeps a pointer to a flow or to its block beyond the hook may do so only
+ * for a pinned flow (flow->pinned: it had an IP fragment, or a packet over
+ * PD_UNPINNED_MAX_IP_LEN bytes), as pmtu and fragments do. */
 #ifndef PD_DETECTOR_H
 #define PD_DETECTOR_H
 

@@ -425,6 +425,53 @@ Test(cli, threads_give_the_same_report)
 	g_free(root);
 }
 
+/* Parking every flow that may be parked, at once and after each of its
+ * packets (PD_TEST_PARK_AT=0: unparked at its next packet, parked again
+ * after it), changes nothing in any report, with one thread or with lanes
+ * that check their mirrors at every event, parking included. */
+Test(cli, parking_gives_the_same_report)
+{
+	char *root = pd_test_src("testdata/captures");
+	GPtrArray *files = pd_test_list_captures(root);
+	cr_assert_gt(files->len, 10);
+	long parked = 0;
+	int captures_parked = 0;
+	for (guint i = 0; i < files->len; i++) {
+		const char *f = g_ptr_array_index(files, i);
+		char *a = NULL;
+		const char *args[] = {"-q", "--threads", "1", "--format", "json", "--flows", f, NULL};
+		int ra = pd_test_run(&a, NULL, args);
+		for (int v = 0; v < 2; v++) {
+			const char *forced[] = {"--threads", v ? "2" : "1", "--format", "json", "--flows", f, NULL};
+			g_setenv("PD_TEST_PARK_AT", "0", TRUE);
+			g_setenv("PD_TEST_PARK_STATS", "1", TRUE);
+			g_setenv("PD_TEST_REPLAY_CHECK", "1", TRUE);
+			char *b = NULL, *err = NULL;
+			int rb = pd_test_run(&b, &err, forced);
+			g_unsetenv("PD_TEST_PARK_AT");
+			g_unsetenv("PD_TEST_PARK_STATS");
+			g_unsetenv("PD_TEST_REPLAY_CHECK");
+			cr_expect_eq(ra, rb, "%s: exit %d vs %d (threads %d)", f, ra, rb, v + 1);
+			cr_expect_str_eq(a ? a : "", b ? b : "", "%s: parking changed the report (threads %d)", f, v + 1);
+			const char *p = err ? strstr(err, "pcapdoc: parked ") : NULL;
+			long n = p ? strtol(p + strlen("pcapdoc: parked "), NULL, 10) : 0;
+			if (v == 0) {
+				parked += n;
+				captures_parked += n > 0;
+			}
+			g_free(b);
+			g_free(err);
+		}
+		g_free(a);
+	}
+	/* most captures have handshakes or UDP: the test parked for real */
+	cr_expect_gt(captures_parked, (int)files->len / 2, "%d of %u captures had a flow parked", captures_parked,
+		     files->len);
+	cr_expect_gt(parked, 1000, "%ld flows parked in all", parked);
+	g_ptr_array_free(files, TRUE);
+	g_free(root);
+}
+
 /* Runs pcapdoc on a pseudo-terminal (stdout and stderr), feeding `path` to
  * its standard input in 20 pieces over about 1.6 s; returns all it wrote. */
 static char *run_on_tty(const char *path, bool quiet)

@@ -1,9 +1,11 @@
-/* What parked flows are made of: packing blocks against a template
- * (pack.c), the record pool (recpool.c), a lane's id map (idmap.c). */
+/* Parked flows (analyzer/flowtable.h): packing blocks against a template
+ * (pack.c), the record pool (recpool.c), a lane's id map (idmap.c), and the
+ * flow table keeping a parked flow's place until something needs it. */
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <stdint.h>
 #include <string.h>
+#include "analyzer/flowtable.h"
 #include "analyzer/idmap.h"
 #include "analyzer/pack.h"
 #include "analyzer/recpool.h"
@@ -167,4 +169,162 @@ Test(park, idmap_puts_and_takes)
 	pd_idmap_put(&m, UINT64_MAX - 1, &values[0]);
 	cr_assert_eq(pd_idmap_take(&m, UINT64_MAX - 1), &values[0]);
 	pd_idmap_free(&m);
+}
+
+/* ----------------------------------------------------------- flowtable */
+
+#define EXTRA 256
+
+typedef struct unparks {
+	int n;
+	pd_flow *last;
+} unparks;
+
+static void on_unpark(void *ctx, pd_flow *f)
+{
+	unparks *u = ctx;
+	u->n++;
+	u->last = f;
+}
+
+static pd_addr v4(uint32_t a)
+{
+	pd_addr x;
+	memset(&x, 0, sizeof(x));
+	x.family = 4;
+	x.bytes[0] = (uint8_t)(a >> 24);
+	x.bytes[1] = (uint8_t)(a >> 16);
+	x.bytes[2] = (uint8_t)(a >> 8);
+	x.bytes[3] = (uint8_t)a;
+	return x;
+}
+
+/* Flow i: 10.0.x.y:(1000 + i) -> 192.0.2.1:80, last active at frame
+ * 100 + i, detector bytes a pattern of i. */
+static pd_flow *add_flow(pd_flowtable *t, uint32_t i)
+{
+	pd_addr c = v4(0x0a000000u + i), s = v4(0xc0000201u);
+	pd_flow *f = pd_flowtable_insert(t, 6, &c, (uint16_t)(1000 + i), &s, 80);
+	f->last_frame = 100 + i;
+	f->last_ts = (pd_time)(100 + i) * 1000;
+	f->half[0].pkts = i;
+	for (size_t k = 0; k < EXTRA; k += 7)
+		f->det_state[k] = (uint8_t)(i + k);
+	return f;
+}
+
+static void check_flow(const pd_flow *f, uint32_t i)
+{
+	cr_assert_eq(f->id, i, "flow %u came back as id %" G_GUINT64_FORMAT, i, f->id);
+	cr_assert_eq(f->last_frame, 100 + i);
+	cr_assert_eq(f->half[0].pkts, i);
+	for (size_t k = 0; k < EXTRA; k += 7)
+		cr_assert_eq(f->det_state[k], (uint8_t)(i + k), "flow %u: detector byte %zu", i, k);
+}
+
+static pd_flow *find(pd_flowtable *t, uint32_t i, int *dir)
+{
+	pd_addr c = v4(0x0a000000u + i), s = v4(0xc0000201u);
+	/* the server's direction: the lookup must match either way */
+	return pd_flowtable_lookup(t, 6, &s, 80, &c, (uint16_t)(1000 + i), dir);
+}
+
+Test(park, flowtable_keeps_parked_flows_in_place)
+{
+	enum { N = 3000 };
+	pd_flowtable *t = pd_flowtable_new(EXTRA);
+	unparks u = {0, NULL};
+	pd_flowtable_set_unpark_hook(t, on_unpark, &u);
+	for (uint32_t i = 0; i < N; i++)
+		add_flow(t, i);
+	/* offered oldest first: park the even ones, pass over the odd ones */
+	int offered = 0;
+	pd_flow *f;
+	while ((f = pd_flowtable_to_offer(t, 0))) {
+		cr_assert_eq(f->id, (uint64_t)offered, "offered out of order");
+		pd_flowtable_offer(t, f, f->id % 2 == 0);
+		offered++;
+	}
+	cr_assert_eq(offered, N);
+	cr_assert_eq(pd_flowtable_count_offered_in(t, 0), N);
+	cr_assert_eq(pd_flowtable_count_parked_in(t, 0), N / 2);
+	cr_assert_eq(pd_flowtable_count(t), N, "parked flows are still live flows");
+	uint64_t bytes = 0;
+	cr_assert_eq(pd_flowtable_parks(t, &bytes), N / 2);
+	cr_assert_lt(bytes, (uint64_t)(N / 2) * (sizeof(pd_flow) + EXTRA) / 3, "records take %" G_GUINT64_FORMAT " bytes",
+		     bytes);
+	cr_assert_eq(u.n, 0, "nothing unparked yet");
+
+	/* the head is parked: its age without unparking it */
+	pd_flow_age age;
+	cr_assert(pd_flowtable_head_in(t, 0, &age));
+	cr_assert_null(age.flow);
+	cr_assert_eq(age.last_frame, 100);
+	cr_assert_eq(u.n, 0);
+
+	/* a lookup unparks, tells the owner, and gives the same flow back */
+	int dir = -1;
+	f = find(t, 1000, &dir);
+	cr_assert_not_null(f);
+	cr_assert_eq(dir, PD_SERVER);
+	cr_assert_eq(u.n, 1);
+	cr_assert_eq(u.last, f);
+	check_flow(f, 1000);
+	cr_assert_eq(pd_flowtable_count_parked_in(t, 0), N / 2 - 1);
+	cr_assert_eq(pd_flowtable_count_offered_in(t, 0), N - 1, "active again: to be offered again");
+	/* a passed-over flow is found as it was */
+	f = find(t, 1001, &dir);
+	check_flow(f, 1001);
+	cr_assert_eq(u.n, 1);
+	cr_assert_eq(pd_flowtable_count_offered_in(t, 0), N - 2);
+	pd_flow *next = pd_flowtable_to_offer(t, 0);
+	cr_assert(next && next->id == 1000, "the only flows not offered are the two active again, oldest first");
+
+	/* the lookups made 1000 and 1001 the most recent: all others leave
+	 * oldest first, parked or not */
+	pd_flowtable_touch(t, find(t, 1000, &dir), 0);
+	uint32_t expect = 0;
+	while ((f = pd_flowtable_oldest(t))) {
+		uint32_t want = expect < 1000 ? expect : expect < N - 2 ? expect + 2 : 1001 - (expect - (N - 2));
+		check_flow(f, want);
+		pd_flowtable_remove(t, f);
+		pd_flowtable_release(t, f);
+		expect++;
+	}
+	cr_assert_eq(expect, N);
+	cr_assert_eq(pd_flowtable_count_parked_in(t, 0), 0);
+	cr_assert_eq(pd_flowtable_count_offered_in(t, 0), 0);
+	cr_assert_eq(u.n, N / 2, "every parked flow was unparked once");
+	pd_flowtable_free(t);
+}
+
+Test(park, offer_starts_over_for_a_flow_active_again)
+{
+	pd_flowtable *t = pd_flowtable_new(EXTRA);
+	for (uint32_t i = 0; i < 3; i++)
+		add_flow(t, i);
+	pd_flow *f;
+	while ((f = pd_flowtable_to_offer(t, 0)))
+		pd_flowtable_offer(t, f, false);
+	/* flow 1 is active again (to the tail): offered anew, the others not */
+	int dir;
+	f = find(t, 1, &dir);
+	pd_flowtable_touch(t, f, 0);
+	f = pd_flowtable_to_offer(t, 0);
+	cr_assert_not_null(f);
+	cr_assert_eq(f->id, 1);
+	pd_flowtable_offer(t, f, true);
+	cr_assert_null(pd_flowtable_to_offer(t, 0));
+	/* moved to another queue by its packet: offered there */
+	f = find(t, 1, &dir);
+	pd_flowtable_touch(t, f, 2);
+	cr_assert_null(pd_flowtable_to_offer(t, 0));
+	f = pd_flowtable_to_offer(t, 2);
+	cr_assert_not_null(f);
+	cr_assert_eq(f->id, 1);
+	while ((f = pd_flowtable_oldest(t))) {
+		pd_flowtable_remove(t, f);
+		pd_flowtable_release(t, f);
+	}
+	pd_flowtable_free(t);
 }
