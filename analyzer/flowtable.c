@@ -33,6 +33,7 @@ typedef struct parked {
 	uint64_t last_frame;
 	pd_time last_ts;
 	uint32_t len;
+	uint32_t tag; /* the owner's (pd_flowtable_offer) */
 	uint8_t data[];
 } parked;
 
@@ -192,7 +193,7 @@ static void take_place(pd_flowtable *t, flow_hdr *from, flow_hdr *to)
 	t->slots[i].ref = ref_of(to);
 }
 
-static void park_flow(pd_flowtable *t, flow_hdr *h)
+static void park_flow(pd_flowtable *t, flow_hdr *h, uint32_t tag)
 {
 	pd_flow *f = flow_of(t, h);
 	size_t n = pd_packer_pack(&t->packer, (const uint8_t *)f);
@@ -201,6 +202,7 @@ static void park_flow(pd_flowtable *t, flow_hdr *h)
 	r->last_frame = f->last_frame;
 	r->last_ts = f->last_ts;
 	r->len = (uint32_t)n;
+	r->tag = tag;
 	memcpy(r->data, t->packer.scratch, n);
 	take_place(t, h, &r->h);
 	pd_slab_free(&t->blocks, f);
@@ -215,14 +217,14 @@ pd_flow *pd_flowtable_to_offer(pd_flowtable *t, unsigned q)
 	return is_sentinel(t, h) ? NULL : flow_of(t, h);
 }
 
-void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park)
+void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park, uint32_t tag)
 {
 	flow_hdr *h = hdr_of(t, f);
 	t->offered[h->queue] = h;
 	h->offered = true;
 	t->n_offered[h->queue]++;
 	if (park)
-		park_flow(t, h);
+		park_flow(t, h, tag);
 }
 
 static pd_flow *unpark(pd_flowtable *t, flow_hdr *rh)
@@ -235,9 +237,10 @@ static pd_flow *unpark(pd_flowtable *t, flow_hdr *rh)
 		g_error("pcapdoc: a parked flow's record is damaged");
 	take_place(t, rh, h);
 	t->n_parked[h->queue]--;
+	uint32_t tag = r->tag;
 	pd_recpool_free(&t->records, r, sizeof(parked) + r->len);
 	if (t->unpark_hook)
-		t->unpark_hook(t->unpark_ctx, f);
+		t->unpark_hook(t->unpark_ctx, f, tag);
 	return f;
 }
 

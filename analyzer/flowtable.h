@@ -43,10 +43,10 @@ void pd_flow_set_identity(pd_flow *f, uint64_t id, uint8_t proto, const pd_addr 
  * NULL; then pd_flowtable_offer either parks it (f is invalid afterwards)
  * or passes over it. */
 pd_flow *pd_flowtable_to_offer(pd_flowtable *t, unsigned q);
-void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park);
+void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park, uint32_t tag);
 /* Called with each flow just unparked, before the call that unparked it
- * returns. */
-typedef void (*pd_unpark_hook)(void *ctx, pd_flow *f);
+ * returns, and the tag the owner parked it with. */
+typedef void (*pd_unpark_hook)(void *ctx, pd_flow *f, uint32_t tag);
 void pd_flowtable_set_unpark_hook(pd_flowtable *t, pd_unpark_hook hook, void *ctx);
 /* Flows of queue q offered since they were last active (parked or passed
  * over), and parked now; both are counted in pd_flowtable_count_in too. */

@@ -12,7 +12,6 @@
 #include "dissect/dissect.h"
 #include "flowtable.h"
 #include "heuristics/detector.h"
-#include "idmap.h"
 #include "ndpi_glue.h"
 #include "pack.h"
 #include "pipeline.h"
@@ -75,7 +74,8 @@ typedef struct pd_event {
 	 * mirror_start); EV_TCP: with PD_SEG_PORT_REUSE, added to the segment's
 	 * flags as the flow thread adds them */
 	uint32_t seg_extra;
-	uint64_t flow_id; /* with PD_SEG_NEW_FLOW; EV_PARK, EV_UNPARK */
+	uint64_t flow_id; /* with PD_SEG_NEW_FLOW */
+	uint32_t park_slot; /* EV_PARK, EV_UNPARK: where the lanes keep the flow's part */
 	pd_time first_ts; /* start of the capture so far (pd_run_first_ts) */
 	const pd_packet *pkt; /* EV_PACKET, EV_TCP, EV_UDP: in a frame slot */
 	uint8_t *shadow; /* the flow's block of lane state */
@@ -194,9 +194,14 @@ struct pd_run {
 	size_t park_at; /* the flow thread: PD_PARK_AT */
 	pd_time park_idle_ns; /* the flow thread: PD_PARK_IDLE_NS */
 	bool park_stats; /* PD_TEST_PARK_STATS: say on stderr how many flows were parked */
-	/* a lane: its parts of parked flows' blocks, packed (flow id ->
-	 * lane_parked), against the first one it parked */
-	pd_idmap parked;
+	/* the flow thread: park slots free for reuse (last freed first, so
+	 * the lanes' arrays stay small and warm), and the next never used */
+	GArray *park_slots_free;
+	uint32_t park_slots_next;
+	/* a lane: its parts of parked flows' blocks, packed against the first
+	 * it parked, by park slot */
+	struct lane_parked **parked;
+	size_t parked_cap;
 	pd_packer packer;
 	pd_recpool park_records; /* the packed bytes */
 	const pd_packet *pkt_unsent; /* the flow thread: a packet whose EV_PACKET is not sent yet */
@@ -211,7 +216,7 @@ void pd_run_opts_default(pd_run_opts *o)
 	o->max_flow_rows = 100000;
 }
 
-static void flow_unparked(void *ctx, pd_flow *f);
+static void flow_unparked(void *ctx, pd_flow *f, uint32_t slot);
 
 static size_t align16(size_t n)
 {
@@ -283,11 +288,10 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 		run->park_idle_ns = 0;
 	}
 	run->park_stats = !lane && g_getenv("PD_TEST_PARK_STATS");
-	if (lane) {
-		pd_idmap_init(&run->parked);
-		pd_recpool_init(&run->park_records);
-		/* the size is known once the lanes are planned (lane_park) */
-	}
+	if (lane)
+		pd_recpool_init(&run->park_records); /* the packer's size is known once the lanes are planned */
+	else
+		run->park_slots_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	/* An app lane starts nDPI (~11 ms) on its own thread, while the flow
 	 * thread reads: see lane_event. */
 	run->ndpi = run->opts.no_ndpi || app_lane ? NULL : pd_ndpi_new();
@@ -861,13 +865,21 @@ static bool flow_parkable(const pd_flow *f)
  * hands the block back as at a flow's end (EV_PARK). */
 static void park_flow(pd_run *run, pd_flow *f)
 {
+	uint32_t slot = 0;
 	if (run->stage) {
+		GArray *free_slots = run->park_slots_free;
+		if (free_slots->len) {
+			slot = g_array_index(free_slots, uint32_t, free_slots->len - 1);
+			g_array_set_size(free_slots, free_slots->len - 1);
+		} else {
+			slot = run->park_slots_next++;
+		}
 		pd_event *ev = emit(run, EV_PARK, f, NULL);
-		ev->flow_id = f->id;
+		ev->park_slot = slot;
 		pd_stage_push(run->stage);
 		f->shadow = NULL;
 	}
-	pd_flowtable_offer(run->ft, f, true);
+	pd_flowtable_offer(run->ft, f, true, slot);
 }
 
 /* Offers f, the next flow of queue q to offer, for parking. */
@@ -876,7 +888,7 @@ static void park_offer(pd_run *run, pd_flow *f, unsigned q)
 	if (flow_parkable(f))
 		park_flow(run, f);
 	else
-		pd_flowtable_offer(run->ft, f, false);
+		pd_flowtable_offer(run->ft, f, false, 0);
 	/* the next ones went quiet a while ago: their blocks have left the
 	 * cache, and packing reads all of one */
 	pd_flowtable_prefetch_offer(run->ft, q);
@@ -914,7 +926,7 @@ static void park_idle(pd_run *run, pd_time now)
 /* The flow table unparked f: with lanes, a new block for its lane state,
  * which each lane unpacks its part into (EV_UNPARK) before the event that
  * made this thread need the flow. */
-static void flow_unparked(void *ctx, pd_flow *f)
+static void flow_unparked(void *ctx, pd_flow *f, uint32_t slot)
 {
 	pd_run *run = ctx;
 	if (!run->stage)
@@ -926,8 +938,10 @@ static void flow_unparked(void *ctx, pd_flow *f)
 	for (size_t k = 0; k < run->n_lanes; k++)
 		memcpy(f->shadow + run->lane[k]->shadow_off, f, offsetof(pd_flow, det_state));
 	pd_event *ev = emit(run, EV_UNPARK, f, NULL);
-	ev->flow_id = f->id;
+	ev->park_slot = slot;
 	pd_stage_push(run->stage);
+	/* free for a later park: its EV_PARK comes after this event */
+	g_array_append_val(run->park_slots_free, slot);
 }
 
 static void handle_tcp(pd_run *run, const pd_packet *pkt)
@@ -1273,7 +1287,7 @@ typedef struct lane_parked {
 	uint8_t data[];
 } lane_parked;
 
-static void lane_park(pd_run *lane, uint64_t id, const pd_flow *m)
+static void lane_park(pd_run *lane, uint32_t slot, const pd_flow *m)
 {
 	size_t len = lane->mirror_size - offsetof(pd_flow, det_state);
 	if (!lane->packer.len)
@@ -1284,15 +1298,22 @@ static void lane_park(pd_run *lane, uint64_t id, const pd_flow *m)
 	p->len = (uint32_t)n;
 	if (n)
 		memcpy(p->data, lane->packer.scratch, n);
-	pd_idmap_put(&lane->parked, id, p);
+	if (slot >= lane->parked_cap) {
+		size_t cap = MAX(lane->parked_cap * 2, (size_t)slot + 1024);
+		lane->parked = g_renew(lane_parked *, lane->parked, cap);
+		memset(lane->parked + lane->parked_cap, 0, (cap - lane->parked_cap) * sizeof(lane_parked *));
+		lane->parked_cap = cap;
+	}
+	lane->parked[slot] = p;
 }
 
-static void lane_unpark(pd_run *lane, uint64_t id, pd_flow *m)
+static void lane_unpark(pd_run *lane, uint32_t slot, pd_flow *m)
 {
-	lane_parked *p = pd_idmap_take(&lane->parked, id);
+	lane_parked *p = slot < lane->parked_cap ? lane->parked[slot] : NULL;
 	size_t len = lane->mirror_size - offsetof(pd_flow, det_state);
 	if (!p || (len && pd_packer_unpack(&lane->packer, p->data, p->len, m->det_state) != 0))
-		g_error("pcapdoc: lane lost parked flow %" G_GUINT64_FORMAT, id);
+		g_error("pcapdoc: lane lost parked flow %" G_GUINT64_FORMAT, m->id);
+	lane->parked[slot] = NULL;
 	mirror_own_set(m, &p->own);
 	pd_recpool_free(&lane->park_records, p, sizeof(*p) + p->len);
 }
@@ -1364,13 +1385,13 @@ static void lane_event(void *ctx, const void *rec)
 		pd_flow *m = lane_flow(lane, ev);
 		if (lane->replay_check)
 			replay_check(lane, ev, m);
-		lane_park(lane, ev->flow_id, m);
+		lane_park(lane, ev->park_slot, m);
 		shadow_release(lane, ev->shadow);
 		break;
 	}
 	case EV_UNPARK: {
 		pd_flow *m = lane_flow(lane, ev);
-		lane_unpark(lane, ev->flow_id, m);
+		lane_unpark(lane, ev->park_slot, m);
 		m->shadow = ev->shadow;
 		if (lane->replay_check)
 			replay_check(lane, ev, m);
@@ -2153,7 +2174,9 @@ void pd_run_free(pd_run *run)
 
 	g_free(run->det_offset);
 	pd_flowtable_free(run->ft);
-	pd_idmap_free(&run->parked);
+	g_free(run->parked);
+	if (run->park_slots_free)
+		g_array_free(run->park_slots_free, TRUE);
 	pd_recpool_destroy(&run->park_records);
 	pd_packer_free(&run->packer);
 	pd_ndpi_free(run->ndpi);

@@ -1,12 +1,11 @@
 /* Parked flows (analyzer/flowtable.h): packing blocks against a template
- * (pack.c), the record pool (recpool.c), a lane's id map (idmap.c), and the
- * flow table keeping a parked flow's place until something needs it. */
+ * (pack.c), the record pool (recpool.c), and the flow table keeping a
+ * parked flow's place until something needs it. */
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <stdint.h>
 #include <string.h>
 #include "analyzer/flowtable.h"
-#include "analyzer/idmap.h"
 #include "analyzer/pack.h"
 #include "analyzer/recpool.h"
 #include "analyzer/sanitizers.h"
@@ -146,31 +145,6 @@ Test(park, recpool_records_stay_apart_and_are_reused)
 	g_rand_free(r);
 }
 
-/* --------------------------------------------------------------- idmap */
-
-Test(park, idmap_puts_and_takes)
-{
-	pd_idmap m;
-	pd_idmap_init(&m);
-	enum { N = 50000 };
-	static int values[N];
-	/* ids spread out and dense, as flow ids are */
-	for (uint64_t i = 0; i < N; i++)
-		pd_idmap_put(&m, i * 3, &values[i]);
-	cr_assert_eq(pd_idmap_count(&m), N);
-	cr_assert_null(pd_idmap_take(&m, 1), "an id never put");
-	/* take every other one, then check the rest are all still there */
-	for (uint64_t i = 0; i < N; i += 2)
-		cr_assert_eq(pd_idmap_take(&m, i * 3), &values[i]);
-	cr_assert_null(pd_idmap_take(&m, 0), "taken twice");
-	for (uint64_t i = 1; i < N; i += 2)
-		cr_assert_eq(pd_idmap_take(&m, i * 3), &values[i], "id %" G_GUINT64_FORMAT, i * 3);
-	cr_assert_eq(pd_idmap_count(&m), 0);
-	pd_idmap_put(&m, UINT64_MAX - 1, &values[0]);
-	cr_assert_eq(pd_idmap_take(&m, UINT64_MAX - 1), &values[0]);
-	pd_idmap_free(&m);
-}
-
 /* ----------------------------------------------------------- flowtable */
 
 #define EXTRA 256
@@ -178,13 +152,15 @@ Test(park, idmap_puts_and_takes)
 typedef struct unparks {
 	int n;
 	pd_flow *last;
+	uint32_t last_tag;
 } unparks;
 
-static void on_unpark(void *ctx, pd_flow *f)
+static void on_unpark(void *ctx, pd_flow *f, uint32_t tag)
 {
 	unparks *u = ctx;
 	u->n++;
 	u->last = f;
+	u->last_tag = tag;
 }
 
 static pd_addr v4(uint32_t a)
@@ -233,7 +209,7 @@ Test(park, flowtable_keeps_parked_flows_in_place)
 {
 	enum { N = 3000 };
 	pd_flowtable *t = pd_flowtable_new(EXTRA);
-	unparks u = {0, NULL};
+	unparks u = {0, NULL, 0};
 	pd_flowtable_set_unpark_hook(t, on_unpark, &u);
 	for (uint32_t i = 0; i < N; i++)
 		add_flow(t, i);
@@ -242,7 +218,7 @@ Test(park, flowtable_keeps_parked_flows_in_place)
 	pd_flow *f;
 	while ((f = pd_flowtable_to_offer(t, 0))) {
 		cr_assert_eq(f->id, (uint64_t)offered, "offered out of order");
-		pd_flowtable_offer(t, f, f->id % 2 == 0);
+		pd_flowtable_offer(t, f, f->id % 2 == 0, (uint32_t)f->id * 3);
 		offered++;
 	}
 	cr_assert_eq(offered, N);
@@ -269,6 +245,7 @@ Test(park, flowtable_keeps_parked_flows_in_place)
 	cr_assert_eq(dir, PD_SERVER);
 	cr_assert_eq(u.n, 1);
 	cr_assert_eq(u.last, f);
+	cr_assert_eq(u.last_tag, 3000, "the tag it was parked with");
 	check_flow(f, 1000);
 	cr_assert_eq(pd_flowtable_count_parked_in(t, 0), N / 2 - 1);
 	cr_assert_eq(pd_flowtable_count_offered_in(t, 0), N - 1, "active again: to be offered again");
@@ -305,7 +282,7 @@ Test(park, offer_starts_over_for_a_flow_active_again)
 		add_flow(t, i);
 	pd_flow *f;
 	while ((f = pd_flowtable_to_offer(t, 0)))
-		pd_flowtable_offer(t, f, false);
+		pd_flowtable_offer(t, f, false, 0);
 	/* flow 1 is active again (to the tail): offered anew, the others not */
 	int dir;
 	f = find(t, 1, &dir);
@@ -313,7 +290,7 @@ Test(park, offer_starts_over_for_a_flow_active_again)
 	f = pd_flowtable_to_offer(t, 0);
 	cr_assert_not_null(f);
 	cr_assert_eq(f->id, 1);
-	pd_flowtable_offer(t, f, true);
+	pd_flowtable_offer(t, f, true, 0);
 	cr_assert_null(pd_flowtable_to_offer(t, 0));
 	/* moved to another queue by its packet: offered there */
 	f = find(t, 1, &dir);
