@@ -392,29 +392,28 @@ static void prefetch_hdr(const pd_flowtable *t, const flow_hdr *h)
 		pd_prefetch_block(flow_of(t, h), t->blocks.block);
 }
 
-void pd_flowtable_prefetch_next(const pd_flowtable *t, const pd_flow *f)
+/* For flows leaving in queue order (expiry, eviction, the end), with h
+ * next to leave: its header came in at the previous call (as the one after
+ * it), so whether it is parked, where its slot is and which flow follows
+ * can be read without waiting. It gets its record or block now, and its
+ * slot; the one after it only its header (unparking h writes to it). */
+static void prefetch_leaving(const pd_flowtable *t, const flow_hdr *h)
 {
-	const flow_hdr *n = hdr_of(t, f)->next;
-	prefetch_hdr(t, n);
-	if (!is_sentinel(t, n) && n->parked) {
-		/* unparking it moves it: its slot, and the one after it (whose
-		 * record is read now, its slot at the next call) */
-		__builtin_prefetch(&t->slots[n->hash & t->mask], 1);
-		prefetch_hdr(t, n->next);
-	}
-}
-
-/* Two steps ahead: the head was the next one at the previous call, so its
- * header is at hand to find its slot; unparking it writes to the one
- * after it, whose record is also the next head. */
-void pd_flowtable_prefetch_head(const pd_flowtable *t, unsigned q)
-{
-	const flow_hdr *h = t->queue[q].next;
 	if (is_sentinel(t, h))
 		return;
 	prefetch_hdr(t, h);
 	__builtin_prefetch(&t->slots[h->hash & t->mask], 1);
-	prefetch_hdr(t, h->next);
+	__builtin_prefetch(h->next, 1);
+}
+
+void pd_flowtable_prefetch_next(const pd_flowtable *t, const pd_flow *f)
+{
+	prefetch_leaving(t, hdr_of(t, f)->next);
+}
+
+void pd_flowtable_prefetch_head(const pd_flowtable *t, unsigned q)
+{
+	prefetch_leaving(t, t->queue[q].next);
 }
 
 void pd_flowtable_prefetch_offer(const pd_flowtable *t, unsigned q)
@@ -422,10 +421,11 @@ void pd_flowtable_prefetch_offer(const pd_flowtable *t, unsigned q)
 	const flow_hdr *h = t->offered[q] ? t->offered[q]->next : t->queue[q].next;
 	if (is_sentinel(t, h))
 		return;
-	/* its block came in at the previous call (as the one after it) */
+	/* its block came in at the previous call (as the one after it); the
+	 * one after it is not offered yet, so not parked: a block (no need to
+	 * read its header, which is not here yet) */
 	__builtin_prefetch(&t->slots[h->hash & t->mask], 1);
-	__builtin_prefetch(h->next, 1);
-	if (!is_sentinel(t, h->next) && !h->next->parked)
+	if (!is_sentinel(t, h->next))
 		pd_prefetch_block(flow_of(t, h->next), t->blocks.block);
 }
 

@@ -1408,8 +1408,10 @@ static void finish_flows(pd_run *run)
 		return;
 	run->flows_done = true;
 	pd_flow *f;
-	while ((f = pd_flowtable_oldest(run->ft)))
+	while ((f = pd_flowtable_oldest(run->ft))) {
+		pd_flowtable_prefetch_next(run->ft, f); /* likely the next to go */
 		finalize_flow(run, f);
+	}
 	if (run->stage) {
 		pd_stage_finish(run->stage); /* lanes run on_end and stop */
 		run->stage = NULL;
