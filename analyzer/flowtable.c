@@ -88,8 +88,8 @@ static uint64_t tuple_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const p
 	return pd_mix64((ha ^ hb) + (ha + hb) * 31 + proto);
 }
 
-/* The bytes of a flow's block after its header: the flow and its
- * detectors' state. */
+/* The bytes of a flow's block before its header: the flow and its
+ * detectors' state (what parking packs). */
 static size_t body_len(const pd_flowtable *t)
 {
 	return sizeof(pd_flow) + t->extra;
@@ -220,6 +220,9 @@ pd_flow *pd_flowtable_to_offer(pd_flowtable *t, unsigned q)
 void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park, uint32_t tag)
 {
 	flow_hdr *h = hdr_of(t, f);
+	const flow_hdr *first = t->offered[h->queue];
+	if ((first ? first->next : t->queue[h->queue].next) != h)
+		g_error("pcapdoc: flow %" G_GUINT64_FORMAT " offered out of turn", f->id);
 	t->offered[h->queue] = h;
 	h->offered = true;
 	t->n_offered[h->queue]++;
