@@ -84,7 +84,8 @@ static inline void copy_run(uint8_t *dst, const uint8_t *src, size_t n, size_t s
 }
 
 /* Writes one run's header and bytes; returns the bytes written. */
-static size_t emit_run(uint8_t *dst, const uint8_t *src, size_t start, size_t end, size_t prev_end, size_t len)
+static size_t emit_run(uint8_t *dst, const uint8_t *src, size_t start, size_t end, size_t prev_end,
+		       size_t len)
 {
 	size_t out = 0;
 	for (size_t i = start; i < end;) {

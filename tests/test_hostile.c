@@ -576,7 +576,8 @@ static void dns_exchange(writer *w, uint32_t cli, uint16_t port, uint32_t srv, i
 
 static int capture_flows(const cJSON *doc, const char *proto)
 {
-	const cJSON *flows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "capture"), "flows");
+	const cJSON *cap = cJSON_GetObjectItemCaseSensitive(doc, "capture");
+	const cJSON *flows = cJSON_GetObjectItemCaseSensitive(cap, "flows");
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(flows, proto);
 	return cJSON_IsNumber(n) ? n->valueint : -1;
 }
