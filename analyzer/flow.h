@@ -86,10 +86,9 @@ typedef struct pd_flow {
 	pd_addr addr[2]; /* [PD_CLIENT], [PD_SERVER] */
 	uint16_t port[2];
 	bool roles_from_syn; /* client/server known from a SYN */
-	/* a packet of it without payload was an IP fragment or longer than
+	/* a packet of it was an IP fragment or longer than
 	 * PD_UNPINNED_MAX_IP_LEN: a detector may keep its address (pmtu,
-	 * fragments), so it is never parked (see detector.h; a payload keeps
-	 * it from being parked anyway) */
+	 * fragments), so it is never parked (see detector.h) */
 	bool pinned;
 	pd_time first_ts, last_ts;
 	uint64_t first_frame, last_frame;

@@ -9,7 +9,7 @@
  * prints, and it never changes the flow.
  *
  * A flow's address and its block's are stable only while the detector's
- * hook runs: a half-open flow may be parked between its packets (packed
+ * hook runs: a half-open or UDP flow may be parked between its packets (packed
  * away and later rebuilt elsewhere, analyzer/flowtable.h). A detector that
  * keeps a pointer to a flow or to its block beyond the hook may do so only
  * for a pinned flow (flow->pinned: it had an IP fragment, or a packet over

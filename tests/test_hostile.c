@@ -582,13 +582,6 @@ static int capture_flows(const cJSON *doc, const char *proto)
 	return cJSON_IsNumber(n) ? n->valueint : -1;
 }
 
-/* How many flows pcapdoc parked (PD_TEST_PARK_STATS on stderr), -1 none said. */
-static long parked_count(const char *err)
-{
-	const char *p = err ? strstr(err, "pcapdoc: parked ") : NULL;
-	return p ? strtol(p + strlen("pcapdoc: parked "), NULL, 10) : -1;
-}
-
 /* A parked flow expires on its queue's timeout, as it would unparked: a
  * DNS flow after 120 s idle (a second exchange on its tuple 125 s later is
  * a new flow), a SYN-only flow after 180 s. Both are parked for idling
@@ -615,7 +608,7 @@ Test(hostile, parked_flows_expire_on_time)
 	int rc = pd_test_run(&out, &err, args);
 	g_unsetenv("PD_TEST_PARK_STATS");
 	cr_assert_eq(rc, 0, "%s", err ? err : "");
-	cr_expect_geq(parked_count(err), 3, "the DNS, SYN and clock flows were parked: %s", err ? err : "");
+	cr_expect_geq(pd_test_parked_count(err), 3, "the DNS, SYN and clock flows were parked: %s", err ? err : "");
 	cJSON *doc = cJSON_Parse(out);
 	cr_assert_not_null(doc);
 	cr_expect_eq(capture_flows(doc, "udp"), 3, "udp flows: %d", capture_flows(doc, "udp"));
