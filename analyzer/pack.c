@@ -112,7 +112,7 @@ size_t pd_pack(const uint8_t *src, const uint8_t *tmpl, size_t len, uint8_t *dst
 	uint64_t bits[PD_PACK_MAX_LEN / 64 + 1];
 	uint16_t edges[PD_PACK_MAX_LEN + 2];
 	if (len > PD_PACK_MAX_LEN)
-		len = PD_PACK_MAX_LEN; /* not reached: callers keep to it (the bitmap's size) */
+		g_error("pcapdoc: a block of %zu bytes to pack, more than %d", len, PD_PACK_MAX_LEN);
 	size_t words = (len + 63) / 64;
 	diff_bits(src, tmpl, len, bits);
 	/* The edges of the runs: bit i of edge is set where bit i differs
@@ -191,15 +191,17 @@ void pd_packer_free(pd_packer *p)
 
 size_t pd_packer_pack(pd_packer *p, const uint8_t *block)
 {
-	if (!p->tmpl) {
-		p->tmpl = g_memdup2(block, p->len);
+	if (!p->scratch) { /* the first block: the template (0 bytes: none) */
+		p->tmpl = p->len ? g_memdup2(block, p->len) : NULL;
 		p->scratch = g_malloc(pd_pack_bound(p->len));
 	}
-	return pd_pack(block, p->tmpl, p->len, p->scratch);
+	return p->len ? pd_pack(block, p->tmpl, p->len, p->scratch) : 0;
 }
 
 int pd_packer_unpack(const pd_packer *p, const uint8_t *packed, size_t packed_len, uint8_t *dst)
 {
+	if (!p->len)
+		return packed_len ? -1 : 0;
 	if (!p->tmpl) {
 		memset(dst, 0, p->len);
 		return -1;

@@ -191,6 +191,7 @@ struct pd_run {
 	bool flows_done; /* every flow finalized and on_end run */
 	uint64_t lanes_handled; /* events every lane is known to be done with */
 	uint64_t half_open_evicted;
+	bool parking; /* the flow thread: whether flows are parked at all */
 	size_t park_at; /* the flow thread: PD_PARK_AT */
 	pd_time park_idle_ns; /* the flow thread: PD_PARK_IDLE_NS */
 	bool park_stats; /* PD_TEST_PARK_STATS: say on stderr how many flows were parked */
@@ -280,6 +281,9 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 	}
 	run->ft = pd_flowtable_new(run->det_state_size);
 	pd_flowtable_set_unpark_hook(run->ft, flow_unparked, run);
+	/* blocks pack.c cannot pack are never parked (detector state would
+	 * have to grow eightfold first; the lanes' blocks: pd_run_new) */
+	run->parking = !lane && sizeof(pd_flow) + run->det_state_size <= PD_PACK_MAX_LEN;
 	run->park_at = PD_PARK_AT;
 	run->park_idle_ns = PD_PARK_IDLE_NS;
 	const char *park_at = g_getenv("PD_TEST_PARK_AT");
@@ -289,7 +293,7 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 	}
 	run->park_stats = !lane && g_getenv("PD_TEST_PARK_STATS");
 	if (lane)
-		pd_recpool_init(&run->park_records); /* the packer's size is known once the lanes are planned */
+		pd_recpool_init(&run->park_records);
 	else
 		run->park_slots_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	/* An app lane starts nDPI (~11 ms) on its own thread, while the flow
@@ -437,19 +441,16 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		pd_run *lane = run_new(opts, on, true, k == 1 && app_in_lane);
 		lane->shadow_off = run->shadow_size;
 		lane->mirror_size = align16(offsetof(pd_flow, det_state) + lane->det_state_size);
+		/* what lane_park packs: the lane's detector blocks */
+		pd_packer_init(&lane->packer, lane->mirror_size - offsetof(pd_flow, det_state));
 		lane->owner = run;
 		lane->replay_check = run->replay_check;
 		run->shadow_size += lane->mirror_size;
 		run->lane[used++] = lane;
 	}
 	run->n_lanes = used;
-	/* blocks pack.c cannot pack are never parked (detector state would
-	 * have to grow eightfold first) */
-	bool packable = sizeof(pd_flow) + run->det_state_size <= PD_PACK_MAX_LEN;
 	for (size_t k = 0; k < used; k++)
-		packable &= run->lane[k]->mirror_size <= PD_PACK_MAX_LEN;
-	if (!packable)
-		run->park_at = SIZE_MAX;
+		run->parking &= run->lane[k]->mirror_size <= PD_PACK_MAX_LEN;
 	if (used) /* before any lane runs: they may prefault it (lane_idle) */
 		pd_slab_init(&run->shadow_slab, run->shadow_size);
 	g_free(on);
@@ -572,22 +573,25 @@ static void flow_start(pd_flow *f, const pd_packet *pkt)
 
 /* What a TCP segment does to its flow. The flow thread runs it on the flow
  * and each lane on its mirror, so both hold the same state. */
-static void flow_account_tcp(pd_flow *f, int dir, const pd_packet *pkt, uint32_t seg_extra, pd_seg *seg)
+/* What any packet does to its flow, TCP or UDP. */
+static void flow_account_packet(pd_flow *f, const pd_packet *pkt)
 {
 	f->last_ts = pkt->ts;
 	f->last_frame = pkt->frame_no;
 	if (pkt->ip.is_fragment || pkt->ip.total_len > PD_UNPINNED_MAX_IP_LEN)
 		f->pinned = true;
+}
+
+static void flow_account_tcp(pd_flow *f, int dir, const pd_packet *pkt, uint32_t seg_extra, pd_seg *seg)
+{
+	flow_account_packet(f, pkt);
 	pd_tcp_engine_update(f, dir, pkt, seg);
 	seg->flags |= seg_extra;
 }
 
 static void flow_account_udp(pd_flow *f, int dir, const pd_packet *pkt)
 {
-	f->last_ts = pkt->ts;
-	f->last_frame = pkt->frame_no;
-	if (pkt->ip.is_fragment || pkt->ip.total_len > PD_UNPINNED_MAX_IP_LEN)
-		f->pinned = true;
+	flow_account_packet(f, pkt);
 	f->pkts++;
 	pd_tcp_half *h = &f->half[dir];
 	h->seen = true;
@@ -661,22 +665,7 @@ static bool fin_acked(const pd_flow *f, int dir)
 	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
 }
 
-static bool flow_expired(const pd_flow *f, pd_time now)
-{
-	pd_time idle = now - f->last_ts;
-	if (f->proto == 17)
-		return idle > PD_UDP_IDLE_NS;
-	if (f->state == PD_FLOW_CLOSED) {
-		if (f->rst_seen || (fin_acked(f, PD_CLIENT) && fin_acked(f, PD_SERVER)))
-			return idle > PD_CLOSED_LINGER_NS;
-		return idle > PD_FIN_UNACKED_LINGER_NS;
-	}
-	if (f->syn_frame && !f->synack_frame && !f->half[PD_SERVER].seen)
-		return idle > PD_SYN_ONLY_IDLE_NS;
-	return idle > PD_TCP_IDLE_NS;
-}
-
-/* The flow table's activity queue for f: one per idle timeout above, so
+/* The flow table's activity queue for f: one per idle timeout below, so
  * that each queue's head is its first flow to expire. */
 enum { Q_TCP, Q_UDP, Q_CLOSED, Q_SYN_ONLY, Q_HALF_OPEN };
 
@@ -693,18 +682,30 @@ static unsigned flow_queue(const pd_flow *f)
 	return Q_TCP;
 }
 
-/* flow_expired's timeout for a parked flow of queue q: the queue says it
- * (flow_parkable parks from these queues only). */
-static pd_time parked_timeout(unsigned q)
+/* The idle timeout of every flow of queue q but Q_CLOSED's, whose flows'
+ * timeouts depend on how they closed. A parked flow's queue is all that
+ * expiry knows of it (flow_parkable parks from other queues only). */
+static pd_time queue_timeout(unsigned q)
 {
 	switch (q) {
-	case Q_SYN_ONLY:
-		return PD_SYN_ONLY_IDLE_NS;
 	case Q_UDP:
 		return PD_UDP_IDLE_NS;
+	case Q_SYN_ONLY:
+		return PD_SYN_ONLY_IDLE_NS;
 	default:
-		return PD_TCP_IDLE_NS; /* Q_HALF_OPEN */
+		return PD_TCP_IDLE_NS; /* Q_TCP, Q_HALF_OPEN */
 	}
+}
+
+static bool flow_expired(const pd_flow *f, pd_time now)
+{
+	pd_time idle = now - f->last_ts;
+	unsigned q = flow_queue(f);
+	if (q != Q_CLOSED)
+		return idle > queue_timeout(q);
+	if (f->rst_seen || (fin_acked(f, PD_CLIENT) && fin_acked(f, PD_SERVER)))
+		return idle > PD_CLOSED_LINGER_NS;
+	return idle > PD_FIN_UNACKED_LINGER_NS;
 }
 
 /* Every expired flow, least recently active first. (One LRU list for all
@@ -720,7 +721,7 @@ static void expire_flows(pd_run *run, pd_time now)
 			pd_flow_age age;
 			if (!pd_flowtable_head_in(run->ft, q, &age))
 				continue;
-			bool expired = age.flow ? flow_expired(age.flow, now) : now - age.last_ts > parked_timeout(q);
+			bool expired = age.flow ? flow_expired(age.flow, now) : now - age.last_ts > queue_timeout(q);
 			if (expired && (best < 0 || age.last_frame < best_frame)) {
 				best = (int)q;
 				best_frame = age.last_frame;
@@ -852,13 +853,20 @@ static void packet_hooks(pd_run *run, const pd_packet *pkt)
 	}
 }
 
-/* Whether f may be parked (see PD_PARK_AT): a queue whose flows wait, and
- * no detector keeps its address (detector.h). Its lazy blocks and nDPI
- * state are left as they are (a flow rarely has them then). */
+/* The queues whose flows wait, and may be parked (see PD_PARK_AT). */
+static const unsigned park_queues[] = {Q_SYN_ONLY, Q_HALF_OPEN, Q_UDP};
+
+static bool queue_parks(unsigned q)
+{
+	return q == Q_SYN_ONLY || q == Q_HALF_OPEN || q == Q_UDP;
+}
+
+/* Whether f may be parked: in a queue whose flows wait, and no detector
+ * keeps its address (detector.h). Its lazy blocks and nDPI state are left
+ * as they are (a flow rarely has them then). */
 static bool flow_parkable(const pd_flow *f)
 {
-	unsigned q = flow_queue(f);
-	return (q == Q_SYN_ONLY || q == Q_HALF_OPEN || q == Q_UDP) && !f->pinned;
+	return queue_parks(flow_queue(f)) && !f->pinned;
 }
 
 /* Parks f, its lane state too: each lane packs its part of the block and
@@ -899,7 +907,7 @@ static void park_offer(pd_run *run, pd_flow *f, unsigned q)
  * keep up with it and catch up after passing over a flow. */
 static void park_crowded(pd_run *run, unsigned q)
 {
-	if (q != Q_SYN_ONLY && q != Q_HALF_OPEN && q != Q_UDP)
+	if (!run->parking || !queue_parks(q))
 		return;
 	for (int k = 0; k < 2; k++) {
 		if (pd_flowtable_count_in(run->ft, q) - pd_flowtable_count_offered_in(run->ft, q) <= run->park_at)
@@ -915,11 +923,13 @@ static void park_crowded(pd_run *run, unsigned q)
  * flows may be parked, least recently active first. */
 static void park_idle(pd_run *run, pd_time now)
 {
-	static const unsigned queues[] = {Q_SYN_ONLY, Q_HALF_OPEN, Q_UDP};
-	for (size_t i = 0; i < G_N_ELEMENTS(queues); i++) {
+	if (!run->parking)
+		return;
+	for (size_t i = 0; i < G_N_ELEMENTS(park_queues); i++) {
+		unsigned q = park_queues[i];
 		pd_flow *f;
-		while ((f = pd_flowtable_to_offer(run->ft, queues[i])) && now - f->last_ts >= run->park_idle_ns)
-			park_offer(run, f, queues[i]);
+		while ((f = pd_flowtable_to_offer(run->ft, q)) && now - f->last_ts >= run->park_idle_ns)
+			park_offer(run, f, q);
 	}
 }
 
@@ -1289,15 +1299,11 @@ typedef struct lane_parked {
 
 static void lane_park(pd_run *lane, uint32_t slot, const pd_flow *m)
 {
-	size_t len = lane->mirror_size - offsetof(pd_flow, det_state);
-	if (!lane->packer.len)
-		pd_packer_init(&lane->packer, len);
-	size_t n = len ? pd_packer_pack(&lane->packer, m->det_state) : 0;
+	size_t n = pd_packer_pack(&lane->packer, m->det_state);
 	lane_parked *p = pd_recpool_alloc(&lane->park_records, sizeof(*p) + n);
 	p->own = mirror_own_get(m);
 	p->len = (uint32_t)n;
-	if (n)
-		memcpy(p->data, lane->packer.scratch, n);
+	memcpy(p->data, lane->packer.scratch, n);
 	if (slot >= lane->parked_cap) {
 		size_t cap = MAX(lane->parked_cap * 2, (size_t)slot + 1024);
 		lane->parked = g_renew(lane_parked *, lane->parked, cap);
@@ -1310,8 +1316,7 @@ static void lane_park(pd_run *lane, uint32_t slot, const pd_flow *m)
 static void lane_unpark(pd_run *lane, uint32_t slot, pd_flow *m)
 {
 	lane_parked *p = slot < lane->parked_cap ? lane->parked[slot] : NULL;
-	size_t len = lane->mirror_size - offsetof(pd_flow, det_state);
-	if (!p || (len && pd_packer_unpack(&lane->packer, p->data, p->len, m->det_state) != 0))
+	if (!p || pd_packer_unpack(&lane->packer, p->data, p->len, m->det_state) != 0)
 		g_error("pcapdoc: lane lost parked flow %" G_GUINT64_FORMAT, m->id);
 	lane->parked[slot] = NULL;
 	mirror_own_set(m, &p->own);
