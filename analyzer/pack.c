@@ -16,6 +16,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PD_PACK_AVX2 1
+#endif
 
 #define PACK_MIN_GAP 3
 #define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
@@ -56,11 +60,47 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
+#ifdef PD_PACK_AVX2
+/* Where the CPU has AVX2 (built for any x86-64, chosen at run time): 64
+ * bytes a step, a third less time per block than 16. */
+static bool use_avx2 = true;
+
+void pd_pack_allow_avx2(bool allow)
+{
+	use_avx2 = allow;
+}
+
+__attribute__((target("avx2"))) static size_t diff_bits_avx2(const uint8_t *src, const uint8_t *tmpl,
+							      size_t len, uint64_t *bits)
+{
+	size_t i = 0;
+	for (; i + 64 <= len; i += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(tmpl + i));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(src + i + 32));
+		__m256i d = _mm256_loadu_si256((const __m256i *)(const void *)(tmpl + i + 32));
+		uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b));
+		uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, d));
+		bits[i / 64] = ~((uint64_t)hi << 32 | lo);
+	}
+	return i;
+}
+#else
+void pd_pack_allow_avx2(bool allow)
+{
+	(void)allow;
+}
+#endif
+
 /* One bit per byte of the block, set where src and tmpl differ. */
 static void diff_bits(const uint8_t *src, const uint8_t *tmpl, size_t len, uint64_t *bits)
 {
 	size_t words = (len + 63) / 64, i = 0;
 	memset(bits, 0, words * sizeof(uint64_t));
+#ifdef PD_PACK_AVX2
+	if (use_avx2 && __builtin_cpu_supports("avx2"))
+		i = diff_bits_avx2(src, tmpl, len, bits);
+#endif
 #ifdef __SSE2__
 	for (; i + 16 <= len; i += 16) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));

@@ -31,6 +31,10 @@ size_t pd_pack(const uint8_t *src, const uint8_t *tmpl, size_t len, uint8_t *dst
  * a copy of tmpl). */
 int pd_unpack(const uint8_t *packed, size_t packed_len, const uint8_t *tmpl, size_t len, uint8_t *dst);
 
+/* Tests: false makes pd_pack compare 16 bytes at a time where it would use
+ * AVX2, so both ways are checked on one machine. */
+void pd_pack_allow_avx2(bool allow);
+
 /* Blocks of one length, packed against the first of them. */
 typedef struct pd_packer {
 	size_t len;
