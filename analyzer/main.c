@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	enum { OPT_FORMAT = 256, OPT_FLOWS, OPT_LANG, OPT_FAIL_ON, OPT_BASELINE, OPT_JUNIT,
-	       OPT_MAX_FLOWS, OPT_STRICT, OPT_COLOR, OPT_THREADS, OPT_VERSION, OPT_NO_NDPI };
+	       OPT_MAX_FLOWS, OPT_STRICT, OPT_COLOR, OPT_THREADS, OPT_VERSION, OPT_NO_NDPI,
+	       OPT_NO_DETECTORS };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, 'o'},
@@ -89,7 +90,8 @@ int main(int argc, char **argv)
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"colour", required_argument, NULL, OPT_COLOR},
 		{"threads", required_argument, NULL, OPT_THREADS},
-		{"no-ndpi", no_argument, NULL, OPT_NO_NDPI},
+		{"no-ndpi", no_argument, NULL, OPT_NO_NDPI}, /* not in --help: tests, measurements */
+		{"no-detectors", no_argument, NULL, OPT_NO_DETECTORS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"help", no_argument, NULL, 'h'},
@@ -172,6 +174,9 @@ int main(int argc, char **argv)
 		}
 		case OPT_NO_NDPI:
 			ro.no_ndpi = true;
+			break;
+		case OPT_NO_DETECTORS:
+			ro.no_detectors = true;
 			break;
 		case 'q':
 			quiet = true;

@@ -261,8 +261,8 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 		lists[l]->idx = g_new0(size_t, pd_detectors_len + 1);
 	for (size_t i = 0; i < pd_detectors_len; i++) {
 		const pd_detector *d = pd_detectors[i];
-		run->det_on[i] = det_on[i];
-		if (!det_on[i])
+		run->det_on[i] = det_on[i] && !opts->no_detectors;
+		if (!run->det_on[i])
 			continue;
 		size_t *total = d->state_on_data ? &run->data_state_size : &run->det_state_size;
 		run->det_offset[i] = *total;
@@ -306,7 +306,7 @@ static pd_run *run_new(const pd_run_opts *opts, const bool *det_on, bool lane, b
 	run->apps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	run->linktypes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (size_t i = 0; i < pd_detectors_len; i++)
-		if (det_on[i] && pd_detectors[i]->init)
+		if (run->det_on[i] && pd_detectors[i]->init)
 			pd_detectors[i]->init(run, run->det_global[i]);
 	return run;
 }

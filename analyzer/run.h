@@ -19,6 +19,7 @@ typedef struct pd_run_opts {
 	size_t max_flow_rows; /* rows kept for the flow table */
 	bool progress; /* progress line on stderr */
 	bool no_ndpi; /* skip application detection (tests, fuzzing) */
+	bool no_detectors; /* run none of them: the benchmark's floor (PD_BENCH_FLOOR) */
 	unsigned threads; /* 1: everything on one thread; N: flows + N-1 detector lanes */
 } pd_run_opts;
 

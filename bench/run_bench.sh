@@ -22,6 +22,9 @@
 #   PD_BENCH_CSV         also write the rows to this CSV file
 #   PD_BENCH_STRICT=1    exit 1 when a goal is missed (default: report only)
 #   PD_BENCH_PCAPDOC_ARGS  extra pcapdoc arguments
+#   PD_BENCH_FLOOR=1     also time pcapdoc with nDPI off (row pd-nondpi), with
+#                        no detector (pd-nodet) and with neither (pd-floor):
+#                        what each part costs, and how fast the rest can be
 #
 # pcapdoc runs with its default --threads (the number of cores), and again
 # with --threads 1 (row pcapdoc-1t; its "pcapdoc x faster" is the scaling).
@@ -37,6 +40,7 @@ REPEAT=${PD_BENCH_REPEAT:-5}
 TSHARK_MB=${PD_BENCH_TSHARK_MB:-100}
 TCPTRACE_MB=${PD_BENCH_TCPTRACE_MB:-1000}
 STRICT=${PD_BENCH_STRICT:-0}
+FLOOR=${PD_BENCH_FLOOR:-0}
 CSV=${PD_BENCH_CSV:-}
 PCAPDOC_ARGS=${PD_BENCH_PCAPDOC_ARGS:-}
 
@@ -143,12 +147,20 @@ for mb in $SIZES; do
 		if [ "$pd1_ok" = 1 ]; then
 			pd_round pd1 --threads 1 --format json -o /dev/null || pd1_ok=0
 		fi
+		if [ "$FLOOR" = 1 ]; then
+			pd_round nondpi --no-ndpi --format json -o /dev/null
+			pd_round nodet --no-detectors --format json -o /dev/null
+			pd_round floor --no-ndpi --no-detectors --format json -o /dev/null
+		fi
 	done
 	packets=$(awk '{print $2}' "$WORK/bare.out")
 	echo "bare_loop $mb ${BEST_S[bare]} $packets $bytes ${BEST_M[bare]}" >>"$ROWS"
 	echo "  bare_loop: $(cat "$WORK/bare.out")"
 	[ "$pd_ok" = 1 ] && echo "pcapdoc $mb ${BEST_S[pd]} $packets $bytes ${BEST_M[pd]}" >>"$ROWS"
 	[ "$pd1_ok" = 1 ] && echo "pcapdoc-1t $mb ${BEST_S[pd1]} $packets $bytes ${BEST_M[pd1]}" >>"$ROWS"
+	for f in nondpi nodet floor; do
+		[ -n "${BEST_S[$f]:-}" ] && echo "pd-$f $mb ${BEST_S[$f]} $packets $bytes ${BEST_M[$f]}" >>"$ROWS"
+	done
 
 	if [ -n "$TCPTRACE" ] && [ "$mb" -le "$TCPTRACE_MB" ]; then
 		# -n: no reverse DNS (it would block on the network)
@@ -188,7 +200,7 @@ END {
 		pps = p[i] / secs
 		mbs = b[i] / 1e6 / secs
 		ratio = bare[mb[i]] > 0 ? pps / bare[mb[i]] : 0
-		vs = (tool[i] != "pcapdoc" && tool[i] != "bare_loop" && pps > 0 && pd[mb[i]] > 0) ? sprintf("%.1fx", pd[mb[i]] / pps) : ""
+		vs = (tool[i] != "pcapdoc" && tool[i] != "bare_loop" && tool[i] !~ /^pd-/ && pps > 0 && pd[mb[i]] > 0) ? sprintf("%.1fx", pd[mb[i]] / pps) : ""
 		printf "%-10s %6d %9.3f %11.0f %9.1f %10.1f %11.3f %9s\n", tool[i], mb[i], s[i], pps, mbs, rss[i] / 1024, ratio, vs
 		if (csv != "") printf "%s,%d,%.3f,%d,%d,%.0f,%.1f,%.1f,%.3f\n", tool[i], mb[i], s[i], p[i], b[i], pps, mbs, rss[i] / 1024, ratio >> csv
 	}
