@@ -142,7 +142,10 @@ typedef struct pd_flow {
 #define PD_SEG_SYN_RETRANS (1u << 14) /* SYN or SYN-ACK repeated */
 #define PD_SEG_NEW_FLOW (1u << 15) /* this packet created the flow */
 #define PD_SEG_PORT_REUSE (1u << 16) /* SYN restarted a closed 4-tuple */
-#define PD_SEG_CAPTURE_COPY (1u << 17) /* the previous segment of this side captured again (same IP ID / options, within 10 ms; 1 ms without an ID): tcpdump -i any on a router or bridge, SPAN */
+/* the previous segment of this side captured again (same IP ID / options,
+ * within 10 ms; 1 ms without an ID): tcpdump -i any on a router or bridge,
+ * SPAN */
+#define PD_SEG_CAPTURE_COPY (1u << 17)
 
 typedef struct pd_seg {
 	int dir; /* sender: PD_CLIENT or PD_SERVER */

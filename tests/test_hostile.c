@@ -536,7 +536,8 @@ Test(hostile, file_truncated_while_read)
 		char threads[4], at[24];
 		g_snprintf(threads, sizeof(threads), "%d", 1 + v % 2);
 		g_snprintf(at, sizeof(at), "%zu", (size_t)len / 2);
-		const char *argv[] = {bin, "-q", "--threads", threads, "--format", "json", strict ? "--strict" : "-q", path, NULL};
+		const char *argv[] = {bin, "-q", "--threads", threads, "--format", "json",
+				      strict ? "--strict" : "-q", path, NULL};
 		char **envp = g_environ_setenv(g_get_environ(), "PD_TEST_SHRINK_AT", at, TRUE);
 		char *out = NULL, *err = NULL;
 		int status = -1;
