@@ -62,7 +62,7 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
 
 #ifdef PD_PACK_AVX2
 /* Where the CPU has AVX2 (built for any x86-64, chosen at run time): 64
- * bytes a step, a third less time per block than 16. */
+ * bytes a step: a quarter less time per block than 16 at a time. */
 static bool use_avx2 = true;
 
 void pd_pack_allow_avx2(bool allow)
