@@ -172,6 +172,18 @@ static void lru_append(pd_flowtable *t, flow_hdr *h, unsigned q)
 	s->prev = h;
 }
 
+/* The slot that holds h (a flow's header or a parked record's). */
+static size_t slot_of(const pd_flowtable *t, const flow_hdr *h)
+{
+	size_t i = h->hash & t->mask;
+	while (ref_hdr(t->slots[i].ref) != h) {
+		if (!t->slots[i].ref)
+			g_error("pcapdoc: a flow is missing from the flow table");
+		i = (i + 1) & t->mask;
+	}
+	return i;
+}
+
 /* `to` takes `from`'s place in its queue and in the hash table. */
 static void take_place(pd_flowtable *t, flow_hdr *from, flow_hdr *to)
 {
@@ -184,13 +196,7 @@ static void take_place(pd_flowtable *t, flow_hdr *from, flow_hdr *to)
 	to->next->prev = to;
 	if (t->offered[from->queue] == from)
 		t->offered[from->queue] = to;
-	size_t i = from->hash & t->mask;
-	while (ref_hdr(t->slots[i].ref) != from) {
-		if (!t->slots[i].ref)
-			g_error("pcapdoc: flow record not in the flow table");
-		i = (i + 1) & t->mask;
-	}
-	t->slots[i].ref = ref_of(to);
+	t->slots[slot_of(t, from)].ref = ref_of(to);
 }
 
 static void park_flow(pd_flowtable *t, flow_hdr *h, uint32_t tag)
@@ -347,12 +353,7 @@ void pd_flowtable_remove(pd_flowtable *t, pd_flow *f)
 {
 	flow_hdr *hd = hdr_of(t, f);
 	size_t mask = t->mask;
-	size_t i = hd->hash & mask;
-	while (t->slots[i].ref != ref_of(hd)) {
-		if (!t->slots[i].ref)
-			g_error("pcapdoc: flow %" G_GUINT64_FORMAT " not in the flow table", f->id);
-		i = (i + 1) & mask;
-	}
+	size_t i = slot_of(t, hd);
 	/* Backward shift: pull later entries of the probe run into the hole
 	 * unless their home slot lies cyclically in (hole, their slot]. */
 	for (size_t j = i;;) {

@@ -854,11 +854,11 @@ static void packet_hooks(pd_run *run, const pd_packet *pkt)
 }
 
 /* The queues whose flows wait, and may be parked (see PD_PARK_AT). */
-static const unsigned park_queues[] = {Q_SYN_ONLY, Q_HALF_OPEN, Q_UDP};
+#define PD_PARK_QUEUES (1u << Q_SYN_ONLY | 1u << Q_HALF_OPEN | 1u << Q_UDP)
 
 static bool queue_parks(unsigned q)
 {
-	return q == Q_SYN_ONLY || q == Q_HALF_OPEN || q == Q_UDP;
+	return PD_PARK_QUEUES >> q & 1u;
 }
 
 /* Whether f may be parked: in a queue whose flows wait, and no detector
@@ -925,10 +925,10 @@ static void park_idle(pd_run *run, pd_time now)
 {
 	if (!run->parking)
 		return;
-	for (size_t i = 0; i < G_N_ELEMENTS(park_queues); i++) {
-		unsigned q = park_queues[i];
+	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
 		pd_flow *f;
-		while ((f = pd_flowtable_to_offer(run->ft, q)) && now - f->last_ts >= run->park_idle_ns)
+		while (queue_parks(q) && (f = pd_flowtable_to_offer(run->ft, q)) &&
+		       now - f->last_ts >= run->park_idle_ns)
 			park_offer(run, f, q);
 	}
 }

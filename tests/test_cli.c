@@ -475,20 +475,14 @@ Test(cli, parking_gives_the_same_report)
  * and tracks every flow as usual, and reports nothing found. */
 Test(cli, no_detectors_reads_everything_and_finds_nothing)
 {
-	char *f = pd_test_src("testdata/captures/syn-drop-giveup/syn-drop-giveup.pcap");
-	char *full = NULL;
-	const char *args[] = {"-q", "--format", "json", f, NULL};
-	cr_assert_eq(pd_test_run(&full, NULL, args), 0);
-	cJSON *a = cJSON_Parse(full);
+	const char *f = "testdata/captures/syn-drop-giveup/syn-drop-giveup.pcap";
+	cJSON *a = pd_test_json(f, (const char *const[]){"-q", NULL});
 	cr_assert_not_null(a);
 	cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "findings")), 0,
 		     "the capture has findings to leave out");
 	for (int t = 1; t <= 2; t++) {
-		char *out = NULL;
-		const char *bare[] = {"-q", "--no-detectors", "--threads", t == 1 ? "1" : "2", "--format", "json", f,
-				      NULL};
-		cr_assert_eq(pd_test_run(&out, NULL, bare), 0);
-		cJSON *b = cJSON_Parse(out);
+		const char *bare[] = {"-q", "--no-detectors", "--threads", t == 1 ? "1" : "2", NULL};
+		cJSON *b = pd_test_json(f, bare);
 		cr_assert_not_null(b);
 		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b, "findings")), 0,
 			     "threads %d: a finding without detectors", t);
@@ -496,11 +490,8 @@ Test(cli, no_detectors_reads_everything_and_finds_nothing)
 					cJSON_GetObjectItemCaseSensitive(b, "capture"), true),
 			  "threads %d: the capture section changed", t);
 		cJSON_Delete(b);
-		g_free(out);
 	}
 	cJSON_Delete(a);
-	g_free(full);
-	g_free(f);
 }
 
 /* Runs pcapdoc on a pseudo-terminal (stdout and stderr), feeding `path` to
