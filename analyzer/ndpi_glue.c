@@ -147,15 +147,16 @@ void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
 	}
 	if (!f->ndpi_done && !f->ndpi && n && f->ndpi_pkts == 0) {
 		/* No payload ever (a failed handshake, a scan): the ports are
-		 * all there is, and nDPI's port table is the best guess. */
-		uint32_t a = 0, b = 0;
-		if (f->addr[PD_CLIENT].family == 4) {
-			memcpy(&a, f->addr[PD_CLIENT].bytes, 4);
-			memcpy(&b, f->addr[PD_SERVER].bytes, 4);
-		}
-		ndpi_protocol p = ndpi_guess_undetected_protocol(n->mod, NULL, f->proto, ntohl(a),
-								 f->port[PD_CLIENT], ntohl(b),
-								 f->port[PD_SERVER]);
+		 * all there is, and nDPI's port table is the best guess. Its IP
+		 * lists are asked about the server only: a flood's spoofed
+		 * sources are random, and one that falls in Amazon's or Apple's
+		 * ranges says nothing about the service (address 0 is never in a
+		 * list). That also spares a tree search per spoofed source. */
+		uint32_t srv = 0;
+		if (f->addr[PD_SERVER].family == 4)
+			memcpy(&srv, f->addr[PD_SERVER].bytes, 4);
+		ndpi_protocol p = ndpi_guess_undetected_protocol(n->mod, NULL, f->proto, 0, f->port[PD_CLIENT],
+								 ntohl(srv), f->port[PD_SERVER]);
 		if (detected(p))
 			set_label(n, f, p);
 	}

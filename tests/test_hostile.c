@@ -670,3 +670,58 @@ Test(hostile, waiting_flows_are_parked, .timeout = 120)
 	g_remove(path);
 	g_free(path);
 }
+
+/* Flows in capture.applications under name, 0 when it is not there. */
+static int app_flows(const cJSON *doc, const char *name)
+{
+	const cJSON *cap = cJSON_GetObjectItemCaseSensitive(doc, "capture");
+	const cJSON *app;
+	cJSON_ArrayForEach(app, cJSON_GetObjectItemCaseSensitive(cap, "applications"))
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(app, "name");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(app, "flows");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name) && cJSON_IsNumber(c))
+			return c->valueint;
+	}
+	return 0;
+}
+
+/* Unanswered SYNs carry no payload for nDPI to read, so a flow's label is
+ * a guess from its ports and nDPI's IP lists. A spoofed source that lands
+ * in Amazon's, Apple's or Microsoft's published ranges must not name the
+ * flow; a server in Google's still does. */
+Test(hostile, spoofed_sources_do_not_name_the_application)
+{
+	char *path = tmp_path("pd-spoofed-names.pcap");
+	writer w;
+	w_open(&w, path, 256);
+	frame f;
+	const int64_t t0 = INT64_C(1700000000) * 1000000000;
+	/* 52.94.236.248 (AWS), 17.253.144.10 (Apple), 13.107.42.14 (Azure) */
+	const uint32_t spoofed[] = {0x345eecf8u, 0x11fd900au, 0x0d6b2a0eu};
+	for (int i = 0; i < 3; i++) {
+		tcp_seg(&f, spoofed[i], SRV, (uint16_t)(40000 + i), 80, 1000u * (uint32_t)i, 0, 0x02, 0, NULL, 0);
+		w_frame(&w, &f, 0, t0 + i * 1000000);
+	}
+	tcp_seg(&f, CLI, 0x08080808u, 41000, 443, 5000, 0, 0x02, 0, NULL, 0); /* to 8.8.8.8 */
+	w_frame(&w, &f, 0, t0 + 5000000);
+	w_close(&w);
+	for (int threads = 1; threads <= 2; threads++) {
+		char n[2] = {(char)('0' + threads), 0};
+		const char *args[] = {"-q", "--threads", n, "--format", "json", path, NULL};
+		char *out = NULL, *err = NULL;
+		cr_assert_eq(pd_test_run(&out, &err, args), 0, "%s", err ? err : "");
+		cJSON *doc = cJSON_Parse(out);
+		cr_assert_not_null(doc);
+		cr_expect_eq(app_flows(doc, "HTTP"), 3, "%d thread(s)", threads);
+		cr_expect_eq(app_flows(doc, "TLS.Google"), 1, "%d thread(s)", threads);
+		cr_expect_eq(app_flows(doc, "HTTP.AmazonAWS") + app_flows(doc, "HTTP.Apple") +
+				     app_flows(doc, "HTTP.Azure"),
+			     0, "%d thread(s)", threads);
+		cJSON_Delete(doc);
+		g_free(out);
+		g_free(err);
+	}
+	g_remove(path);
+	g_free(path);
+}
