@@ -468,20 +468,26 @@ pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q)
 	return h->parked ? unpark(t, h) : flow_of(t, h);
 }
 
-/* Touches happen in frame order, so the smallest last_frame among the
- * queue heads is the flow the single LRU list used to have at its head. */
-pd_flow *pd_flowtable_oldest(pd_flowtable *t)
+int pd_flowtable_oldest_queue(const pd_flowtable *t, unsigned queues)
 {
 	int best = -1;
 	uint64_t best_frame = 0;
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
 		pd_flow_age age;
-		if (pd_flowtable_head_in(t, q, &age) && (best < 0 || age.last_frame < best_frame)) {
+		if ((queues >> q & 1u) && pd_flowtable_head_in(t, q, &age) &&
+		    (best < 0 || age.last_frame < best_frame)) {
 			best = (int)q;
 			best_frame = age.last_frame;
 		}
 	}
-	return best < 0 ? NULL : pd_flowtable_oldest_in(t, (unsigned)best);
+	return best;
+}
+
+/* The flow the single LRU list used to have at its head. */
+pd_flow *pd_flowtable_oldest(pd_flowtable *t)
+{
+	int q = pd_flowtable_oldest_queue(t, (1u << PD_FLOWTABLE_QUEUES) - 1);
+	return q < 0 ? NULL : pd_flowtable_oldest_in(t, (unsigned)q);
 }
 
 size_t pd_flowtable_count_offered_in(const pd_flowtable *t, unsigned q)

@@ -93,6 +93,11 @@ void pd_flowtable_prefetch_offer(const pd_flowtable *t, unsigned q);
 /* Starts loading what pd_flowtable_remove will touch for f (its slot and
  * its queue neighbours): call it before the flow's end hooks run. */
 void pd_flowtable_prefetch_removal(const pd_flowtable *t, const pd_flow *f);
+/* Of the queues in the bit set `queues` (bit q: queue q), the one whose
+ * head is the least recently active (smallest last_frame), or -1 when they
+ * are all empty. Touches happen in frame order, so that head is the oldest
+ * flow of those queues. */
+int pd_flowtable_oldest_queue(const pd_flowtable *t, unsigned queues);
 /* Least recently active flow of all (smallest last_frame; unparked), or NULL. */
 pd_flow *pd_flowtable_oldest(pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);

@@ -715,18 +715,14 @@ static bool flow_expired(const pd_flow *f, pd_time now)
 static void expire_flows(pd_run *run, pd_time now)
 {
 	for (;;) {
-		int best = -1;
-		uint64_t best_frame = 0;
+		unsigned expired = 0; /* the queues whose head has expired */
 		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
 			pd_flow_age age;
-			if (!pd_flowtable_head_in(run->ft, q, &age))
-				continue;
-			bool expired = age.flow ? flow_expired(age.flow, now) : now - age.last_ts > queue_timeout(q);
-			if (expired && (best < 0 || age.last_frame < best_frame)) {
-				best = (int)q;
-				best_frame = age.last_frame;
-			}
+			if (pd_flowtable_head_in(run->ft, q, &age) &&
+			    (age.flow ? flow_expired(age.flow, now) : now - age.last_ts > queue_timeout(q)))
+				expired |= 1u << q;
 		}
+		int best = pd_flowtable_oldest_queue(run->ft, expired);
 		if (best < 0)
 			break;
 		pd_flow *f = pd_flowtable_oldest_in(run->ft, (unsigned)best);
@@ -800,11 +796,8 @@ static pd_flow *new_flow(pd_run *run, uint8_t proto, const pd_addr *ca, uint16_t
 	}
 	if (pd_flowtable_count_in(run->ft, Q_SYN_ONLY) + pd_flowtable_count_in(run->ft, Q_HALF_OPEN) >=
 	    PD_MAX_HALF_OPEN) {
-		pd_flow_age a, b;
-		bool has_a = pd_flowtable_head_in(run->ft, Q_SYN_ONLY, &a);
-		bool has_b = pd_flowtable_head_in(run->ft, Q_HALF_OPEN, &b);
-		unsigned q = has_a && (!has_b || a.last_frame < b.last_frame) ? Q_SYN_ONLY : Q_HALF_OPEN;
-		finalize_flow(run, pd_flowtable_oldest_in(run->ft, q));
+		int q = pd_flowtable_oldest_queue(run->ft, 1u << Q_SYN_ONLY | 1u << Q_HALF_OPEN);
+		finalize_flow(run, pd_flowtable_oldest_in(run->ft, (unsigned)q));
 		run->half_open_evicted++;
 		/* a flood keeps evicting: warm the next victims now */
 		pd_flowtable_prefetch_head(run->ft, Q_SYN_ONLY);

@@ -709,19 +709,15 @@ Test(hostile, spoofed_sources_do_not_name_the_application)
 	w_close(&w);
 	for (int threads = 1; threads <= 2; threads++) {
 		char n[2] = {(char)('0' + threads), 0};
-		const char *args[] = {"-q", "--threads", n, "--format", "json", path, NULL};
-		char *out = NULL, *err = NULL;
-		cr_assert_eq(pd_test_run(&out, &err, args), 0, "%s", err ? err : "");
-		cJSON *doc = cJSON_Parse(out);
-		cr_assert_not_null(doc);
+		const char *args[] = {"-q", "--threads", n, NULL};
+		cJSON *doc = pd_test_json_abs(path, args);
+		cr_assert_not_null(doc, "%d thread(s): no report", threads);
 		cr_expect_eq(app_flows(doc, "HTTP"), 3, "%d thread(s)", threads);
 		cr_expect_eq(app_flows(doc, "TLS.Google"), 1, "%d thread(s)", threads);
 		cr_expect_eq(app_flows(doc, "HTTP.AmazonAWS") + app_flows(doc, "HTTP.Apple") +
 				     app_flows(doc, "HTTP.Azure"),
 			     0, "%d thread(s)", threads);
 		cJSON_Delete(doc);
-		g_free(out);
-		g_free(err);
 	}
 	g_remove(path);
 	g_free(path);
