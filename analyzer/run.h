@@ -7,8 +7,8 @@
 #include <glib.h>
 
 #include "dissect/dissect.h"
-#include "model.h"
-#include "reader.h"
+#include "report/model.h"
+#include "capture/reader.h"
 
 typedef struct pd_run pd_run;
 

@@ -20,7 +20,7 @@
 #include <stdarg.h>
 
 #include "analyzer/flow.h"
-#include "analyzer/model.h"
+#include "report/model.h"
 
 typedef struct pd_run pd_run;
 

@@ -3,7 +3,7 @@
 #ifndef PD_REPORT_INTERNAL_H
 #define PD_REPORT_INTERNAL_H
 
-#include "heuristics/kb.h"
+#include "knowledge/kb.h"
 #include "report/render.h"
 
 /* "10.0.0.1" / "2001:db8::1"; "" for an empty address. */

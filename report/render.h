@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 #include <glib.h>
 
-#include "analyzer/model.h"
+#include "report/model.h"
 
 typedef struct pd_render_opts {
 	const char *lang; /* "en" or "zh" */

@@ -6,9 +6,9 @@
 #include <glib.h>
 #include <string.h>
 
-#include "analyzer/model.h"
-#include "heuristics/catalog.h"
-#include "heuristics/kb.h"
+#include "report/model.h"
+#include "knowledge/catalog.h"
+#include "knowledge/kb.h"
 #include "testutil.h"
 
 static bool is_kebab(const char *s)
@@ -198,7 +198,7 @@ static char *gen_findings_md(void)
 {
 	GString *o = g_string_new(NULL);
 	g_string_append(o, "# pcapdoc findings\n\n"
-			   "<!-- Generated from heuristics/catalog.c by tests/test_kb.c: do not edit.\n"
+			   "<!-- Generated from knowledge/catalog.c by tests/test_kb.c: do not edit.\n"
 			   "     Regenerate: PD_BLESS=1 meson test -C build test_kb -->\n\n"
 			   "Every finding pcapdoc can report, by category. The id is stable: reports,\n"
 			   "baselines and diffs key on it. The severity is the default; a detector may\n"
@@ -240,7 +240,7 @@ static char *gen_settings_md(void)
 {
 	GString *o = g_string_new(NULL);
 	g_string_append(o, "# pcapdoc settings knowledge base\n\n"
-			   "<!-- Generated from heuristics/kb.c by tests/test_kb.c: do not edit.\n"
+			   "<!-- Generated from knowledge/kb.c by tests/test_kb.c: do not edit.\n"
 			   "     Regenerate: PD_BLESS=1 meson test -C build test_kb -->\n\n"
 			   "Every kernel, socket, route, application and middlebox setting a finding can\n"
 			   "point at. Defaults are those of current Linux (checked on kernel 6.18 in a\n"

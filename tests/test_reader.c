@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/reader.h"
+#include "capture/reader.h"
 #include "testutil.h"
 
 typedef struct blob {

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer/model.h"
+#include "report/model.h"
 #include "analyzer/run.h"
 #include "heuristics/detector.h"
-#include "heuristics/kb.h"
+#include "knowledge/kb.h"
 #include "report/render.h"
 #include "testutil.h"
 

@@ -1,6 +1,6 @@
 /* The report model: allocation, canonical order and the small name and
  * time formatting helpers every renderer shares. */
-#include "analyzer/model.h"
+#include "report/model.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -11,8 +11,8 @@
 
 #include "pd_config.h"
 #include "report/render.h"
-#include "run.h"
-#include "sanitizers.h"
+#include "analyzer/run.h"
+#include "analyzer/sanitizers.h"
 
 /* Documented in pcapdoc(1); 1 is reserved for --fail-on. */
 typedef enum pd_exit {

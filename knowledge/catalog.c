@@ -2,7 +2,7 @@
  * the settings that usually lie behind it (KB names, most likely first)
  * and the other causes a capture alone cannot rule out. Ids are stable:
  * never rename one (reports, baselines and diffs key on them). */
-#include "heuristics/catalog.h"
+#include "knowledge/catalog.h"
 
 #include <string.h>
 

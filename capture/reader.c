@@ -1,6 +1,6 @@
 /* Capture input; see reader.h. */
 #define _GNU_SOURCE
-#include "reader.h"
+#include "capture/reader.h"
 
 #include <errno.h>
 #include <stdio.h>

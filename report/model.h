@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "dissect/packet.h"
-#include "heuristics/catalog.h"
+#include "knowledge/catalog.h"
 
 #define PD_SCHEMA_VERSION "1.0"
 

@@ -7,7 +7,7 @@
  * so instead of pretending to a single number. Check commands must be
  * harmless to run. Texts are plain: no backquotes (the Markdown renderer
  * puts commands in code spans). */
-#include "heuristics/kb.h"
+#include "knowledge/kb.h"
 
 #include <string.h>
 
