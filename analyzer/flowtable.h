@@ -1,14 +1,12 @@
-/* The flow table: owns every live pd_flow, finds a packet's flow by its
- * 5-tuple in either direction, and keeps flows in least-recently-active
- * order so idle ones can be finalized as the capture streams by.
+/* One shard's flow table: owns the shard's live flows, finds a packet's flow
+ * by its 5-tuple in either direction, and keeps them in activity queues (one
+ * per idle timeout, least recently active first) so that expiry only looks
+ * at queue heads.
  *
- * Parked flows: a flow that waits (a SYN flood's half-open flows wait for
- * minutes and are most of the live flows) can be parked: its block is
- * packed against a template (pack.h) into a record a fifth of its size that
- * keeps its place in the hash table and its queue. Any call that hands out
- * a parked flow unparks it first, into a fresh block with the same bytes,
- * and tells the owner through the unpark hook; a parked flow's address
- * changes, so only flows no one keeps a pointer to may be parked. */
+ * A flow lives in a pd_flow_slot: the engine's private bookkeeping, then
+ * the pd_flow detectors see, then the detectors' per-flow blocks. When a
+ * flow ends, the worker removes its slot from the table and hands the slot
+ * over to the collector, which frees it (pd_flow_slot_free). */
 #ifndef PD_FLOWTABLE_H
 #define PD_FLOWTABLE_H
 
@@ -16,92 +14,78 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flow.h"
+#include "heuristics/flow.h"
+
+typedef struct pd_flow_slot pd_flow_slot;
+struct pd_flow_slot {
+	uint64_t hash; /* pd_flow_hash of the tuple */
+	pd_flow_slot *prev, *next; /* activity queue; a sentinel at each end */
+	uint8_t queue;
+
+	/* the application label (app_label.c) */
+	void *ndpi;
+	uint16_t ndpi_pkts;
+	bool ndpi_done;
+
+	/* from_payload detectors' blocks: NULL until the first payload */
+	uint8_t *data_state;
+
+	/* once ended: where it ended in the capture (its place among ended
+	 * flows: pd_ended_before) and the capture time then */
+	uint64_t end_pos, end_sub;
+	pd_time end_now;
+	pd_flow_slot *end_next; /* in a list of ended flows */
+
+	pd_flow flow;
+	/* the eager detectors' blocks follow, 16-aligned */
+	uint8_t det_state[] __attribute__((aligned(16)));
+};
+
+static inline pd_flow_slot *pd_slot_of(const pd_flow *f)
+{
+	return (pd_flow_slot *)((char *)f - offsetof(pd_flow_slot, flow));
+}
+
+/* Whether ended flow a comes before b in the capture. */
+static inline bool pd_ended_before(const pd_flow_slot *a, const pd_flow_slot *b)
+{
+	return a->end_pos != b->end_pos ? a->end_pos < b->end_pos : a->end_sub < b->end_sub;
+}
+
+/* The symmetric hash of a 5-tuple: the same for both directions. */
+uint64_t pd_flow_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_addr *b, uint16_t pb);
 
 typedef struct pd_flowtable pd_flowtable;
 
-/* extra: bytes of detector state appended to every flow. */
-pd_flowtable *pd_flowtable_new(size_t extra);
+/* det_size: bytes of eager detector blocks after every flow. */
+pd_flowtable *pd_flowtable_new(size_t det_size);
 void pd_flowtable_free(pd_flowtable *t); /* flows must have been removed */
 
-/* Finds the flow for (proto, a:pa -> b:pb); *dir is the sender's index in
- * that flow (PD_CLIENT/PD_SERVER). NULL when none. Marks it most recent. */
-pd_flow *pd_flowtable_lookup(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
-			     const pd_addr *b, uint16_t pb, int *dir);
+/* The flow of (proto, a:pa -> b:pb) with hash h, or NULL; *dir is the
+ * sender's index in that flow (PD_CLIENT/PD_SERVER). */
+pd_flow_slot *pd_flowtable_lookup(pd_flowtable *t, uint64_t h, uint8_t proto, const pd_addr *a, uint16_t pa,
+				  const pd_addr *b, uint16_t pb, int *dir);
 
-/* Creates a flow with client a:pa and server b:pb (zeroed detector state). */
-pd_flow *pd_flowtable_insert(pd_flowtable *t, uint8_t proto, const pd_addr *a, uint16_t pa,
-			     const pd_addr *b, uint16_t pb);
+/* A new flow with client a:pa and server b:pb, zeroed, in queue 0. */
+pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, uint64_t h, uint64_t id, uint8_t proto, const pd_addr *a,
+				  uint16_t pa, const pd_addr *b, uint16_t pb);
 
-/* The identity pd_flowtable_insert gives a flow: id, protocol, client
- * a:pa, server b:pb (detector lanes build their mirrors of it the same way). */
-void pd_flow_set_identity(pd_flow *f, uint64_t id, uint8_t proto, const pd_addr *a, uint16_t pa,
-			  const pd_addr *b, uint16_t pb);
+/* Unlinks the flow; the caller owns the slot from then on. */
+void pd_flowtable_remove(pd_flowtable *t, pd_flow_slot *s);
+void pd_flow_slot_free(pd_flow_slot *s);
 
-/* Flows are offered for parking oldest first, per queue: the least
- * recently active flow of queue q not offered since its last activity, or
- * NULL; then pd_flowtable_offer either parks it (f is invalid afterwards)
- * or passes over it. */
-pd_flow *pd_flowtable_to_offer(pd_flowtable *t, unsigned q);
-void pd_flowtable_offer(pd_flowtable *t, pd_flow *f, bool park, uint32_t tag);
-/* Called with each flow just unparked, before the call that unparked it
- * returns, and the tag the owner parked it with. */
-typedef void (*pd_unpark_hook)(void *ctx, pd_flow *f, uint32_t tag);
-void pd_flowtable_set_unpark_hook(pd_flowtable *t, pd_unpark_hook hook, void *ctx);
-/* Flows of queue q offered since they were last active (parked or passed
- * over), and parked now; both are counted in pd_flowtable_count_in too. */
-size_t pd_flowtable_count_offered_in(const pd_flowtable *t, unsigned q);
-size_t pd_flowtable_count_parked_in(const pd_flowtable *t, unsigned q);
-/* Flows parked so far, and the bytes their records took. */
-uint64_t pd_flowtable_parks(const pd_flowtable *t, uint64_t *record_bytes);
-
-/* Unlinks the flow; the caller finalizes it, then gives it back with
- * pd_flowtable_release (its block is reused for a later flow). */
-void pd_flowtable_remove(pd_flowtable *t, pd_flow *f);
-void pd_flowtable_release(pd_flowtable *t, pd_flow *f);
-
-/* Activity queues: the caller puts each flow, after each of its packets,
- * at the tail of the queue for its idle timeout (one timeout per queue), so
- * every queue is in order of last activity and expiry only looks at heads.
- * A new flow starts in queue 0; a lookup moves the flow to the tail of the
- * queue it is in. */
 #define PD_FLOWTABLE_QUEUES 5
-void pd_flowtable_touch(pd_flowtable *t, pd_flow *f, unsigned q);
-/* Least recently active flow of queue q (unparked), or NULL. */
-pd_flow *pd_flowtable_oldest_in(pd_flowtable *t, unsigned q);
-/* What expiry needs of queue q's least recently active flow without
- * unparking it: false when the queue is empty. flow is NULL when it is
- * parked (its queue then decides its timeout). */
-typedef struct pd_flow_age {
-	uint64_t last_frame;
-	pd_time last_ts;
-	const pd_flow *flow;
-} pd_flow_age;
-bool pd_flowtable_head_in(const pd_flowtable *t, unsigned q, pd_flow_age *age);
-/* Another thread's call: gets the memory for more flows ready ahead of
- * need (pd_slab_prefault). */
-bool pd_flowtable_prefault(pd_flowtable *t);
-/* Start loading the whole block of the flow after f in its queue, or of
- * queue q's head, into the cache (for a parked one, its record and what
- * unparking it touches): a flow about to end has not been touched for a
- * while, and its end runs every detector on it. */
-void pd_flowtable_prefetch_next(const pd_flowtable *t, const pd_flow *f);
-void pd_flowtable_prefetch_head(const pd_flowtable *t, unsigned q);
-/* What offering queue q's next flows will touch: the next one's slot and
- * neighbour, the block of the one after it. */
-void pd_flowtable_prefetch_offer(const pd_flowtable *t, unsigned q);
-/* Starts loading what pd_flowtable_remove will touch for f (its slot and
- * its queue neighbours): call it before the flow's end hooks run. */
-void pd_flowtable_prefetch_removal(const pd_flowtable *t, const pd_flow *f);
-/* Of the queues in the bit set `queues` (bit q: queue q), the one whose
- * head is the least recently active (smallest last_frame), or -1 when they
- * are all empty. Touches happen in frame order, so that head is the oldest
- * flow of those queues. */
-int pd_flowtable_oldest_queue(const pd_flowtable *t, unsigned queues);
-/* Least recently active flow of all (smallest last_frame; unparked), or NULL. */
-pd_flow *pd_flowtable_oldest(pd_flowtable *t);
+/* Moves the flow to the tail of queue q (after each of its packets). */
+void pd_flowtable_touch(pd_flowtable *t, pd_flow_slot *s, unsigned q);
+/* The least recently active flow of queue q, or NULL; and the one after s
+ * in its queue, or NULL. */
+pd_flow_slot *pd_flowtable_head(const pd_flowtable *t, unsigned q);
+pd_flow_slot *pd_flowtable_next(const pd_flowtable *t, const pd_flow_slot *s);
+/* The least recently active flow of all, or NULL. */
+pd_flow_slot *pd_flowtable_oldest(const pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);
 size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);
-size_t pd_flowtable_peak(const pd_flowtable *t);
+/* Bytes the table itself holds (slots, not flows). */
+size_t pd_flowtable_bytes(const pd_flowtable *t);
 
 #endif

@@ -1,6 +1,6 @@
 /* One analysis run: reads the input, drives dissector, flow engine, nDPI
  * and detectors in a single streaming pass, and owns the findings until it
- * hands over the finished report. */
+ * hands over the finished report (analyzer/engine.h has the parts). */
 #ifndef PD_RUN_H
 #define PD_RUN_H
 
@@ -20,7 +20,10 @@ typedef struct pd_run_opts {
 	bool progress; /* progress line on stderr */
 	bool no_ndpi; /* skip application detection (tests, fuzzing) */
 	bool no_detectors; /* run none of them: the benchmark's floor (PD_BENCH_FLOOR) */
-	unsigned threads; /* 1: everything on one thread; N: flows + N-1 detector lanes */
+	/* workers: 1, everything on this thread; N, this thread reads and
+	 * routes and N threads own the flows; the report is the same */
+	unsigned threads;
+	bool stats; /* engine figures on stderr at the end */
 } pd_run_opts;
 
 void pd_run_opts_default(pd_run_opts *o);
@@ -42,13 +45,5 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
 /* Ends every flow, runs the end-of-capture passes and returns the report;
  * the caller owns it (pd_report_free). The run can then only be freed. */
 pd_report *pd_run_finish(pd_run *run);
-
-/* Aggregation threshold: an id found on more flows than this becomes one
- * capture-wide finding listing them. */
-#define PD_AGGREGATE_MIN_FLOWS 5
-
-/* Per-flow findings kept per id; further flows fold straight into one
- * capture-wide finding, so a flood cannot grow the findings without bound. */
-#define PD_MAX_FLOW_FINDINGS 256
 
 #endif

@@ -4,7 +4,7 @@
 #ifndef PD_TCP_ENGINE_H
 #define PD_TCP_ENGINE_H
 
-#include "flow.h"
+#include "heuristics/flow.h"
 
 /* A SYN (no ACK) that starts a new connection on a 4-tuple that already
  * has a flow: a different ISN, or the flow is finished. */

@@ -181,36 +181,23 @@ bool pd_dissect_quoted_ip(pd_ip *ip, pd_cursor *c)
 	}
 }
 
-static size_t pd_addr_len(const pd_addr *a)
+
+/* A pointer into [from, from + len) moved to the same offset from to. */
+static const uint8_t *rebase_ptr(const uint8_t *p, const uint8_t *from, size_t len, const uint8_t *to)
 {
-	return a->family == 6 ? 16 : a->family == 4 ? 4 : 0;
+	/* addresses as numbers: `from` may be a buffer that is gone */
+	uintptr_t a = (uintptr_t)p, f = (uintptr_t)from;
+	if (!p || a < f || a - f > len)
+		return p;
+	return to + (a - f);
 }
 
-bool pd_addr_equal(const pd_addr *a, const pd_addr *b)
+void pd_packet_rebase(pd_packet *pkt, const uint8_t *from, const uint8_t *to)
 {
-	return a->family == b->family && memcmp(a->bytes, b->bytes, pd_addr_len(a)) == 0;
-}
-
-int pd_addr_cmp(const pd_addr *a, const pd_addr *b)
-{
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	int r = memcmp(a->bytes, b->bytes, pd_addr_len(a));
-	return r < 0 ? -1 : r > 0 ? 1 : 0;
-}
-
-const char *pd_addr_str(const pd_addr *a, char *buf, size_t len)
-{
-	if (!buf || len == 0)
-		return buf;
-	int af = a->family == 4 ? AF_INET : a->family == 6 ? AF_INET6 : -1;
-	if (af < 0 || len > UINT32_MAX || !inet_ntop(af, a->bytes, buf, (socklen_t)len)) {
-		/* No address, or buf too small for it. */
-		buf[0] = '\0';
-		if (af < 0 && len >= 2) {
-			buf[0] = '-';
-			buf[1] = '\0';
-		}
-	}
-	return buf;
+	size_t len = pkt->caplen;
+	pkt->l3 = rebase_ptr(pkt->l3, from, len, to);
+	if (pkt->l4 == PD_L4_TCP)
+		pkt->tcp.payload = rebase_ptr(pkt->tcp.payload, from, len, to);
+	else if (pkt->l4 == PD_L4_UDP)
+		pkt->udp.payload = rebase_ptr(pkt->udp.payload, from, len, to);
 }

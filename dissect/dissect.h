@@ -3,6 +3,7 @@
 #ifndef PD_DISSECT_H
 #define PD_DISSECT_H
 
+#include "addr.h"
 #include "cursor.h"
 #include "packet.h"
 
@@ -23,6 +24,11 @@ const char *pd_linktype_name(int linktype);
  * is reset here. Never reads outside data[0..caplen). */
 pd_dissect_status pd_dissect(pd_packet *pkt, const uint8_t *data);
 
+/* The view of a frame whose bytes moved from `from` to `to` (copied as
+ * they are): its pointers follow them. Every pointer field of pd_packet is
+ * handled here (tests/test_dissect.c checks it against a fresh dissection). */
+void pd_packet_rebase(pd_packet *pkt, const uint8_t *from, const uint8_t *to);
+
 /* Layer entry points, for unit tests and for ICMP's quoted headers. */
 pd_dissect_status pd_dissect_link(pd_packet *pkt, pd_cursor *c);
 pd_dissect_status pd_dissect_ipv4(pd_packet *pkt, pd_cursor *c);
@@ -37,11 +43,5 @@ void pd_dissect_icmp(pd_packet *pkt, pd_cursor *c, bool v6);
  * transport header. */
 bool pd_dissect_quoted_ip(pd_ip *ip, pd_cursor *c);
 
-/* Address helpers. */
-bool pd_addr_equal(const pd_addr *a, const pd_addr *b);
-int pd_addr_cmp(const pd_addr *a, const pd_addr *b);
-/* Writes a printable form (inet_ntop) into buf; returns buf. */
-const char *pd_addr_str(const pd_addr *a, char *buf, size_t len);
-#define PD_ADDR_STRLEN 46
 
 #endif

@@ -14,9 +14,7 @@
 #define CP_NEAR_RATIO 4 /* one handshake leg this many times the other */
 #define CP_MIN_LEG_NS (100 * 1000LL) /* below: processing noise */
 #define CP_MIDDLE_NS (1000 * 1000LL) /* both legs at least this: in between */
-#define CP_DUP_WINDOW_NS (10 * 1000 * 1000LL)
-#define CP_DUP_WINDOW6_NS (1000 * 1000LL) /* no IP ID in IPv6: be stricter */
-#define CP_DUP_SLOTS 4096 /* power of two */
+#define CP_DUP_WINDOW_MS 10 /* the engine's window for the same packet captured again */
 #define CP_JUMBO_PAYLOAD 9216 /* above any jumbo-frame MSS */
 
 enum { CP_V_UNKNOWN = 0, CP_V_CLIENT, CP_V_SERVER, CP_V_MIDDLE, CP_V_CLOSE, CP_V__N };
@@ -57,17 +55,6 @@ typedef struct cp_flow {
 	bool have_a, have_b;
 } cp_flow;
 
-typedef struct cp_dup_slot {
-	uint64_t sig;
-	pd_time ts;
-} cp_dup_slot;
-
-#define CP_MEMO_BITS 10
-typedef struct cp_memo {
-	uint64_t key; /* IPv4 source << 32 | destination */
-	uint64_t h; /* cp_sig_addrs of that pair; 0 while empty */
-} cp_memo;
-
 typedef struct cp_global {
 	/* vantage */
 	uint64_t v_count[CP_V__N];
@@ -82,172 +69,13 @@ typedef struct cp_global {
 	/* drops */
 	pd_finding *drops;
 	uint64_t drop_events, drop_bytes;
-	/* snaplen */
-	uint64_t trunc, ip_pkts, max_hdr_payload, max_cap_payload;
-	uint64_t trunc_frame;
-	pd_time trunc_ts;
 	/* one direction */
 	pd_finding *onedir;
 	uint64_t onedir_flows, tcp_flows;
-	/* time */
-	bool have_ts;
-	pd_time max_ts;
-	uint64_t back_n;
-	pd_time back_max;
-	uint64_t back_frame;
-	pd_time back_ts;
-	/* duplicates */
-	cp_dup_slot *slots;
-	cp_memo memo[1u << CP_MEMO_BITS];
-	uint64_t dup_n, dup_retx, dup_frame_last;
+	/* duplicates (the engine finds them: PD_SEG_CAPTURE_DUP) */
+	uint64_t dup_retx;
 	pd_finding *dups;
 } cp_global;
-
-/* ----------------------------------------------------------- packets */
-
-static uint64_t cp_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
-}
-
-/* The signature's first 16 rounds (one per address byte pair): what the
- * two addresses alone give. */
-static uint64_t cp_sig_addrs(const pd_ip *ip)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < 16; i++)
-		h = cp_mix(h, ((uint64_t)ip->src.bytes[i] << 8) | ip->dst.bytes[i]);
-	return h;
-}
-
-/* cp_sig_addrs through a small memo of recent IPv4 pairs: most packets
- * come from a few host pairs, and the 16 rounds are one dependent chain.
- * The value is the same either way (a memo, not another hash: the slot a
- * packet lands in decides which duplicates the table still holds). */
-static uint64_t cp_sig_addrs_v4(cp_global *g, const pd_ip *ip)
-{
-	uint32_t s, d;
-	memcpy(&s, ip->src.bytes, 4);
-	memcpy(&d, ip->dst.bytes, 4);
-	uint64_t key = (uint64_t)s << 32 | d;
-	cp_memo *m = &g->memo[(key * 0x9e3779b97f4a7c15ull) >> (64 - CP_MEMO_BITS)];
-	if (m->h && m->key == key)
-		return m->h;
-	uint64_t h = cp_sig_addrs(ip);
-	m->key = key;
-	m->h = h; /* a pair whose value is 0 reads as empty: recomputed each time */
-	return h;
-}
-
-/* What makes a frame the same packet: addresses, IP ID, and for TCP the
- * sequence, ACK, flags, length, window, timestamp and SACK blocks. */
-static uint64_t cp_sig(cp_global *g, const pd_packet *pkt)
-{
-	const pd_ip *ip = &pkt->ip;
-	uint32_t s_hi, d_hi;
-	uint64_t s_tail, d_tail;
-	memcpy(&s_hi, ip->src.bytes + 4, 4);
-	memcpy(&d_hi, ip->dst.bytes + 4, 4);
-	memcpy(&s_tail, ip->src.bytes + 8, 8);
-	memcpy(&d_tail, ip->dst.bytes + 8, 8);
-	uint64_t h = !s_hi && !d_hi && !s_tail && !d_tail ? cp_sig_addrs_v4(g, ip) : cp_sig_addrs(ip);
-	h = cp_mix(h, ((uint64_t)ip->version << 40) | ((uint64_t)ip->proto << 32) | ip->total_len);
-	h = cp_mix(h, ((uint64_t)ip->ident << 16) | ip->frag_offset);
-	if (pkt->l4 == PD_L4_TCP) {
-		const pd_tcp *t = &pkt->tcp;
-		h = cp_mix(h, ((uint64_t)t->sport << 16) | t->dport);
-		h = cp_mix(h, ((uint64_t)t->seq << 32) | t->ack);
-		h = cp_mix(h, ((uint64_t)t->flags << 48) | ((uint64_t)t->window << 32) | t->payload_len);
-		h = cp_mix(h, ((uint64_t)t->tsval << 32) | t->tsecr);
-		/* duplicate ACKs may repeat everything above (a stack that keeps
-		 * the IP ID for pure ACKs, a coarse timestamp clock) while their
-		 * SACK blocks move on: those are new packets */
-		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++)
-			h = cp_mix(h, ((uint64_t)t->sack_left[i] << 32) | t->sack_right[i]);
-	} else if (pkt->l4 == PD_L4_UDP) {
-		h = cp_mix(h, ((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport);
-		if (pkt->udp.payload && pkt->udp.payload_captured >= 8) {
-			uint64_t v;
-			memcpy(&v, pkt->udp.payload, 8);
-			h = cp_mix(h, v);
-		}
-	}
-	return h ? h : 1;
-}
-
-static bool cp_dup_candidate(const pd_packet *pkt)
-{
-	const pd_ip *ip = &pkt->ip;
-	if (ip->version == 4 && ip->ident != 0)
-		return true; /* a new datagram gets a new ID */
-	/* No ID to tell copies apart (IPv6, or IPv4 ID 0 as Linux uses for
-	 * SYN-ACKs): identical pure ACKs are normal duplicate ACKs, and a
-	 * SYN-ACK is legitimately re-sent at once for a repeated SYN; only
-	 * data segments are compared (within a tighter window). */
-	if (pkt->l4 != PD_L4_TCP || (pkt->tcp.flags & PD_TCP_SYN))
-		return false;
-	return pkt->tcp.payload_len > 0;
-}
-
-static void cp_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
-{
-	(void)run;
-	cp_global *g = gv;
-	/* The signature's table slot is rarely in cache: ask for it before
-	 * the bookkeeping below. */
-	bool cand = cp_dup_candidate(pkt) && pkt->malformed == PD_MAL_NONE;
-	uint64_t sig = 0;
-	if (cand) {
-		if (!g->slots)
-			g->slots = g_new0(cp_dup_slot, CP_DUP_SLOTS);
-		sig = cp_sig(g, pkt);
-		__builtin_prefetch(&g->slots[sig & (CP_DUP_SLOTS - 1)]);
-	}
-	g->ip_pkts++;
-	if (g->have_ts && pkt->ts < g->max_ts) {
-		pd_time back = g->max_ts - pkt->ts;
-		if (!g->back_n) {
-			g->back_frame = pkt->frame_no;
-			g->back_ts = pkt->ts;
-		}
-		g->back_n++;
-		if (back > g->back_max)
-			g->back_max = back;
-	} else {
-		g->max_ts = pkt->ts;
-		g->have_ts = true;
-	}
-	if (pkt->snap_truncated || pkt->caplen < pkt->wirelen) {
-		if (!g->trunc) {
-			g->trunc_frame = pkt->frame_no;
-			g->trunc_ts = pkt->ts;
-		}
-		g->trunc++;
-	}
-	if (pkt->l4 == PD_L4_TCP) {
-		if (pkt->tcp.payload_len > g->max_hdr_payload)
-			g->max_hdr_payload = pkt->tcp.payload_len;
-		if (pkt->tcp.payload_captured > g->max_cap_payload)
-			g->max_cap_payload = pkt->tcp.payload_captured;
-	}
-
-	if (!cand)
-		return;
-	cp_dup_slot *s = &g->slots[sig & (CP_DUP_SLOTS - 1)];
-	pd_time win = pkt->ip.version == 4 && pkt->ip.ident ? CP_DUP_WINDOW_NS : CP_DUP_WINDOW6_NS;
-	if (s->sig == sig && pkt->ts >= s->ts && pkt->ts - s->ts <= win) {
-		g->dup_n++;
-		g->dup_frame_last = pkt->frame_no;
-		if (!g->dups)
-			g->dups = pd_finding_get(run, "capture-duplicates", NULL);
-		pd_finding_occurrence(g->dups, pkt, "same packet captured again");
-		/* keep the first copy's time: a third copy is a dup too */
-		return;
-	}
-	s->sig = sig;
-	s->ts = pkt->ts;
-}
 
 /* --------------------------------------------------------------- TCP */
 
@@ -265,9 +93,9 @@ static void cp_drop(cp_data *c, uint32_t bytes, uint64_t frame, pd_time ts)
 	}
 }
 
-static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	cp_global *g = gv;
+	(void)ctx;
 	cp_flow *c = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
@@ -295,13 +123,10 @@ static void cp_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 		c->leg_b = pkt->ts - c->synack_ts;
 		c->have_b = true;
 	}
-	if (g->dup_frame_last == pkt->frame_no) {
+	if (seg->flags & PD_SEG_CAPTURE_DUP) {
 		c->dups++;
-		if (seg->flags & PD_SEG_RETRANS) {
+		if (seg->flags & PD_SEG_RETRANS)
 			c->dups_retx++;
-			g->dup_retx++;
-		}
-		pd_finding_add_flow(run, g->dups, flow);
 	}
 
 	uint32_t len = t->payload_len;
@@ -438,7 +263,7 @@ static uint8_t cp_vantage(cp_global *g, const pd_flow *f, const cp_flow *c)
 	return v;
 }
 
-static void cp_offload(pd_run *run, cp_global *g, const pd_flow *f, cp_flow *c, int dir)
+static void cp_offload(pd_ctx *ctx, cp_global *g, const pd_flow *f, cp_flow *c, int dir)
 {
 	if (!c->m)
 		return;
@@ -454,10 +279,10 @@ static void cp_offload(pd_run *run, cp_global *g, const pd_flow *f, cp_flow *c, 
 	bool gro = near_sender == 0;
 	pd_finding **fp = gro ? &g->gro : &g->tso;
 	if (!*fp)
-		*fp = pd_finding_get(run, gro ? "capture-offload-gro" : "capture-offload-tso", NULL);
+		*fp = pd_finding_get(ctx, gro ? "capture-offload-gro" : "capture-offload-tso", NULL);
 	pd_finding *fd = *fp;
-	pd_finding_add_flow(run, fd, f);
-	pd_finding_occurrence_at(fd, d->super_frame, d->super_ts,
+	pd_finding_add_flow(ctx, fd, f);
+	pd_finding_occurrence(fd, d->super_frame, d->super_ts, "%s", NULL,
 				 dir == PD_CLIENT ? "client segment above the MSS" : "server segment above the MSS");
 	if (gro) {
 		g->gro_segs += d->n_super;
@@ -472,16 +297,22 @@ static void cp_offload(pd_run *run, cp_global *g, const pd_flow *f, cp_flow *c, 
 	}
 }
 
-static void cp_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
+static void cp_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 {
 	cp_global *g = gv;
 	cp_flow *c = fs;
-	if (flow->proto != 6)
+	if (flow->proto != 6 || flow->pseudo)
 		return;
 	g->tcp_flows++;
+	if (c->dups) {
+		if (!g->dups)
+			g->dups = pd_finding_get(ctx, "capture-duplicates", NULL);
+		pd_finding_add_flow(ctx, g->dups, flow);
+		g->dup_retx += c->dups_retx;
+	}
 	c->vantage = cp_vantage(g, flow, c);
-	cp_offload(run, g, flow, c, PD_CLIENT);
-	cp_offload(run, g, flow, c, PD_SERVER);
+	cp_offload(ctx, g, flow, c, PD_CLIENT);
+	cp_offload(ctx, g, flow, c, PD_SERVER);
 	cp_data *m = c->m;
 	if (m) {
 		for (int i = 0; i < 2; i++)
@@ -491,10 +322,10 @@ static void cp_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 			m->drops = 0;
 		if (m->drops) {
 			if (!g->drops)
-				g->drops = pd_finding_get(run, "capture-drops", NULL);
-			pd_finding_add_flow(run, g->drops, flow);
-			pd_finding_occurrence_at(g->drops, m->drop_frame, m->drop_ts,
-						 "data ACKed but not in the capture");
+				g->drops = pd_finding_get(ctx, "capture-drops", NULL);
+			pd_finding_add_flow(ctx, g->drops, flow);
+			pd_finding_occurrence(g->drops, m->drop_frame, m->drop_ts,
+						 "data ACKed but not in the capture", NULL);
 			g->drop_events += m->drops;
 			g->drop_bytes += m->drop_bytes;
 		}
@@ -508,9 +339,9 @@ static void cp_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 		int only = cs ? PD_CLIENT : PD_SERVER;
 		if (c->ack_adv[only] >= 1 && c->acks_seen[only] >= 2) {
 			if (!g->onedir)
-				g->onedir = pd_finding_get(run, "capture-one-direction", NULL);
-			pd_finding_add_flow(run, g->onedir, flow);
-			pd_finding_occurrence_at(g->onedir, flow->first_frame, flow->first_ts,
+				g->onedir = pd_finding_get(ctx, "capture-one-direction", NULL);
+			pd_finding_add_flow(ctx, g->onedir, flow);
+			pd_finding_occurrence(g->onedir, flow->first_frame, flow->first_ts, "%s", NULL,
 						 only == PD_CLIENT ? "only client packets" : "only server packets");
 			g->onedir_flows++;
 		}
@@ -535,19 +366,19 @@ static const char *cp_vname(int v)
 	}
 }
 
-static void cp_report_vantage(pd_run *run, cp_global *g)
+static void cp_report_vantage(pd_ctx *ctx, cp_global *g)
 {
 	uint64_t total = 0;
 	for (int v = CP_V_CLIENT; v < CP_V__N; v++)
 		total += g->v_count[v];
 	if (!total)
 		return;
-	pd_finding *f = pd_finding_get(run, "capture-vantage", NULL);
-	pd_finding_occurrence_at(f, g->v_frame, g->v_ts, "handshake timing");
-	pd_finding_metric(f, "flows_near_client", (double)g->v_count[CP_V_CLIENT], "count");
-	pd_finding_metric(f, "flows_near_server", (double)g->v_count[CP_V_SERVER], "count");
-	pd_finding_metric(f, "flows_in_between", (double)g->v_count[CP_V_MIDDLE], "count");
-	pd_finding_metric(f, "flows_undetermined", (double)g->v_count[CP_V_CLOSE], "count");
+	pd_finding *f = pd_finding_get(ctx, "capture-vantage", NULL);
+	pd_finding_occurrence(f, g->v_frame, g->v_ts, "handshake timing", NULL);
+	pd_finding_metric(f, "flows_near_client", (double)g->v_count[CP_V_CLIENT], PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "flows_near_server", (double)g->v_count[CP_V_SERVER], PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "flows_in_between", (double)g->v_count[CP_V_MIDDLE], PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "flows_undetermined", (double)g->v_count[CP_V_CLOSE], PD_UNIT_COUNT, PD_AGG_SUM);
 	int best = CP_V_CLIENT;
 	for (int v = CP_V_CLIENT; v < CP_V__N; v++)
 		if (g->v_count[v] > g->v_count[best])
@@ -557,13 +388,13 @@ static void cp_report_vantage(pd_run *run, cp_global *g)
 	/* Nothing could be placed (every handshake too quick to time, same
 	 * TTLs, no cooked header): saying so on every report is noise. */
 	if (best == CP_V_CLOSE && g->v_count[CP_V_CLOSE] == total) {
-		pd_finding_drop(run, f);
+		pd_finding_drop(ctx, f);
 		return;
 	}
 	double n = (double)g->v_count[best];
 	double a_ms = g->v_a_sum[best] / n / 1e6, b_ms = g->v_b_sum[best] / n / 1e6;
-	pd_finding_metric(f, "syn_to_synack", a_ms, "ms");
-	pd_finding_metric(f, "synack_to_ack", b_ms, "ms");
+	pd_finding_metric(f, "syn_to_synack", a_ms, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "synack_to_ack", b_ms, PD_UNIT_MS, PD_AGG_MAX);
 	const char *caveat = "";
 	switch (best) {
 	case CP_V_CLIENT:
@@ -590,8 +421,8 @@ static void cp_report_vantage(pd_run *run, cp_global *g)
 			 " [%" G_GUINT64_FORMAT " of them decided by TTL: too close to time, but only one side "
 			 "arrives with an initial TTL (64/128/255), i.e. unrouted]",
 			 g->v_by_ttl);
-	pd_finding_metric(f, "flows_by_ttl", (double)g->v_by_ttl, "count");
-	pd_finding_metric(f, "flows_by_link_header", (double)g->v_by_link, "count");
+	pd_finding_metric(f, "flows_by_ttl", (double)g->v_by_ttl, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "flows_by_link_header", (double)g->v_by_link, PD_UNIT_COUNT, PD_AGG_SUM);
 	if (g->v_by_link) {
 		size_t used = strlen(ttl);
 		snprintf(ttl + used, sizeof(ttl) - used,
@@ -601,133 +432,155 @@ static void cp_report_vantage(pd_run *run, cp_global *g)
 	}
 	pd_finding_detail(f,
 			  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-			  " handshakes: captured %s (SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average)%s%s%s",
+			  " handshakes: captured %s (SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average)%s%s%s", NULL,
 			  g->v_count[best], total, cp_vname(best), a_ms, b_ms, ttl, caveat,
 			  g->v_count[best] < total ? "; other flows differ (several capture points or paths)" : "");
-	f->confidence = best == CP_V_CLOSE ? 0.3 : g->v_by_link >= g->v_count[best] ? 0.95 : 0.8;
+	pd_finding_set_confidence(f, best == CP_V_CLOSE ? 0.3 : g->v_by_link >= g->v_count[best] ? 0.95 : 0.8);
 }
 
-static void cp_on_end(pd_run *run, void *gv)
+static void cp_on_end(pd_ctx *ctx, void *gv)
 {
 	cp_global *g = gv;
-	cp_report_vantage(run, g);
+	const pd_capture_facts *fa = pd_ctx_facts(ctx);
+	cp_report_vantage(ctx, g);
 
 	if (g->tso) {
 		pd_finding *f = g->tso;
-		pd_finding_metric(f, "super_segments", (double)g->tso_segs, "count");
-		pd_finding_metric(f, "largest_segment", (double)g->tso_max, "bytes");
+		pd_finding_metric(f, "super_segments", (double)g->tso_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "largest_segment", (double)g->tso_max, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " TCP segments larger than the receiver's MSS (up to %" G_GUINT64_FORMAT
 				  " B) on %" G_GUINT64_FORMAT " flow%s: %s. The network carried MSS-sized packets; "
-				  "pcapdoc does not count these as PMTU or fragmentation problems",
+				  "pcapdoc does not count these as PMTU or fragmentation problems", NULL,
 				  g->tso_segs, g->tso_max, f->flow_count, f->flow_count == 1 ? "" : "s",
 				  g->tso_unknown_flows ? "the capture side could not be told from timing: TSO/GSO if it "
 							 "was taken on the sender (most likely), GRO/LRO if on the receiver"
 						       : "captured on the sending host before segmentation (TSO/GSO)");
-		f->confidence = g->tso_unknown_flows ? 0.6 : 0.9;
+		pd_finding_set_confidence(f, g->tso_unknown_flows ? 0.6 : 0.9);
 	}
 	if (g->gro) {
 		pd_finding *f = g->gro;
-		pd_finding_metric(f, "merged_segments", (double)g->gro_segs, "count");
-		pd_finding_metric(f, "largest_segment", (double)g->gro_max, "bytes");
+		pd_finding_metric(f, "merged_segments", (double)g->gro_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "largest_segment", (double)g->gro_max, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " TCP segments larger than the receiver's MSS (up to %" G_GUINT64_FORMAT
 				  " B) arriving from the far side on %" G_GUINT64_FORMAT
 				  " flow%s: merged by the receiving host (GRO/LRO) before the capture. Packet counts and "
-				  "sizes differ from the wire; not a PMTU or fragmentation problem",
+				  "sizes differ from the wire; not a PMTU or fragmentation problem", NULL,
 				  g->gro_segs, g->gro_max, f->flow_count, f->flow_count == 1 ? "" : "s");
-		f->confidence = 0.85;
+		pd_finding_set_confidence(f, 0.85);
 	}
 	if (g->drops) {
 		pd_finding *f = g->drops;
-		pd_finding_metric(f, "missing_segments", (double)g->drop_events, "count");
-		pd_finding_metric(f, "missing_bytes", (double)g->drop_bytes, "bytes");
+		pd_finding_metric(f, "missing_segments", (double)g->drop_events, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "missing_bytes", (double)g->drop_bytes, PD_UNIT_BYTES, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " stretches of data (%" G_GUINT64_FORMAT
 				  " B) were acknowledged by the receiver but never appear in the capture, and no "
 				  "retransmission filled them: the capture dropped them (tcpdump reports 'packets "
 				  "dropped by kernel'). Loss counted from this capture is overstated; capture again "
-				  "with a bigger buffer (tcpdump -B) or a filter",
+				  "with a bigger buffer (tcpdump -B) or a filter", NULL,
 				  g->drop_events, g->drop_bytes);
-		f->confidence = 0.8;
+		pd_finding_set_confidence(f, 0.8);
 	}
-	if (g->trunc) {
-		pd_finding *f = pd_finding_get(run, "capture-snaplen", NULL);
-		pd_finding_occurrence_at(f, g->trunc_frame, g->trunc_ts, "frame cut by the snap length");
-		uint32_t snap = pd_run_snaplen(run);
-		pd_finding_metric(f, "truncated_frames", (double)g->trunc, "count");
-		pd_finding_metric(f, "truncated_share", (double)g->trunc / (double)(g->ip_pkts ? g->ip_pkts : 1), "ratio");
+	if (fa->truncated) {
+		pd_finding *f = pd_finding_get(ctx, "capture-snaplen", NULL);
+		pd_finding_occurrence(f, fa->truncated_frame, fa->truncated_ts, "frame cut by the snap length", NULL);
+		uint32_t snap = pd_ctx_snaplen(ctx);
+		pd_finding_metric(f, "truncated_frames", (double)fa->truncated, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "truncated_share", (double)fa->truncated / (double)(fa->ip_packets ? fa->ip_packets : 1), PD_UNIT_RATIO, PD_AGG_MAX);
 		if (snap)
-			pd_finding_metric(f, "snaplen", snap, "bytes");
-		pd_finding_metric(f, "max_tcp_payload_from_headers", (double)g->max_hdr_payload, "bytes");
-		pd_finding_metric(f, "max_tcp_payload_captured", (double)g->max_cap_payload, "bytes");
+			pd_finding_metric(f, "snaplen", snap, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "max_tcp_payload_from_headers", (double)fa->max_tcp_payload_hdr, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "max_tcp_payload_captured", (double)fa->max_tcp_payload_captured, PD_UNIT_BYTES, PD_AGG_MAX);
 		char tcp[160] = "";
-		if (g->max_hdr_payload > g->max_cap_payload)
+		if (fa->max_tcp_payload_hdr > fa->max_tcp_payload_captured)
 			snprintf(tcp, sizeof(tcp),
 				 " (largest TCP payload %" G_GUINT64_FORMAT " B although at most %" G_GUINT64_FORMAT
 				 " B of one was captured)",
-				 g->max_hdr_payload, g->max_cap_payload);
+				 fa->max_tcp_payload_hdr, fa->max_tcp_payload_captured);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
 				  " IP frames were cut by the snap length (%u B). Sizes, sequence analysis and "
 				  "the findings use the lengths in the IP, TCP and UDP headers%s; only payload "
-				  "inspection and application detection are limited",
-				  g->trunc, g->ip_pkts, snap, tcp);
-		f->confidence = 1.0;
+				  "inspection and application detection are limited", NULL,
+				  fa->truncated, fa->ip_packets, snap, tcp);
+		pd_finding_set_confidence(f, 1.0);
 	}
 	if (g->onedir) {
 		pd_finding *f = g->onedir;
-		pd_finding_metric(f, "one_way_flows", (double)g->onedir_flows, "count");
-		pd_finding_metric(f, "tcp_flows", (double)g->tcp_flows, "count");
+		pd_finding_metric(f, "one_way_flows", (double)g->onedir_flows, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "tcp_flows", (double)g->tcp_flows, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
 				  " TCP flows show one side only, although that side acknowledges data from the "
-				  "other: %s. RTT, loss and window findings for them are incomplete",
+				  "other: %s. RTT, loss and window findings for them are incomplete", NULL,
 				  g->onedir_flows, g->tcp_flows,
 				  g->onedir_flows == g->tcp_flows ? "a capture filter or a tap that sees one direction"
 								  : "asymmetric routing past the capture point, or a filter");
-		f->confidence = 0.85;
+		pd_finding_set_confidence(f, 0.85);
 	}
 	/* Microsecond reordering between capture queues is harmless noise. */
-	if (g->back_n && (g->back_max >= 1000 * 1000LL || g->back_n >= 10)) {
-		pd_finding *f = pd_finding_get(run, "capture-time-backwards", NULL);
-		pd_finding_occurrence_at(f, g->back_frame, g->back_ts, "earlier than the frame before");
-		pd_finding_metric(f, "backward_steps", (double)g->back_n, "count");
-		pd_finding_metric(f, "max_step_back", (double)g->back_max / 1e6, "ms");
+	if (fa->back_steps && (fa->back_max >= 1000 * 1000LL || fa->back_steps >= 10)) {
+		pd_finding *f = pd_finding_get(ctx, "capture-time-backwards", NULL);
+		pd_finding_occurrence(f, fa->back_frame, fa->back_ts, "earlier than the frame before", NULL);
+		pd_finding_metric(f, "backward_steps", (double)fa->back_steps, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "max_step_back", (double)fa->back_max / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " frames carry a timestamp earlier than a frame before them (up "
-				  "to %.3f ms back): timings across them are unreliable",
-				  g->back_n, (double)g->back_max / 1e6);
-		f->confidence = 1.0;
+				  "to %.3f ms back): timings across them are unreliable", NULL,
+				  fa->back_steps, (double)fa->back_max / 1e6);
+		pd_finding_set_confidence(f, 1.0);
 	}
-	if (g->dups) {
-		pd_finding *f = g->dups;
-		pd_finding_metric(f, "duplicate_frames", (double)g->dup_n, "count");
-		pd_finding_metric(f, "counted_as_retransmissions", (double)g->dup_retx, "count");
+	if (fa->dup_frames) {
+		pd_finding *f = g->dups ? g->dups : pd_finding_get(ctx, "capture-duplicates", NULL);
+		uint64_t shown = fa->dup_frames < PD_FACT_EXAMPLES ? fa->dup_frames : PD_FACT_EXAMPLES;
+		for (uint64_t i = 0; i < shown; i++)
+			pd_finding_occurrence(f, fa->dup_frame[i], fa->dup_ts[i], "same packet captured again",
+					      "同一个包被再次抓到");
+		if (fa->dup_frames > shown) {
+			pd_finding_count(f, fa->dup_frames - shown - 1);
+			pd_finding_occurrence(f, fa->dup_last_frame, fa->dup_last_ts, "same packet captured again",
+					      "同一个包被再次抓到");
+		}
+		pd_finding_metric(f, "duplicate_frames", (double)fa->dup_frames, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "counted_as_retransmissions", (double)g->dup_retx, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " frames repeat a frame captured within %d ms (same addresses, "
 				  "IP ID, sequence, ACK, flags and length): the capture saw them twice (tcpdump -i "
 				  "any with bridge/VLAN/veth devices, or a SPAN port). %" G_GUINT64_FORMAT
-				  " of them appear in the retransmission counts but are not network retransmissions",
-				  g->dup_n, (int)(CP_DUP_WINDOW_NS / 1000000), g->dup_retx);
-		f->confidence = 0.85;
+				  " of them appear in the retransmission counts but are not network retransmissions", NULL,
+				  fa->dup_frames, CP_DUP_WINDOW_MS, g->dup_retx);
+		pd_finding_set_confidence(f, 0.85);
+	}
+	if (fa->flows_evicted) {
+		pd_finding *f = pd_finding_get(ctx, "capture-flow-cap", NULL);
+		pd_finding_occurrence(f, fa->evicted_frame, fa->evicted_ts, "first flow finished early",
+				      "第一条被提前结束的流");
+		pd_finding_count(f, fa->flows_evicted - 1);
+		pd_finding_metric(f, "flows_evicted", (double)fa->flows_evicted, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "max_flows", (double)fa->max_flows, PD_UNIT_COUNT, PD_AGG_MAX);
+		pd_finding_detail(f,
+				  "flow table cap of %" G_GUINT64_FORMAT " live flows reached (%" G_GUINT64_FORMAT
+				  " in each of %u shards): %" G_GUINT64_FORMAT " least recently active flows were "
+				  "finalized early (--max-flows)",
+				  "达到 %1$" G_GUINT64_FORMAT " 条活动流的流表上限（%3$u 个分片各 %2$" G_GUINT64_FORMAT
+				  " 条）：%4$" G_GUINT64_FORMAT " 条最久未活动的流被提前结束（--max-flows）",
+				  fa->max_flows, fa->max_flows_per_shard, fa->shards, fa->flows_evicted);
+		pd_finding_set_confidence(f, 1.0);
 	}
 }
 
-static void cp_fini(void *gv)
-{
-	cp_global *g = gv;
-	g_free(g->slots);
-}
+static const char *const cp_emits[] = {"capture-vantage",	     "capture-offload-tso", "capture-offload-gro",
+				       "capture-drops",	     "capture-snaplen",	    "capture-one-direction",
+				       "capture-time-backwards", "capture-duplicates", "capture-flow-cap", NULL};
 
 const pd_detector pd_det_capture = {
 	.name = "capture",
+	.emits = cp_emits,
 	.flow_state_size = sizeof(cp_flow),
-	.cost = 6,
 	.global_state_size = sizeof(cp_global),
-	.on_packet = cp_on_packet,
 	.on_tcp = cp_on_tcp,
 	.on_flow_end = cp_on_flow_end,
 	.on_end = cp_on_end,
-	.fini = cp_fini,
 };

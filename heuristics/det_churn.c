@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/keytable.h"
 #include "heuristics/util.h"
 
 #define CH_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
@@ -47,6 +48,7 @@ typedef struct ch_ent {
 	uint16_t sp;
 	uint32_t conns, ended, short_conns;
 	pd_time first_syn, last_syn;
+	uint64_t first_frame; /* of first_syn */
 	pd_rate_1s rate; /* busiest sliding second */
 	uint16_t small[CH_SMALL_PORTS];
 	uint8_t n_small;
@@ -66,17 +68,16 @@ typedef struct ch_meta {
 	bool bitmap; /* the entry owns a port bitmap */
 } ch_meta;
 
+/* How a 4-tuple's last connection ended. */
 typedef struct ch_tuple {
-	pd_tw_tuple k; /* first: the table is a pd_tw table */
+	pd_time end_ts;
 	int8_t tw_side; /* -1 none (RST or not closed), PD_CLIENT, PD_SERVER */
 } ch_tuple;
 
 typedef struct ch_g {
 	ch_ent ents[CH_ENT_SLOTS];
 	ch_meta ent_meta[CH_ENT_SLOTS];
-	ch_tuple tuples[CH_TUPLE_SLOTS];
-	uint32_t tuple_tag[CH_TUPLE_SLOTS];
-	pd_time tuple_end[CH_TUPLE_SLOTS];
+	pd_keytable *tuples; /* pd_tuple_key -> ch_tuple */
 	uint32_t bitmaps;
 	pd_finding *churn, *reuse, *ports;
 } ch_g;
@@ -101,7 +102,7 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, uint32_t pair, pd_time now)
 		uint32_t j = (h + (uint32_t)i) & (CH_ENT_SLOTS - 1);
 		ch_meta *m = &g->ent_meta[j];
 		ch_ent *e = &g->ents[j];
-		if (m->tag == tag && e->sp == sp && pd_addr_same(&e->c, c) && pd_addr_same(&e->s, s)) {
+		if (m->tag == tag && e->sp == sp && pd_addr_equal(&e->c, c) && pd_addr_equal(&e->s, s)) {
 			m->last_ts = now;
 			return e;
 		}
@@ -116,6 +117,7 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, uint32_t pair, pd_time now)
 		g_free(e->bitmap);
 		g->bitmaps--;
 	}
+	pd_rate_clear(&e->rate);
 	memset(e, 0, sizeof(*e));
 	e->used = true;
 	e->c = *c;
@@ -127,9 +129,11 @@ static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, uint32_t pair, pd_time now)
 	return e;
 }
 
-static pd_tw_table ch_tuples(ch_g *g)
+static void ch_init(pd_ctx *ctx, void *gv)
 {
-	return (pd_tw_table){g->tuples, sizeof(ch_tuple), CH_TUPLE_SLOTS, CH_PROBE, g->tuple_tag, g->tuple_end};
+	(void)ctx;
+	ch_g *g = gv;
+	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ch_tuple), CH_TUPLE_SLOTS, NULL, NULL);
 }
 
 static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
@@ -196,9 +200,10 @@ static bool ch_port_pressure(const ch_ent *e)
 	return ch_narrow_range(e) || (sustained && ch_projected(e) >= 0.8 * CH_DEFAULT_RANGE);
 }
 
-static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+static void ch_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
 {
-	ch_g *g = gv;
+	(void)ctx;
+	(void)flow;
 	ch_fs *fs = fsv;
 	const pd_tcp *t = &pkt->tcp;
 	const uint8_t fl = t->flags;
@@ -207,21 +212,6 @@ static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		fs->counted = true;
 		fs->syn_frame = pkt->frame_no;
 		fs->syn_ts = pkt->ts;
-		uint32_t pair = ch_pair(fs, flow);
-		ch_ent *e = ch_ent_get(g, flow, pair, pkt->ts);
-		if (!e->conns)
-			e->first_syn = pkt->ts;
-		e->conns++;
-		e->last_syn = pkt->ts;
-		ch_port(g, e, flow->port[PD_CLIENT]);
-		pd_rate_add(&e->rate, pkt->ts);
-		pd_tw_table tt = ch_tuples(g);
-		ch_tuple *tu = (ch_tuple *)pd_tw_lookup(&tt, flow, pd_tw_hash(flow, pair));
-		if (tu && tu->tw_side >= 0 && pkt->ts - tu->k.end_ts <= CH_TW_NS && pkt->ts >= tu->k.end_ts) {
-			fs->reused = true;
-			fs->prev_tw_side = tu->tw_side;
-			fs->reuse_gap = pkt->ts - tu->k.end_ts;
-		}
 		return;
 	}
 	if ((fl & PD_TCP_FIN) && !fs->first_fin)
@@ -234,16 +224,45 @@ static void ch_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 	}
 }
 
-static void ch_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+/* The connection's start, counted toward its (client, server:port) entry,
+ * and how the 4-tuple's previous connection ended (before this one's end
+ * overwrites it: a 4-tuple holds one connection at a time). */
+static void ch_count_start(ch_g *g, const pd_flow *flow, ch_fs *fs)
+{
+	uint32_t pair = ch_pair(fs, flow);
+	ch_ent *e = ch_ent_get(g, flow, pair, flow->last_ts);
+	if (!e->conns || fs->syn_frame < e->first_frame) {
+		e->first_syn = fs->syn_ts;
+		e->first_frame = fs->syn_frame;
+	}
+	e->conns++;
+	if (fs->syn_ts > e->last_syn)
+		e->last_syn = fs->syn_ts;
+	ch_port(g, e, flow->port[PD_CLIENT]);
+	pd_rate_add(&e->rate, fs->syn_ts);
+	pd_tuple_key k;
+	pd_tuple_key_of(&k, flow);
+	const ch_tuple *tu = pd_keytable_find(g->tuples, &k);
+	if (tu && tu->tw_side >= 0 && fs->syn_ts - tu->end_ts <= CH_TW_NS && fs->syn_ts >= tu->end_ts) {
+		fs->reused = true;
+		fs->prev_tw_side = tu->tw_side;
+		fs->reuse_gap = fs->syn_ts - tu->end_ts;
+	}
+}
+
+static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
 {
 	ch_g *g = gv;
 	ch_fs *fs = fsv;
-	if (flow->proto != 6)
+	if (flow->proto != 6 || flow->pseudo)
 		return;
+	if (fs->counted)
+		ch_count_start(g, flow, fs);
 	if (flow->roles_from_syn) {
-		pd_tw_table tt = ch_tuples(g);
-		ch_tuple *tu = (ch_tuple *)pd_tw_slot(&tt, CH_TW_NS, flow, pd_tw_hash(flow, ch_pair(fs, flow)),
-						      flow->last_ts);
+		pd_tuple_key k;
+		pd_tuple_key_of(&k, flow);
+		ch_tuple *tu = pd_keytable_get(g->tuples, &k, NULL);
+		tu->end_ts = flow->last_ts;
 		/* The side that sent the first FIN holds TIME_WAIT once both FINs passed;
 		 * a RST leaves no TIME_WAIT behind. */
 		bool both_fin = flow->half[0].fin_valid && flow->half[1].fin_valid;
@@ -272,28 +291,28 @@ static void ch_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 		if (!e->min_reuse_gap || fs->reuse_gap < e->min_reuse_gap)
 			e->min_reuse_gap = fs->reuse_gap;
 		if (!g->reuse)
-			g->reuse = pd_finding_get(run, "port-reuse-timewait", NULL);
-		pd_finding_add_flow(run, g->reuse, flow);
+			g->reuse = pd_finding_get(ctx, "port-reuse-timewait", NULL);
+		pd_finding_add_flow(ctx, g->reuse, flow);
 		char what[64];
 		snprintf(what, sizeof(what), "4-tuple reused %.2f s after close%s", (double)fs->reuse_gap / 1e9,
 			 failed ? " (failed)" : "");
-		pd_finding_occurrence_at(g->reuse, fs->syn_frame, fs->syn_ts, what);
+		pd_finding_occurrence(g->reuse, fs->syn_frame, fs->syn_ts, "%s", NULL, what);
 	}
 	if (ch_is_churn(e)) {
 		if (!g->churn)
-			g->churn = pd_finding_get(run, "connection-churn", NULL);
-		pd_finding_add_flow(run, g->churn, flow);
-		pd_finding_occurrence_at(g->churn, fs->syn_frame, fs->syn_ts, "new short connection");
+			g->churn = pd_finding_get(ctx, "connection-churn", NULL);
+		pd_finding_add_flow(ctx, g->churn, flow);
+		pd_finding_occurrence(g->churn, fs->syn_frame, fs->syn_ts, "new short connection", NULL);
 	}
 	if (ch_port_pressure(e)) {
 		if (!g->ports)
-			g->ports = pd_finding_get(run, "ephemeral-port-pressure", NULL);
-		pd_finding_add_flow(run, g->ports, flow);
-		pd_finding_occurrence_at(g->ports, fs->syn_frame, fs->syn_ts, "new source port");
+			g->ports = pd_finding_get(ctx, "ephemeral-port-pressure", NULL);
+		pd_finding_add_flow(ctx, g->ports, flow);
+		pd_finding_occurrence(g->ports, fs->syn_frame, fs->syn_ts, "new source port", NULL);
 	}
 }
 
-static void ch_on_end(pd_run *run, void *gv)
+static void ch_on_end(pd_ctx *ctx, void *gv)
 {
 	ch_g *g = gv;
 	ch_ent *worst_churn = NULL, *worst_reuse = NULL, *worst_ports = NULL;
@@ -314,7 +333,7 @@ static void ch_on_end(pd_run *run, void *gv)
 	char c[64], s[64];
 
 	if (g->churn && !worst_churn) {
-		pd_finding_drop(run, g->churn); /* the share of short ones fell below the bar */
+		pd_finding_drop(ctx, g->churn); /* the share of short ones fell below the bar */
 		g->churn = NULL;
 	}
 	if (g->churn) {
@@ -323,21 +342,23 @@ static void ch_on_end(pd_run *run, void *gv)
 		pd_addr_bracketed(&e->s, s, sizeof(s));
 		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
 		pd_finding *f = g->churn;
-		pd_finding_metric(f, "connections", e->conns, "count");
-		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, "count");
-		pd_finding_metric(f, "duration_s", dur, "s");
-		pd_finding_metric(f, "short_share", (double)e->short_conns / (double)e->ended, "ratio");
-		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, "count");
-		pd_finding_metric(f, "reused_4tuples", e->reuses, "count");
-		f->impact_s = e->hs_time_s;
-		f->confidence = 0.8;
+		pd_finding_metric(f, "connections", e->conns, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, PD_UNIT_COUNT, PD_AGG_MAX);
+		pd_finding_metric(f, "duration_s", dur, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "short_share", (double)e->short_conns / (double)e->ended, PD_UNIT_RATIO, PD_AGG_MAX);
+		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "reused_4tuples", e->reuses, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_add_impact(f, e->hs_time_s);
+		/* flows end in any order: the entry's first connection opens it */
+		pd_finding_occurrence(f, e->first_frame, e->first_syn, "first connection", "第一条连接");
+		pd_finding_set_confidence(f, 0.8);
 		bool bad = e->rate.peak >= 50 || e->reuses || ch_port_pressure(e);
-		f->severity = bad ? PD_SEV_WARNING : PD_SEV_INFO;
+		pd_finding_set_severity(f, bad ? PD_SEV_WARNING : PD_SEV_INFO);
 		pd_finding_detail(f,
 				  "%s opened %u connections to %s:%u within %.1f s (%u in the busiest "
 				  "second); %u of %u carried one request/response or less; %u distinct "
 				  "source ports, %u 4-tuples reused within 60 s; each paid a handshake "
-				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s",
+				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s", NULL,
 				  c, e->conns, s, e->sp, dur, e->rate.peak, e->short_conns, e->ended,
 				  e->distinct_ports, e->reuses, e->hs_time_s);
 		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
@@ -350,13 +371,13 @@ static void ch_on_end(pd_run *run, void *gv)
 		pd_addr_bracketed(&e->c, c, sizeof(c));
 		pd_addr_bracketed(&e->s, s, sizeof(s));
 		pd_finding *f = g->reuse;
-		pd_finding_metric(f, "reused_4tuples", reuses, "count");
-		pd_finding_metric(f, "failed_reuses", reuse_fail, "count");
-		pd_finding_metric(f, "min_gap_after_close_s", (double)e->min_reuse_gap / 1e9, "s");
-		pd_finding_metric(f, "timewait_on_client", e->reuse_tw_client, "count");
-		pd_finding_metric(f, "timewait_on_server", e->reuse_tw_server, "count");
-		f->severity = (reuses >= 5 || reuse_fail) ? PD_SEV_WARNING : PD_SEV_INFO;
-		f->confidence = 0.85;
+		pd_finding_metric(f, "reused_4tuples", reuses, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "failed_reuses", reuse_fail, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "min_gap_after_close_s", (double)e->min_reuse_gap / 1e9, PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_metric(f, "timewait_on_client", e->reuse_tw_client, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "timewait_on_server", e->reuse_tw_server, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_set_severity(f, (reuses >= 5 || reuse_fail) ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.85);
 		const char *who = e->reuse_tw_client >= e->reuse_tw_server
 					  ? "the client closed first, so the client held TIME_WAIT and reused "
 					    "its own port (tcp_tw_reuse, or it ran out of fresh ports)"
@@ -364,7 +385,7 @@ static void ch_on_end(pd_run *run, void *gv)
 					    "accept a SYN for a 4-tuple it still remembered";
 		pd_finding_detail(f,
 				  "%u 4-tuple(s) reused within 60 s of the previous connection's close "
-				  "(%s -> %s:%u: %u, the soonest %.2f s after close); %s; %u reuse(s) failed",
+				  "(%s -> %s:%u: %u, the soonest %.2f s after close); %s; %u reuse(s) failed", NULL,
 				  reuses, c, s, e->sp, e->reuses, (double)e->min_reuse_gap / 1e9, who, reuse_fail);
 		if (e->reuse_tw_client < e->reuse_tw_server)
 			pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
@@ -377,7 +398,7 @@ static void ch_on_end(pd_run *run, void *gv)
 	}
 
 	if (g->ports && !worst_ports) {
-		pd_finding_drop(run, g->ports);
+		pd_finding_drop(ctx, g->ports);
 		g->ports = NULL;
 	}
 	if (g->ports) {
@@ -387,26 +408,26 @@ static void ch_on_end(pd_run *run, void *gv)
 		double dur = (double)(e->last_syn - e->first_syn) / 1e9;
 		pd_finding *f = g->ports;
 		double proj = ch_projected(e);
-		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, "count");
-		pd_finding_metric(f, "port_span", e->pmax >= e->pmin ? e->pmax - e->pmin + 1 : 0, "count");
-		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, "count");
-		pd_finding_metric(f, "ports_needed_per_60s", proj, "count");
-		pd_finding_metric(f, "default_range_share", proj / CH_DEFAULT_RANGE, "ratio");
-		f->confidence = 0.75;
+		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "port_span", e->pmax >= e->pmin ? e->pmax - e->pmin + 1 : 0, PD_UNIT_COUNT, PD_AGG_MAX);
+		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, PD_UNIT_COUNT, PD_AGG_MAX);
+		pd_finding_metric(f, "ports_needed_per_60s", proj, PD_UNIT_COUNT, PD_AGG_MAX);
+		pd_finding_metric(f, "default_range_share", proj / CH_DEFAULT_RANGE, PD_UNIT_RATIO, PD_AGG_MAX);
+		pd_finding_set_confidence(f, 0.75);
 		if (ch_narrow_range(e))
 			pd_finding_detail(f,
 					  "%s used only %u distinct source ports (%u-%u) for %u connections to "
 					  "%s:%u in %.1f s and reused them %u times within 60 s of their close: "
 					  "it cycles through a block that small, so its port range (or a NAT's "
 					  "pool) is exhausted; at the busiest second's rate (%u/s) it needs %.0f "
-					  "ports per 60 s TIME_WAIT, %.0f%% of the default 28232",
+					  "ports per 60 s TIME_WAIT, %.0f%% of the default 28232", NULL,
 					  c, e->distinct_ports, e->pmin, e->pmax, e->conns, s, e->sp, dur, e->reuses,
 					  e->rate.peak, proj, 100.0 * proj / CH_DEFAULT_RANGE);
 		else
 			pd_finding_detail(f,
 					  "%s used %u distinct source ports toward %s:%u in %.1f s; at the busiest "
 					  "second's rate (%u connections/s) it needs %.0f ports per 60 s of "
-					  "TIME_WAIT, %.0f%% of the default range (32768-60999, 28232 ports)",
+					  "TIME_WAIT, %.0f%% of the default range (32768-60999, 28232 ports)", NULL,
 					  c, e->distinct_ports, s, e->sp, dur, e->rate.peak, proj,
 					  100.0 * proj / CH_DEFAULT_RANGE);
 		pd_finding_settings(f, "net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
@@ -417,14 +438,20 @@ static void ch_on_end(pd_run *run, void *gv)
 static void ch_fini(void *gv)
 {
 	ch_g *g = gv;
-	for (size_t i = 0; i < CH_ENT_SLOTS; i++)
+	for (size_t i = 0; i < CH_ENT_SLOTS; i++) {
 		g_free(g->ents[i].bitmap);
+		pd_rate_clear(&g->ents[i].rate);
+	}
+	pd_keytable_free(g->tuples);
 }
+
+static const char *const ch_emits[] = {"connection-churn", "port-reuse-timewait", "ephemeral-port-pressure", NULL};
 
 const pd_detector pd_det_churn = {
 	.name = "churn",
+	.emits = ch_emits,
+	.init = ch_init,
 	.flow_state_size = sizeof(ch_fs),
-	.cost = 5,
 	.global_state_size = sizeof(ch_g),
 	.on_tcp = ch_on_tcp,
 	.on_flow_end = ch_on_flow_end,

@@ -10,8 +10,13 @@
  * fragment-reassembly-incomplete (datagrams with fragments missing in the
  * capture, or reported lost by the receiver).
  *
- * Memory is bounded: at most FR_MAX_DGRAMS datagrams are followed at once;
- * when the pool is full the oldest is dropped from tracking (counted). */
+ * Every fragment reaches its flow (analyzer/router.c): the first through
+ * on_tcp/on_udp, the others through on_fragment; a datagram whose first
+ * fragment the capture lacks, and fragments of protocols without ports,
+ * reach a pseudo-flow between the two addresses. So datagrams are followed
+ * per flow. Memory is bounded: at most FR_FLOW_DGRAMS datagrams of a flow
+ * are followed at once; past that the oldest is dropped from tracking
+ * (counted). */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,18 +24,17 @@
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
-#define FR_MAX_DGRAMS 4096
-#define FR_HASH_BUCKETS 8192 /* power of two */
+#define FR_FLOW_DGRAMS 32 /* datagrams of one flow followed at once */
 #define FR_TIMEOUT_NS (30 * PD_NS_PER_SEC) /* net.ipv4.ipfrag_time default */
 /* A completed datagram stays known this long, so a second copy of its
  * fragments (capture on two interfaces) is not taken for a new one. */
 #define FR_LINGER_NS (PD_NS_PER_SEC)
-/* Datagrams still open this close to the capture's end may just have been
+/* Datagrams still open this close to the flow's end may just have been
  * cut by the end of the capture. */
 #define FR_END_GRACE_NS (PD_NS_PER_SEC)
 #define FR_MAX_IVALS 16
 #define FR_MANY_DGRAMS 100 /* "fragments a lot": warning */
-#define FR_MAX_FLOWMAP 65536
+#define FR_EXAMPLES 8 /* evidence frames kept per finding */
 
 typedef struct fr_key {
 	uint8_t fam, proto;
@@ -39,11 +43,10 @@ typedef struct fr_key {
 	uint8_t src[16], dst[16];
 } fr_key;
 
-/* What a flow (or the flowless rest of the capture) fragmented. */
+/* What a flow fragmented. */
 typedef struct fr_stats {
 	uint64_t dgrams, frags, complete, incomplete, rx_timeouts, overlaps, dups, oversize;
-	uint64_t cut_at_end, icmp_unmatched;
-	uint64_t dgrams_dir[2];
+	uint64_t cut_at_end;
 	uint32_t max_dgram; /* reassembled IP size */
 	uint32_t max_frag_total; /* largest fragment, IP total length */
 	uint32_t min_first_total; /* smallest offset-0 fragment that had MF: the MTU it implies */
@@ -55,29 +58,17 @@ typedef struct fr_stats {
 	bool has_ports;
 	uint64_t first_frame;
 	pd_time first_ts;
-	uint64_t inc_frame; /* first incomplete datagram */
-	pd_time inc_ts;
 	uint64_t rx_timeout_frame;
 	pd_time rx_timeout_ts;
 	uint32_t inc_missing_first; /* incomplete datagrams whose first fragment was missing */
 	uint64_t inc_holes; /* incomplete datagrams with a hole visible in this capture */
 	uint32_t hole_lo, hole_hi; /* the first such hole */
 	uint32_t hole_ident;
-	pd_finding *frag_f, *inc_f; /* created on first use */
 } fr_stats;
-
-/* Per-flow block: a pointer until the flow fragments, so flows that never
- * do cost 32 bytes. */
-typedef struct fr_flow {
-	fr_stats *stp;
-	struct fr_dgram *owned; /* datagrams of this flow still in the pool */
-	bool in_map;
-	pd_flow *flow;
-} fr_flow;
 
 typedef struct fr_dgram {
 	fr_key key;
-	bool used, complete, last_seen, untrackable, rx_timeout, accounted;
+	bool used, complete, last_seen, untrackable, rx_timeout;
 	bool df, v6;
 	uint8_t proto;
 	uint8_t n_ivals;
@@ -90,33 +81,40 @@ typedef struct fr_dgram {
 	uint32_t first_total;
 	uint64_t first_frame, last_frame;
 	pd_time first_ts, last_ts, done_ts;
-	fr_flow *owner;
-	int owner_dir;
-	struct fr_dgram *hnext;
-	struct fr_dgram *qprev, *qnext; /* open queue (by first fragment) or linger queue */
-	struct fr_dgram *oprev, *onext; /* owner's list */
 } fr_dgram;
 
-typedef struct fr_queue {
-	fr_dgram *head, *tail;
-} fr_queue;
+/* Evidence for the findings, kept until the flow ends. */
+typedef struct fr_first {
+	uint64_t frame;
+	pd_time ts;
+	uint32_t ident, size;
+} fr_first;
 
-typedef struct fr_global {
-	fr_dgram *pool; /* FR_MAX_DGRAMS, allocated on the first fragment */
-	fr_dgram *free_list;
-	fr_dgram **buckets;
-	fr_queue open, linger;
-	uint32_t n_used;
+enum { FR_INC_RX, FR_INC_SEEN, FR_INC_LAST, FR_INC_RX_GONE };
+typedef struct fr_inc {
+	uint64_t frame;
+	pd_time ts;
+	uint32_t ident, covered, end;
+	uint8_t kind;
+} fr_inc;
+
+/* A flow's fragmentation, made at its first fragment. */
+typedef struct fr_state {
+	fr_stats s;
+	fr_dgram *d; /* n_d of them, up to FR_FLOW_DGRAMS */
+	uint32_t n_d;
 	uint64_t evicted, evicted_open;
-	uint64_t peak_open_bytes, open_bytes;
-	uint32_t peak_open;
-	uint32_t n_open;
-	pd_time last_ts;
-	bool have_ts;
-	fr_stats nofl; /* datagrams with no flow (ICMP, missing first fragment, ...) */
-	GHashTable *flowmap; /* pd_tuple -> fr_flow, for ICMP errors that quote a datagram */
-	uint64_t flowmap_full;
-} fr_global;
+	uint64_t open_bytes, peak_open_bytes;
+	fr_first firsts[FR_EXAMPLES];
+	uint32_t n_firsts;
+	fr_inc incs[FR_EXAMPLES];
+	uint32_t n_incs;
+} fr_state;
+
+/* Per-flow block: a pointer until the flow fragments. */
+typedef struct fr_flow {
+	fr_state *st;
+} fr_flow;
 
 /* ------------------------------------------------------------ helpers */
 
@@ -131,65 +129,11 @@ static void fr_key_from(fr_key *k, const pd_ip *ip)
 	memcpy(k->dst, ip->dst.bytes, 16);
 }
 
-static uint32_t fr_hash(const fr_key *k)
+static fr_state *fr_state_of(fr_flow *o)
 {
-	uint32_t h = 2166136261u;
-	const uint8_t *p = (const uint8_t *)k;
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h & (FR_HASH_BUCKETS - 1);
-}
-
-static void fr_q_push(fr_queue *q, fr_dgram *d)
-{
-	d->qnext = NULL;
-	d->qprev = q->tail;
-	if (q->tail)
-		q->tail->qnext = d;
-	else
-		q->head = d;
-	q->tail = d;
-}
-
-static void fr_q_unlink(fr_queue *q, fr_dgram *d)
-{
-	if (d->qprev)
-		d->qprev->qnext = d->qnext;
-	else
-		q->head = d->qnext;
-	if (d->qnext)
-		d->qnext->qprev = d->qprev;
-	else
-		q->tail = d->qprev;
-	d->qprev = d->qnext = NULL;
-}
-
-static void fr_owner_unlink(fr_dgram *d)
-{
-	if (!d->owner)
-		return;
-	if (d->oprev)
-		d->oprev->onext = d->onext;
-	else
-		d->owner->owned = d->onext;
-	if (d->onext)
-		d->onext->oprev = d->oprev;
-	d->oprev = d->onext = NULL;
-	d->owner = NULL;
-}
-
-static void fr_owner_link(fr_dgram *d, fr_flow *o, int dir)
-{
-	if (d->owner == o)
-		return;
-	fr_owner_unlink(d);
-	d->owner = o;
-	d->owner_dir = dir;
-	d->oprev = NULL;
-	d->onext = o->owned;
-	if (o->owned)
-		o->owned->oprev = d;
-	o->owned = d;
+	if (!o->st)
+		o->st = g_new0(fr_state, 1);
+	return o->st;
 }
 
 static uint32_t fr_covered(const fr_dgram *d)
@@ -205,62 +149,38 @@ static uint32_t fr_open_bytes(const fr_dgram *d)
 	return fr_covered(d) + d->hdr;
 }
 
-static fr_stats *fr_flow_stats(fr_flow *o)
+static fr_dgram *fr_find(fr_state *st, const fr_key *k)
 {
-	if (!o->stp)
-		o->stp = g_new0(fr_stats, 1);
-	return o->stp;
+	for (uint32_t i = 0; i < st->n_d; i++)
+		if (st->d[i].used && memcmp(&st->d[i].key, k, sizeof(*k)) == 0)
+			return &st->d[i];
+	return NULL;
 }
 
-static fr_stats *fr_stats_of(fr_global *g, fr_dgram *d)
+static void fr_note_inc(fr_state *st, uint8_t kind, uint64_t frame, pd_time ts, const fr_dgram *d)
 {
-	return d->owner ? fr_flow_stats(d->owner) : &g->nofl;
-}
-
-/* The flow a quoted header belongs to, either direction. */
-static fr_flow *fr_map_find(fr_global *g, const pd_ip *in, uint16_t sp, uint16_t dp, int *dir)
-{
-	uint8_t proto = in->version == 6 && in->has_frag_header ? in->frag_proto : in->proto;
-	return pd_tuple_map_find(g->flowmap, in, proto, sp, dp, dir);
+	if (st->n_incs < FR_EXAMPLES) {
+		fr_inc *e = &st->incs[st->n_incs];
+		e->kind = kind;
+		e->frame = frame;
+		e->ts = ts;
+		e->ident = d ? d->key.ident : 0;
+		e->covered = d ? fr_covered(d) : 0;
+		e->end = d ? d->end : 0;
+	}
+	st->n_incs++;
 }
 
 /* --------------------------------------------------------- resolution */
 
-static void fr_free(fr_global *g, fr_dgram *d)
+/* A datagram's own counts go to its flow. */
+static void fr_account(fr_state *st, const fr_dgram *d)
 {
-	fr_dgram **pp = &g->buckets[fr_hash(&d->key)];
-	while (*pp && *pp != d)
-		pp = &(*pp)->hnext;
-	if (*pp)
-		*pp = d->hnext;
-	if (d->complete)
-		fr_q_unlink(&g->linger, d);
-	else {
-		fr_q_unlink(&g->open, d);
-		g->n_open--;
-		uint32_t b = fr_open_bytes(d);
-		g->open_bytes = g->open_bytes > b ? g->open_bytes - b : 0;
-	}
-	fr_owner_unlink(d);
-	d->used = false;
-	d->hnext = g->free_list;
-	g->free_list = d;
-	g->n_used--;
-}
-
-/* A datagram's own counts go to its flow (or the flowless rest) once. */
-static void fr_account(fr_global *g, fr_dgram *d)
-{
-	if (d->accounted)
-		return;
-	d->accounted = true;
-	fr_stats *s = fr_stats_of(g, d);
+	fr_stats *s = &st->s;
 	s->dgrams++;
 	s->frags += d->nfrags;
 	s->overlaps += d->overlaps;
 	s->dups += d->dups;
-	if (d->owner)
-		s->dgrams_dir[d->owner_dir]++;
 	if (d->df)
 		s->df_on_frag = true;
 	if (d->max_frag_total > s->max_frag_total)
@@ -273,7 +193,7 @@ static void fr_account(fr_global *g, fr_dgram *d)
 		s->v6 = d->v6;
 		s->proto = d->proto;
 	}
-	if (d->complete) {
+	if (d->complete && !d->rx_timeout) {
 		s->complete++;
 		uint32_t size = d->end + d->hdr;
 		if (size > s->max_dgram)
@@ -285,9 +205,9 @@ static void fr_account(fr_global *g, fr_dgram *d)
 	}
 }
 
-static void fr_note_incomplete(pd_run *run, fr_global *g, fr_dgram *d, bool rx_reported)
+static void fr_note_incomplete(fr_state *st, const fr_dgram *d, bool rx_reported, uint64_t frame, pd_time ts)
 {
-	fr_stats *s = fr_stats_of(g, d);
+	fr_stats *s = &st->s;
 	s->incomplete++;
 	if (!d->n_ivals || d->lo[0] != 0)
 		s->inc_missing_first++;
@@ -301,88 +221,80 @@ static void fr_note_incomplete(pd_run *run, fr_global *g, fr_dgram *d, bool rx_r
 		}
 		s->inc_holes++;
 	}
-	if (!s->inc_frame || d->first_frame < s->inc_frame) {
-		s->inc_frame = d->first_frame;
-		s->inc_ts = d->first_ts;
-	}
-	if (!s->inc_f)
-		s->inc_f = pd_finding_get(run, "fragment-reassembly-incomplete", d->owner ? d->owner->flow : NULL);
-	char what[64];
-	if (rx_reported)
-		snprintf(what, sizeof(what), "ID 0x%x: receiver reassembly timed out", d->key.ident);
-	else if (d->last_seen)
-		snprintf(what, sizeof(what), "ID 0x%x: %u of %u bytes seen", d->key.ident, fr_covered(d), d->end);
-	else
-		snprintf(what, sizeof(what), "ID 0x%x: last fragment missing", d->key.ident);
-	pd_finding_occurrence_at(s->inc_f, d->first_frame, d->first_ts, what);
+	fr_note_inc(st, rx_reported ? FR_INC_RX : d->last_seen ? FR_INC_SEEN : FR_INC_LAST, frame, ts, d);
 }
 
-/* A datagram leaves the pool: decide what it was. */
-static void fr_resolve(pd_run *run, fr_global *g, fr_dgram *d, bool evicted)
+static void fr_free(fr_state *st, fr_dgram *d)
 {
-	fr_account(g, d);
+	if (!d->complete) {
+		uint32_t b = fr_open_bytes(d);
+		st->open_bytes = st->open_bytes > b ? st->open_bytes - b : 0;
+	}
+	d->used = false;
+}
+
+/* A datagram leaves the flow's table at time now: decide what it was
+ * (cut: the capture ended; evicted: no longer followed). */
+static void fr_resolve_at(fr_state *st, fr_dgram *d, pd_time now, bool evicted, bool cut)
+{
+	fr_account(st, d);
 	if (!d->complete && !d->rx_timeout) {
 		if (evicted) {
-			g->evicted_open++;
+			st->evicted_open++;
 		} else if (d->untrackable) {
 			/* too many holes to judge */
-		} else if (g->have_ts && g->last_ts - d->last_ts < FR_END_GRACE_NS &&
-			   g->last_ts - d->first_ts < FR_TIMEOUT_NS) {
-			fr_stats_of(g, d)->cut_at_end++;
+		} else if (cut && now - d->last_ts < FR_END_GRACE_NS && now - d->first_ts < FR_TIMEOUT_NS) {
+			st->s.cut_at_end++;
 		} else {
-			fr_note_incomplete(run, g, d, false);
+			fr_note_incomplete(st, d, false, d->first_frame, d->first_ts);
 		}
 	}
 	if (evicted)
-		g->evicted++;
-	fr_free(g, d);
+		st->evicted++;
+	fr_free(st, d);
 }
 
-static void fr_expire(pd_run *run, fr_global *g, pd_time now)
+static void fr_resolve(fr_state *st, fr_dgram *d, pd_time now, bool evicted)
 {
-	while (g->open.head && now - g->open.head->first_ts > FR_TIMEOUT_NS)
-		fr_resolve(run, g, g->open.head, false);
-	while (g->linger.head && now - g->linger.head->done_ts > FR_LINGER_NS)
-		fr_resolve(run, g, g->linger.head, false);
+	fr_resolve_at(st, d, now, evicted, false);
 }
 
-static fr_dgram *fr_find(fr_global *g, const fr_key *k)
+/* Datagrams of the flow whose time is up at now. */
+static void fr_expire(fr_state *st, pd_time now)
 {
-	if (!g->buckets)
-		return NULL;
-	for (fr_dgram *d = g->buckets[fr_hash(k)]; d; d = d->hnext)
-		if (memcmp(&d->key, k, sizeof(*k)) == 0)
-			return d;
-	return NULL;
-}
-
-static fr_dgram *fr_new(pd_run *run, fr_global *g, const fr_key *k)
-{
-	if (!g->pool) {
-		g->pool = g_new0(fr_dgram, FR_MAX_DGRAMS);
-		g->buckets = g_new0(fr_dgram *, FR_HASH_BUCKETS);
-		for (int i = FR_MAX_DGRAMS - 1; i >= 0; i--) {
-			g->pool[i].hnext = g->free_list;
-			g->free_list = &g->pool[i];
-		}
+	for (uint32_t i = 0; i < st->n_d; i++) {
+		fr_dgram *d = &st->d[i];
+		if (!d->used)
+			continue;
+		if ((!d->complete && now - d->first_ts > FR_TIMEOUT_NS) || (d->complete && now - d->done_ts > FR_LINGER_NS))
+			fr_resolve(st, d, now, false);
 	}
-	if (!g->free_list) {
-		/* Full: finished ones go first, then the oldest open one. */
-		fr_resolve(run, g, g->linger.head ? g->linger.head : g->open.head, true);
+}
+
+/* A free entry: finished ones go first, then the oldest open one. */
+static fr_dgram *fr_new(fr_state *st, const fr_key *k, pd_time now)
+{
+	fr_dgram *d = NULL, *done = NULL, *oldest = NULL;
+	for (uint32_t i = 0; i < st->n_d && !d; i++) {
+		fr_dgram *x = &st->d[i];
+		if (!x->used)
+			d = x;
+		else if (x->complete && (!done || x->done_ts < done->done_ts))
+			done = x;
+		else if (!x->complete && (!oldest || x->first_ts < oldest->first_ts))
+			oldest = x;
 	}
-	fr_dgram *d = g->free_list;
-	g->free_list = d->hnext;
+	if (!d && st->n_d < FR_FLOW_DGRAMS) {
+		/* most flows follow one datagram at a time: grow by one */
+		st->d = g_renew(fr_dgram, st->d, st->n_d + 1);
+		d = &st->d[st->n_d++];
+	} else if (!d) {
+		d = done ? done : oldest;
+		fr_resolve(st, d, now, true);
+	}
 	memset(d, 0, sizeof(*d));
 	d->used = true;
 	d->key = *k;
-	uint32_t b = fr_hash(k);
-	d->hnext = g->buckets[b];
-	g->buckets[b] = d;
-	fr_q_push(&g->open, d);
-	g->n_used++;
-	g->n_open++;
-	if (g->n_open > g->peak_open)
-		g->peak_open = g->n_open;
 	return d;
 }
 
@@ -439,107 +351,43 @@ static void fr_cover(fr_dgram *d, uint32_t lo, uint32_t hi, bool *overlap, bool 
 	d->n_ivals = n;
 }
 
-static void fr_complete(fr_global *g, fr_dgram *d, pd_time ts)
-{
-	uint32_t b = fr_open_bytes(d);
-	g->open_bytes = g->open_bytes > b ? g->open_bytes - b : 0;
-	fr_q_unlink(&g->open, d);
-	g->n_open--;
-	d->complete = true;
-	d->done_ts = ts;
-	fr_q_push(&g->linger, d);
-	/* Counted when it leaves the pool: its flow may be learnt later
-	 * (first fragment arriving last). */
-	(void)g;
-}
+/* ---------------------------------------------------------- packets */
 
-/* --------------------------------------------------------------- hooks */
-
-static void fr_on_icmp(pd_run *run, fr_global *g, const pd_packet *pkt)
+static void fr_fragment(fr_state *st, const pd_packet *pkt)
 {
-	const pd_icmp *ic = &pkt->icmp;
-	bool v6 = pkt->l4 == PD_L4_ICMP6;
-	/* Time exceeded, code 1: the receiver dropped a partial datagram. */
-	if (!ic->is_error || !ic->has_inner || ic->code != 1 || ic->type != (v6 ? 3 : 11))
-		return;
-	const pd_ip *in = &ic->inner_ip;
-	fr_key k;
-	fr_key_from(&k, in);
-	fr_dgram *d = fr_find(g, &k);
-	fr_flow *o = d ? d->owner : NULL;
-	int dir = d ? d->owner_dir : PD_CLIENT;
-	if (!o && ic->inner_has_ports)
-		o = fr_map_find(g, in, ic->inner_sport, ic->inner_dport, &dir);
-	fr_stats *s = o ? fr_flow_stats(o) : &g->nofl;
-	s->rx_timeouts++;
-	if (!s->rx_timeout_frame) {
-		s->rx_timeout_frame = pkt->frame_no;
-		s->rx_timeout_ts = pkt->ts;
-	}
-	if (d && !d->rx_timeout) {
-		/* Seen complete here (sender side) or still open: either way the
-		 * receiver did not get every fragment. */
-		fr_account(g, d);
-		d->rx_timeout = true;
-		if (d->complete && s->complete)
-			s->complete--;
-		fr_note_incomplete(run, g, d, true);
-		fr_resolve(run, g, d, false);
-	} else if (!d) {
-		/* Already gone from the pool (seen complete here): count it
-		 * against the flow as lost at the receiver. */
-		if (s->complete)
-			s->complete--;
-		s->incomplete++;
-		if (!s->inc_f)
-			s->inc_f = pd_finding_get(run, "fragment-reassembly-incomplete", o ? o->flow : NULL);
-		pd_finding_occurrence(s->inc_f, pkt, "receiver: fragment reassembly time exceeded");
-		if (!s->inc_frame || pkt->frame_no < s->inc_frame) {
-			s->inc_frame = pkt->frame_no;
-			s->inc_ts = pkt->ts;
-		}
-	}
-	(void)dir;
-}
-
-static void fr_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
-{
-	fr_global *g = gv;
-	if (!g->have_ts || pkt->ts > g->last_ts)
-		g->last_ts = pkt->ts;
-	g->have_ts = true;
-	if (g->n_used)
-		fr_expire(run, g, pkt->ts);
-	if (pkt->l4 == PD_L4_ICMP || pkt->l4 == PD_L4_ICMP6)
-		fr_on_icmp(run, g, pkt); /* and on: a big ping is fragmented too */
 	const pd_ip *ip = &pkt->ip;
-	if (!ip->is_fragment)
-		return;
-
+	fr_expire(st, pkt->ts);
 	fr_key k;
 	fr_key_from(&k, ip);
-	fr_dgram *d = fr_find(g, &k);
+	fr_dgram *d = fr_find(st, &k);
 	if (d && d->complete) {
 		bool ov, dup;
 		fr_cover(d, ip->frag_offset, ip->frag_offset + ip->frag_payload_len, &ov, &dup);
 		if (dup) {
 			/* A second copy of a fragment of a finished datagram. */
-			fr_stats_of(g, d)->dups++;
+			st->s.dups++;
 			return;
 		}
 		/* New datagram reusing the ID. */
-		fr_resolve(run, g, d, false);
+		fr_resolve(st, d, pkt->ts, false);
 		d = NULL;
 	}
 	bool fresh = d == NULL;
 	if (!d)
-		d = fr_new(run, g, &k);
+		d = fr_new(st, &k, pkt->ts);
 	if (fresh) {
+		d->first_frame = pkt->frame_no;
+		d->first_ts = pkt->ts;
+		d->v6 = ip->version == 6;
+		d->proto = ip->proto;
+	}
+	if (pkt->frame_no < d->first_frame) { /* a held fragment, delivered after its first */
 		d->first_frame = pkt->frame_no;
 		d->first_ts = pkt->ts;
 	}
 	d->last_frame = pkt->frame_no;
-	d->last_ts = pkt->ts;
+	if (pkt->ts > d->last_ts)
+		d->last_ts = pkt->ts;
 	d->nfrags++;
 
 	uint32_t lo = ip->frag_offset, hi = ip->frag_offset + ip->frag_payload_len;
@@ -554,19 +402,14 @@ static void fr_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 		d->hdr = ip->version == 4 ? ip->hdr_len : 40;
 	}
 	uint32_t after = fr_open_bytes(d);
-	g->open_bytes += after > before ? after - before : 0;
-	if (g->open_bytes > g->peak_open_bytes)
-		g->peak_open_bytes = g->open_bytes;
+	st->open_bytes += after > before ? after - before : 0;
+	if (st->open_bytes > st->peak_open_bytes)
+		st->peak_open_bytes = st->open_bytes;
 	if (!ip->mf) {
 		if (d->last_seen && d->end != hi)
 			ov = true; /* two different ends */
 		d->last_seen = true;
 		d->end = hi;
-	}
-
-	if (fresh) {
-		d->v6 = ip->version == 6;
-		d->proto = ip->version == 6 ? ip->frag_proto : ip->proto;
 	}
 	if (ov)
 		d->overlaps++;
@@ -581,52 +424,97 @@ static void fr_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 	else if (ip->frag_offset == 0)
 		d->first_total = 0;
 
-	if (d->last_seen && !d->untrackable && d->n_ivals == 1 && d->lo[0] == 0 && d->hi[0] >= d->end)
-		fr_complete(g, d, pkt->ts);
+	if (d->last_seen && !d->untrackable && d->n_ivals == 1 && d->lo[0] == 0 && d->hi[0] >= d->end) {
+		uint32_t b = fr_open_bytes(d);
+		st->open_bytes = st->open_bytes > b ? st->open_bytes - b : 0;
+		d->complete = true;
+		d->done_ts = pkt->ts;
+	}
 }
 
-/* First fragments reach the flow hooks: the datagram learns its flow. */
-static void fr_on_first_fragment(pd_run *run, fr_global *g, pd_flow *flow, fr_flow *o, const pd_packet *pkt,
-				 int dir, uint16_t sport, uint16_t dport)
+/* A first fragment: it carries the ports, and is the finding's evidence. */
+static void fr_first_fragment(fr_flow *o, const pd_packet *pkt, uint16_t sport, uint16_t dport)
 {
-	o->flow = flow;
-	if (!o->in_map) {
-		if (pd_tuple_map_add(&g->flowmap, flow, o, FR_MAX_FLOWMAP))
-			o->in_map = true;
-		else
-			g->flowmap_full++;
-	}
-	fr_key k;
-	fr_key_from(&k, &pkt->ip);
-	fr_dgram *d = fr_find(g, &k);
-	if (!d || d->owner == o)
-		return;
-	fr_owner_link(d, o, dir);
-	fr_stats *s = fr_flow_stats(o);
+	fr_state *st = fr_state_of(o);
+	fr_stats *s = &st->s;
 	if (!s->has_ports) {
 		s->has_ports = true;
 		s->sport = sport;
 		s->dport = dport;
 	}
-	if (!s->frag_f)
-		s->frag_f = pd_finding_get(run, "ip-fragmentation", flow);
-	char what[64];
-	snprintf(what, sizeof(what), "first fragment, ID 0x%x, %u bytes", pkt->ip.ident, pkt->ip.total_len);
-	pd_finding_occurrence(s->frag_f, pkt, what);
+	fr_key k;
+	fr_key_from(&k, &pkt->ip);
+	fr_dgram *d = fr_find(st, &k);
+	bool counted = d && d->n_ivals && d->lo[0] == 0; /* a copy of a first fragment seen */
+	if (!counted) {
+		if (st->n_firsts < FR_EXAMPLES)
+			st->firsts[st->n_firsts] = (fr_first){pkt->frame_no, pkt->ts, pkt->ip.ident, pkt->ip.total_len};
+		st->n_firsts++;
+	}
+	fr_fragment(st, pkt);
 }
 
-static void fr_on_udp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
+static void fr_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	if (!pkt->ip.is_fragment || pkt->ip.frag_offset != 0)
-		return;
-	fr_on_first_fragment(run, gv, flow, fs, pkt, dir, pkt->udp.sport, pkt->udp.dport);
+	(void)ctx;
+	(void)flow;
+	(void)seg;
+	if (pkt->ip.is_fragment)
+		fr_first_fragment(fs, pkt, pkt->tcp.sport, pkt->tcp.dport);
 }
 
-static void fr_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void fr_on_udp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	if (!pkt->ip.is_fragment || pkt->ip.frag_offset != 0)
+	(void)ctx;
+	(void)flow;
+	(void)seg;
+	if (pkt->ip.is_fragment)
+		fr_first_fragment(fs, pkt, pkt->udp.sport, pkt->udp.dport);
+}
+
+static void fr_on_fragment(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
+{
+	(void)ctx;
+	(void)flow;
+	(void)dir;
+	fr_fragment(fr_state_of(fs), pkt);
+}
+
+/* ICMP time exceeded, code 1: the receiver dropped a partial datagram of
+ * this flow (the router brought the error here by the quoted header). */
+static void fr_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
+{
+	(void)ctx;
+	(void)flow;
+	(void)dir;
+	const pd_icmp *ic = &pkt->icmp;
+	bool v6 = pkt->l4 == PD_L4_ICMP6;
+	if (!ic->has_inner || ic->code != 1 || ic->type != (v6 ? 3 : 11))
 		return;
-	fr_on_first_fragment(run, gv, flow, fs, pkt, seg->dir, pkt->tcp.sport, pkt->tcp.dport);
+	fr_state *st = fr_state_of(fs);
+	fr_expire(st, pkt->ts);
+	fr_stats *s = &st->s;
+	s->rx_timeouts++;
+	if (!s->rx_timeout_frame) {
+		s->rx_timeout_frame = pkt->frame_no;
+		s->rx_timeout_ts = pkt->ts;
+	}
+	fr_key k;
+	fr_key_from(&k, &ic->inner_ip);
+	fr_dgram *d = fr_find(st, &k);
+	if (d && !d->rx_timeout) {
+		/* Seen complete here (sender side) or still open: either way the
+		 * receiver did not get every fragment. */
+		d->rx_timeout = true;
+		fr_note_incomplete(st, d, true, d->first_frame, d->first_ts);
+		fr_resolve(st, d, pkt->ts, false);
+	} else if (!d) {
+		/* Already gone (seen complete here): lost at the receiver. */
+		if (s->complete)
+			s->complete--;
+		s->incomplete++;
+		fr_note_inc(st, FR_INC_RX_GONE, pkt->frame_no, pkt->ts, NULL);
+	}
 }
 
 /* --------------------------------------------------------------- report */
@@ -696,22 +584,32 @@ static void fr_tunnel_hint(uint32_t size, char *buf, size_t len)
 		}
 }
 
-static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
+static void fr_emit(pd_ctx *ctx, fr_state *st, const pd_flow *flow)
 {
-	(void)g;
+	fr_stats *s = &st->s;
 	char hint[96], mtu_s[192] = "";
-	if (s->frag_f || (s->dgrams && !flow)) {
-		if (!s->frag_f)
-			s->frag_f = pd_finding_get(run, "ip-fragmentation", NULL);
-		pd_finding *f = s->frag_f;
-		if (!flow && s->first_frame && f->occurrences == 0)
-			pd_finding_occurrence_at(f, s->first_frame, s->first_ts, "first fragment");
-		pd_finding_metric(f, "fragmented_datagrams", (double)s->dgrams, "count");
-		pd_finding_metric(f, "fragments", (double)s->frags, "count");
+	if (s->dgrams) {
+		pd_finding *f = pd_finding_get(ctx, "ip-fragmentation", flow);
+		for (uint32_t i = 0; i < st->n_firsts && i < FR_EXAMPLES; i++)
+			pd_finding_occurrence(f, st->firsts[i].frame, st->firsts[i].ts,
+					      "first fragment, ID 0x%x, %u bytes", "首个分片，ID 0x%x，%u 字节",
+					      st->firsts[i].ident, st->firsts[i].size);
+		if (!st->n_firsts)
+			pd_finding_occurrence(f, s->first_frame, s->first_ts, "first fragment seen", "见到的第一个分片");
+		if (st->n_firsts > FR_EXAMPLES)
+			pd_finding_count(f, st->n_firsts - FR_EXAMPLES);
+		if (st->evicted) {
+			pd_finding_metric(f, "datagrams_dropped_from_tracking", (double)st->evicted, PD_UNIT_COUNT,
+					  PD_AGG_SUM);
+			pd_finding_metric(f, "open_datagrams_dropped_from_tracking", (double)st->evicted_open,
+					  PD_UNIT_COUNT, PD_AGG_SUM);
+		}
+		pd_finding_metric(f, "fragmented_datagrams", (double)s->dgrams, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "fragments", (double)s->frags, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (s->max_dgram)
-			pd_finding_metric(f, "max_datagram_size", s->max_dgram, "bytes");
+			pd_finding_metric(f, "max_datagram_size", s->max_dgram, PD_UNIT_BYTES, PD_AGG_MAX);
 		if (s->max_frag_total)
-			pd_finding_metric(f, "max_fragment_size", s->max_frag_total, "bytes");
+			pd_finding_metric(f, "max_fragment_size", s->max_frag_total, PD_UNIT_BYTES, PD_AGG_MAX);
 		/* No real link fragments this small: IPv4 routers keep >= 552 B
 		 * (Linux min_pmtu; 68 is the legal floor), IPv6 needs 1280. */
 		bool tiny = s->min_first_total && s->min_first_total < (s->v6 ? 1280u : 552u);
@@ -720,26 +618,26 @@ static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
 				 "; first fragments of only %u B: smaller than any real link MTU (%s), so made "
 				 "by a tool or an evasion attempt, and dropped by many firewalls",
 				 s->min_first_total, s->v6 ? "IPv6 minimum 1280" : "IPv4 paths carry at least 552-576");
-			pd_finding_metric(f, "tiny_first_fragment", s->min_first_total, "bytes");
+			pd_finding_metric(f, "tiny_first_fragment", s->min_first_total, PD_UNIT_BYTES, PD_AGG_MAX);
 		} else if (s->min_first_total) {
-			pd_finding_metric(f, "implied_mtu", s->min_first_total, "bytes");
+			pd_finding_metric(f, "implied_mtu", s->min_first_total, PD_UNIT_BYTES, PD_AGG_MAX);
 			fr_tunnel_hint(s->min_first_total, hint, sizeof(hint));
 			snprintf(mtu_s, sizeof(mtu_s), "; first fragments of %u B imply an MTU of %u-%u%s",
 				 s->min_first_total, s->min_first_total, s->min_first_total + 7, hint);
 		}
 		if (s->overlaps)
-			pd_finding_metric(f, "overlapping_fragments", (double)s->overlaps, "count");
+			pd_finding_metric(f, "overlapping_fragments", (double)s->overlaps, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (s->dups)
-			pd_finding_metric(f, "duplicate_fragments", (double)s->dups, "count");
+			pd_finding_metric(f, "duplicate_fragments", (double)s->dups, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (s->oversize)
-			pd_finding_metric(f, "oversize_datagrams", (double)s->oversize, "count");
-		const char *app = flow && flow->app && strcmp(flow->app, "Unknown") ? flow->app : NULL;
+			pd_finding_metric(f, "oversize_datagrams", (double)s->oversize, PD_UNIT_COUNT, PD_AGG_SUM);
+		const char *app = flow->app && strcmp(flow->app, "Unknown") ? flow->app : NULL;
 		char ports[48] = "";
 		if (s->has_ports)
 			snprintf(ports, sizeof(ports), " port %u->%u", s->sport, s->dport);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " %s%s %s datagram%s%s%s%s fragmented into %" G_GUINT64_FORMAT
-				  " fragments (largest datagram %u B, largest fragment %u B)%s%s%s%s%s",
+				  " fragments (largest datagram %u B, largest fragment %u B)%s%s%s%s%s", NULL,
 				  s->dgrams, s->v6 ? "IPv6" : "IPv4", ports, fr_proto_name(s->proto),
 				  s->dgrams == 1 ? "" : "s", app ? " (" : "", app ? app : "", app ? ")" : "", s->frags,
 				  s->max_dgram, s->max_frag_total, mtu_s,
@@ -748,8 +646,8 @@ static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
 				  s->dups ? "; some fragments captured twice (not resent: IP never retransmits)" : "",
 				  fr_app_hint(s));
 		if (s->dgrams >= FR_MANY_DGRAMS || s->overlaps || s->oversize || tiny)
-			f->severity = PD_SEV_WARNING;
-		f->confidence = 0.95;
+			pd_finding_set_severity(f, PD_SEV_WARNING);
+		pd_finding_set_confidence(f, 0.95);
 		if (s->proto == 6)
 			pd_finding_settings(f, "net.ipv4.ip_no_pmtu_disc", "MSS clamping", "interface MTU", NULL);
 		else if (s->min_first_total && s->min_first_total + 7 < 1500)
@@ -757,15 +655,32 @@ static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
 		else
 			pd_finding_settings(f, "application datagram size", "interface MTU", NULL);
 	}
-	if (s->incomplete && s->inc_f) {
-		pd_finding *f = s->inc_f;
-		pd_finding_metric(f, "incomplete_datagrams", (double)s->incomplete, "count");
-		pd_finding_metric(f, "fragmented_datagrams", (double)s->dgrams, "count");
-		pd_finding_metric(f, "incomplete_in_capture", (double)s->inc_holes, "count");
+	if (s->incomplete) {
+		pd_finding *f = pd_finding_get(ctx, "fragment-reassembly-incomplete", flow);
+		for (uint32_t i = 0; i < st->n_incs && i < FR_EXAMPLES; i++) {
+			const fr_inc *e = &st->incs[i];
+			if (e->kind == FR_INC_RX)
+				pd_finding_occurrence(f, e->frame, e->ts, "ID 0x%x: receiver reassembly timed out",
+						      "ID 0x%x：接收方重组超时", e->ident);
+			else if (e->kind == FR_INC_SEEN)
+				pd_finding_occurrence(f, e->frame, e->ts, "ID 0x%x: %u of %u bytes seen",
+						      "ID 0x%x：只见到 %u / %u 字节", e->ident, e->covered, e->end);
+			else if (e->kind == FR_INC_LAST)
+				pd_finding_occurrence(f, e->frame, e->ts, "ID 0x%x: last fragment missing",
+						      "ID 0x%x：缺少最后一个分片", e->ident);
+			else
+				pd_finding_occurrence(f, e->frame, e->ts, "receiver: fragment reassembly time exceeded",
+						      "接收方：分片重组超时");
+		}
+		if (st->n_incs > FR_EXAMPLES)
+			pd_finding_count(f, st->n_incs - FR_EXAMPLES);
+		pd_finding_metric(f, "incomplete_datagrams", (double)s->incomplete, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "fragmented_datagrams", (double)s->dgrams, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "incomplete_in_capture", (double)s->inc_holes, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (s->rx_timeouts)
-			pd_finding_metric(f, "receiver_reassembly_timeouts", (double)s->rx_timeouts, "count");
+			pd_finding_metric(f, "receiver_reassembly_timeouts", (double)s->rx_timeouts, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (s->dgrams)
-			pd_finding_metric(f, "incomplete_ratio", (double)s->incomplete / (double)s->dgrams, "ratio");
+			pd_finding_metric(f, "incomplete_ratio", (double)s->incomplete / (double)s->dgrams, PD_UNIT_RATIO, PD_AGG_MAX);
 		char rx[160] = "";
 		if (s->rx_timeouts)
 			snprintf(rx, sizeof(rx),
@@ -787,11 +702,11 @@ static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
 				  " fragmented datagrams never completed%s%s; each one is lost whole at the receiver "
-				  "(the sender's application sees only a timeout)",
+				  "(the sender's application sees only a timeout)", NULL,
 				  s->incomplete, s->dgrams > s->incomplete ? s->dgrams : s->incomplete, seen, rx);
-		f->confidence = s->rx_timeouts ? 0.95 : 0.75;
+		pd_finding_set_confidence(f, s->rx_timeouts ? 0.95 : 0.75);
 		/* Many datagrams open at once point at the reassembly memory limit. */
-		if (g->peak_open_bytes > 3u * 1024 * 1024)
+		if (st->peak_open_bytes > 3u * 1024 * 1024)
 			pd_finding_settings(f, "net.ipv4.ipfrag_high_thresh", "application datagram size",
 					    "firewall dropping fragments", "net.ipv4.ipfrag_time", NULL);
 		else
@@ -800,76 +715,36 @@ static void fr_emit(pd_run *run, fr_global *g, fr_stats *s, const pd_flow *flow)
 	}
 }
 
-static void fr_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
+static void fr_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 {
-	fr_global *g = gv;
+	(void)gv;
 	fr_flow *o = fs;
-	if (!o->stp && !o->in_map && !o->owned)
+	fr_state *st = o->st;
+	if (!st)
 		return;
-	/* Datagrams still open end with their flow. */
-	while (o->owned) {
-		fr_dgram *d = o->owned;
-		if (d->complete) {
-			fr_account(g, d);
-			fr_owner_unlink(d);
-		}
-		else
-			fr_resolve(run, g, d, false);
-	}
-	if (o->in_map) {
-		pd_tuple_map_remove(g->flowmap, flow);
-		o->in_map = false;
-	}
-	if (o->stp)
-		fr_emit(run, g, o->stp, flow);
-	g_free(o->stp);
-	o->stp = NULL;
+	/* Datagrams still open end with their flow: judged at the capture's
+	 * end or the flow's timeout; a flow evicted early stops being
+	 * followed (counted as dropped from tracking). */
+	pd_time now = pd_ctx_now(ctx);
+	bool evicted = flow->end_reason == PD_END_EVICTED, cut = flow->end_reason == PD_END_CAPTURE;
+	for (uint32_t i = 0; i < st->n_d; i++)
+		if (st->d[i].used)
+			fr_resolve_at(st, &st->d[i], now, evicted && !st->d[i].complete, cut);
+	fr_emit(ctx, st, flow);
+	g_free(st->d);
+	g_free(st);
+	o->st = NULL;
 }
 
-static void fr_on_end(pd_run *run, void *gv)
-{
-	fr_global *g = gv;
-	while (g->open.head)
-		fr_resolve(run, g, g->open.head, false);
-	while (g->linger.head)
-		fr_resolve(run, g, g->linger.head, false);
-	fr_stats *s = &g->nofl;
-	if (s->dgrams || s->incomplete) {
-		fr_emit(run, g, s, NULL);
-	}
-	if (g->evicted) {
-		pd_finding *f = s->frag_f ? s->frag_f : NULL;
-		if (!f)
-			f = pd_finding_get(run, "ip-fragmentation", NULL);
-		pd_finding_metric(f, "datagrams_dropped_from_tracking", (double)g->evicted, "count");
-		pd_finding_metric(f, "open_datagrams_dropped_from_tracking", (double)g->evicted_open, "count");
-		if (!f->detail)
-			pd_finding_detail(f,
-					  "more than %d fragmented datagrams open at once: %" G_GUINT64_FORMAT
-					  " were dropped from tracking (%" G_GUINT64_FORMAT " still incomplete)",
-					  FR_MAX_DGRAMS, g->evicted, g->evicted_open);
-	}
-}
-
-static void fr_fini(void *gv)
-{
-	fr_global *g = gv;
-	g_free(g->pool);
-	g_free(g->buckets);
-	if (g->flowmap)
-		g_hash_table_destroy(g->flowmap);
-}
+static const char *const fr_emits[] = {"ip-fragmentation", "fragment-reassembly-incomplete", NULL};
 
 const pd_detector pd_det_fragments = {
 	.name = "fragments",
+	.emits = fr_emits,
 	.flow_state_size = sizeof(fr_flow),
-	.cost = 2,
-	.needs_app = true, /* names the application in its detail */
-	.global_state_size = sizeof(fr_global),
-	.on_packet = fr_on_packet,
 	.on_tcp = fr_on_tcp,
 	.on_udp = fr_on_udp,
+	.on_fragment = fr_on_fragment,
+	.on_icmp_error = fr_on_icmp_error,
 	.on_flow_end = fr_on_flow_end,
-	.on_end = fr_on_end,
-	.fini = fr_fini,
 };

@@ -13,13 +13,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/addr.h"
 #include "heuristics/detector.h"
+#include "heuristics/keytable.h"
 #include "heuristics/util.h"
 
 #define HS_MAX_SYNS 7 /* SYN send times kept per flow for the schedule */
-#define HS_SRV_SLOTS 2048 /* server endpoints tracked (power of two) */
-#define HS_SRV_PROBE 8
-#define HS_RING 16 /* recent SYN retransmits per server (listener overload) */
+#define HS_SRV_MAX 2048 /* server endpoints tracked */
+#define HS_BUCKET_IPS 16 /* distinct retrying clients kept per second and server */
+#define HS_MAX_BUCKETS 65536 /* (server, second) buckets in all */
+#define HS_RETRY_FLOWS 32 /* retrying flows named per server */
 #define HS_OVERLOAD_WINDOW (2 * PD_NS_PER_SEC)
 #define HS_OVERLOAD_CLIENTS 3 /* distinct client IPs retrying within the window */
 #define HS_MAX_FLOW_FINDINGS 2000 /* per id: beyond that, a flood, not a diagnosis */
@@ -67,6 +70,10 @@ typedef struct hs_fs {
 	pd_time usable_ts; /* first server packet acking client data or carrying data */
 	uint64_t usable_frame;
 	pd_time abort_rst_ts;
+	/* the first SYN-ACK: when, and whether it granted the options the
+	 * client offered (1), stripped them (2), or cannot tell (0) */
+	pd_time first_synack_ts;
+	uint8_t synack_opt;
 } hs_fs;
 
 static pd_time hs_syn_ts(const hs_fs *fs, uint32_t i)
@@ -79,15 +86,33 @@ static uint64_t hs_syn_frame(const hs_fs *fs, uint32_t i)
 	return fs->syn0_frame + fs->syn_fr[i];
 }
 
-typedef struct hs_srv {
-	bool used;
+/* The distinct clients that retransmitted a SYN toward a server in one
+ * second of capture time. */
+typedef struct hs_bucket {
+	uint32_t ip[HS_BUCKET_IPS];
+	uint8_t n;
+	bool more;
+} hs_bucket;
+
+/* A flow that retransmitted its SYN toward a server. */
+typedef struct hs_retry {
+	pd_flow_key flow;
+	uint64_t frame; /* its first SYN retransmission */
+	pd_time ts;
+} hs_retry;
+
+typedef struct hs_srv_key {
 	pd_addr addr;
 	uint16_t port;
-	pd_time last_ts;
-	/* listener overload: recent SYN retransmits and their clients */
-	pd_time ev_ts[HS_RING];
-	uint32_t ev_ip[HS_RING];
-	uint8_t ev_pos, ev_n;
+} hs_srv_key;
+
+typedef struct hs_srv {
+	pd_addr addr;
+	uint16_t port;
+	/* listener overload: SYN retransmits per second and their clients
+	 * (flows end in any order, so whole seconds, not a sliding ring) */
+	GHashTable *buckets; /* second -> hs_bucket */
+	GArray *retries; /* hs_retry, at most HS_RETRY_FLOWS */
 	uint32_t clients[8]; /* distinct client IPs that retransmitted SYNs */
 	uint8_t n_clients;
 	bool more_clients;
@@ -111,57 +136,68 @@ typedef struct hs_kept {
 } hs_kept;
 
 typedef struct hs_g {
-	pd_time now; /* latest capture time seen */
-	hs_srv srv[HS_SRV_SLOTS];
+	pd_keytable *srv; /* hs_srv_key -> hs_srv */
+	uint32_t n_buckets;
 	hs_kept kept[HS_KEEP];
 	size_t n_kept;
 	uint32_t per_id[4]; /* per-flow findings created: retx, unanswered, synack, aq */
 	uint64_t hist[HS_HIST_BUCKETS]; /* connect times */
 	uint64_t hist_n;
-	pd_finding *overload, *cookies;
-	hs_srv *overload_srv;
+	pd_finding *cookies;
 } hs_g;
 
 /* ------------------------------------------------------------ helpers */
 
-/* The entry for a server endpoint; evicts the least recently used slot of
- * the probe window when all are taken. */
-static hs_srv *hs_srv_get(hs_g *g, const pd_addr *a, uint16_t port, pd_time now)
+static void hs_srv_evict(void *v)
 {
-	uint32_t h = (pd_addr_fnv(a) ^ (port * 2654435761u)) & (HS_SRV_SLOTS - 1);
-	hs_srv *victim = NULL;
-	for (int i = 0; i < HS_SRV_PROBE; i++) {
-		hs_srv *s = &g->srv[(h + (uint32_t)i) & (HS_SRV_SLOTS - 1)];
-		if (s->used && s->port == port && pd_addr_same(&s->addr, a)) {
-			s->last_ts = now;
-			return s;
-		}
-		if (!s->used) {
-			if (!victim || victim->used)
-				victim = s;
-		} else if (!victim || (victim->used && s->last_ts < victim->last_ts)) {
-			victim = s;
-		}
+	hs_srv *s = v;
+	if (s->buckets)
+		g_hash_table_destroy(s->buckets);
+	if (s->retries)
+		g_array_free(s->retries, TRUE);
+	s->buckets = NULL;
+	s->retries = NULL;
+}
+
+static void hs_key(hs_srv_key *k, const pd_addr *a, uint16_t port)
+{
+	memset(k, 0, sizeof(*k));
+	k->addr = *a;
+	k->port = port;
+}
+
+/* The entry for a server endpoint (the least recently used gives way). */
+static hs_srv *hs_srv_get(hs_g *g, const pd_addr *a, uint16_t port)
+{
+	hs_srv_key k;
+	hs_key(&k, a, port);
+	bool made;
+	hs_srv *s = pd_keytable_get(g->srv, &k, &made);
+	if (made) {
+		s->addr = *a;
+		s->port = port;
 	}
-	if (victim == g->overload_srv)
-		g->overload_srv = NULL;
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->addr = *a;
-	victim->port = port;
-	victim->last_ts = now;
-	return victim;
+	return s;
 }
 
 static hs_srv *hs_srv_find(hs_g *g, const pd_addr *a, uint16_t port)
 {
-	uint32_t h = (pd_addr_fnv(a) ^ (port * 2654435761u)) & (HS_SRV_SLOTS - 1);
-	for (int i = 0; i < HS_SRV_PROBE; i++) {
-		hs_srv *s = &g->srv[(h + (uint32_t)i) & (HS_SRV_SLOTS - 1)];
-		if (s->used && s->port == port && pd_addr_same(&s->addr, a))
-			return s;
-	}
-	return NULL;
+	hs_srv_key k;
+	hs_key(&k, a, port);
+	return pd_keytable_find(g->srv, &k);
+}
+
+static void hs_init(pd_ctx *ctx, void *gv)
+{
+	(void)ctx;
+	hs_g *g = gv;
+	g->srv = pd_keytable_new(sizeof(hs_srv_key), sizeof(hs_srv), HS_SRV_MAX, NULL, hs_srv_evict);
+}
+
+static void hs_fini(void *gv)
+{
+	hs_g *g = gv;
+	pd_keytable_free(g->srv);
 }
 
 static double hs_sec(pd_time t)
@@ -211,12 +247,12 @@ static void hs_keep(hs_g *g, pd_finding *f, const pd_flow *flow, uint8_t kind)
 
 /* Per-flow findings stop at a cap: past it the capture is a flood or a
  * scan and the capture-wide detectors speak for it. */
-static pd_finding *hs_flow_finding(pd_run *run, hs_g *g, const char *id, int slot, const pd_flow *flow)
+static pd_finding *hs_flow_finding(pd_ctx *ctx, hs_g *g, const char *id, int slot, const pd_flow *flow)
 {
 	if (g->per_id[slot] >= HS_MAX_FLOW_FINDINGS)
 		return NULL;
 	g->per_id[slot]++;
-	return pd_finding_get(run, id, flow);
+	return pd_finding_get(ctx, id, flow);
 }
 
 /* "1.00, 1.02, 2.04 s" from the SYN times kept. */
@@ -240,44 +276,20 @@ static void hs_schedule_metrics(pd_finding *f, const hs_fs *fs)
 					   "syn_gap_4_ms", "syn_gap_5_ms", "syn_gap_6_ms"};
 	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
 	for (uint32_t i = 1; i < kept && i - 1 < sizeof(keys) / sizeof(keys[0]); i++)
-		pd_finding_metric(f, keys[i - 1], (double)(hs_syn_ts(fs, i) - hs_syn_ts(fs, i - 1)) / 1e6, "ms");
+		pd_finding_metric(f, keys[i - 1], (double)(hs_syn_ts(fs, i) - hs_syn_ts(fs, i - 1)) / 1e6, PD_UNIT_MS,
+				  PD_AGG_MAX);
 }
 
 /* ------------------------------------------------------------- hooks */
 
-static void hs_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
+/* The flow's SYN retransmissions, counted toward its server: which
+ * clients retried in which second (listener overload), and which flows. */
+static void hs_syn_retx(hs_g *g, const pd_flow *flow, const hs_fs *fs)
 {
-	hs_g *g = gv;
-	if (pkt->ts > g->now)
-		g->now = pkt->ts;
-}
-
-/* Distinct client IPs among the server's SYN retransmits of the last window. */
-static uint32_t hs_ring_distinct(const hs_srv *s, pd_time now)
-{
-	uint32_t seen[HS_RING], n = 0;
-	for (uint32_t i = 0; i < s->ev_n; i++) {
-		if (now - s->ev_ts[i] > HS_OVERLOAD_WINDOW)
-			continue;
-		bool dup = false;
-		for (uint32_t j = 0; j < n; j++)
-			dup |= seen[j] == s->ev_ip[i];
-		if (!dup)
-			seen[n++] = s->ev_ip[i];
-	}
-	return n;
-}
-
-static void hs_syn_retx(pd_run *run, hs_g *g, pd_flow *flow, const pd_packet *pkt)
-{
-	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts);
-	uint32_t ip = pd_addr_fnv(&flow->addr[PD_CLIENT]);
-	s->syn_retx++;
-	s->ev_ts[s->ev_pos] = pkt->ts;
-	s->ev_ip[s->ev_pos] = ip;
-	s->ev_pos = (uint8_t)((s->ev_pos + 1) % HS_RING);
-	if (s->ev_n < HS_RING)
-		s->ev_n++;
+	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
+	uint32_t ip = (uint32_t)pd_addr_hash64(&flow->addr[PD_CLIENT]);
+	uint32_t retx = fs->syns - 1;
+	s->syn_retx += retx;
 	bool known = false;
 	for (uint32_t i = 0; i < s->n_clients; i++)
 		known |= s->clients[i] == ip;
@@ -287,68 +299,138 @@ static void hs_syn_retx(pd_run *run, hs_g *g, pd_flow *flow, const pd_packet *pk
 		else
 			s->more_clients = true;
 	}
-	uint32_t d = hs_ring_distinct(s, pkt->ts);
-	if (d > s->peak_clients) {
-		s->peak_clients = d;
-		s->peak_ts = pkt->ts;
+	if (!s->retries)
+		s->retries = g_array_new(FALSE, TRUE, sizeof(hs_retry));
+	if (s->retries->len < HS_RETRY_FLOWS) {
+		hs_retry r;
+		memset(&r, 0, sizeof(r));
+		pd_flow_key_of(&r.flow, flow);
+		r.frame = hs_syn_frame(fs, 1);
+		r.ts = hs_syn_ts(fs, 1);
+		g_array_append_val(s->retries, r);
 	}
-	if (s->peak_clients >= HS_OVERLOAD_CLIENTS) {
-		if (!g->overload)
-			g->overload = pd_finding_get(run, "listener-overload", NULL);
-		if (!g->overload_srv || s->peak_clients > g->overload_srv->peak_clients)
-			g->overload_srv = s;
-		if (g->overload_srv == s) {
-			pd_finding_add_flow(run, g->overload, flow);
-			pd_finding_occurrence(g->overload, pkt, "SYN retransmission");
+	if (!s->buckets)
+		s->buckets = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
+	for (uint32_t i = 1; i < kept; i++) {
+		int64_t sec = hs_syn_ts(fs, i) / PD_NS_PER_SEC;
+		hs_bucket *b = g_hash_table_lookup(s->buckets, &sec);
+		if (!b) {
+			if (g->n_buckets >= HS_MAX_BUCKETS)
+				continue;
+			g->n_buckets++;
+			b = g_new0(hs_bucket, 1);
+			g_hash_table_insert(s->buckets, g_memdup2(&sec, sizeof(sec)), b);
 		}
+		bool have = false;
+		for (uint8_t j = 0; j < b->n; j++)
+			have |= b->ip[j] == ip;
+		if (have)
+			continue;
+		if (b->n < HS_BUCKET_IPS)
+			b->ip[b->n++] = ip;
+		else
+			b->more = true;
 	}
 }
 
-static void hs_synack_options(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs, const pd_packet *pkt)
+static gint hs_cmp_i64(gconstpointer a, gconstpointer b)
 {
-	const pd_tcp *t = &pkt->tcp;
-	const pd_tcp_half *c = &flow->half[PD_CLIENT];
-	if (t->options_truncated || !c->syn_seen)
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Most distinct clients retrying toward s within two adjacent seconds,
+ * and the first such second. */
+static void hs_peak(hs_srv *s)
+{
+	s->peak_clients = 0;
+	if (!s->buckets)
 		return;
-	bool offered = c->wscale_offered >= 0 || c->sack_permitted;
-	if (!offered)
+	GArray *secs = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, s->buckets);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_array_append_val(secs, *(int64_t *)k);
+	g_array_sort(secs, hs_cmp_i64);
+	for (guint i = 0; i < secs->len; i++) {
+		int64_t sec = g_array_index(secs, int64_t, i), next = sec + 1;
+		const hs_bucket *a = g_hash_table_lookup(s->buckets, &sec), *b = g_hash_table_lookup(s->buckets, &next);
+		uint32_t seen[2 * HS_BUCKET_IPS], n = 0;
+		for (int part = 0; part < 2; part++) {
+			const hs_bucket *x = part ? b : a;
+			for (uint8_t j = 0; x && j < x->n; j++) {
+				bool dup = false;
+				for (uint32_t m = 0; m < n; m++)
+					dup |= seen[m] == x->ip[j];
+				if (!dup)
+					seen[n++] = x->ip[j];
+			}
+		}
+		if (n > s->peak_clients) {
+			s->peak_clients = n;
+			s->peak_ts = sec * PD_NS_PER_SEC;
+		}
+	}
+	g_array_free(secs, TRUE);
+}
+
+/* The first SYN-ACK's options, counted toward its server: a SYN-ACK
+ * without the options the same server grants elsewhere is a SYN cookie. */
+static void hs_synack_options(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs_fs *fs)
+{
+	if (!fs->synack_opt)
 		return;
-	bool granted = (c->wscale_offered >= 0 && t->wscale >= 0) || (c->sack_permitted && t->sack_permitted);
-	/* With the client's TS option a Linux cookie SYN-ACK keeps WS and SACK
-	 * (encoded in its TSval); only without it are they dropped. Such
-	 * SYN-ACKs still show what the server normally grants. */
-	if (c->ts_offered && !granted)
-		return;
-	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts);
-	if (granted) {
+	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
+	if (fs->synack_opt == 1) {
 		s->synack_full++;
 		if (s->stripped_pending) {
 			/* The server grants options elsewhere: the earlier bare one was a cookie. */
 			if (!g->cookies)
-				g->cookies = pd_finding_get(run, "syncookies", NULL);
-			pd_finding_occurrence_at(g->cookies, s->stripped_frame, s->stripped_ts,
-						 "SYN-ACK without WS/SACK");
+				g->cookies = pd_finding_get(ctx, "syncookies", NULL);
+			pd_finding_occurrence(g->cookies, s->stripped_frame, s->stripped_ts, "SYN-ACK without WS/SACK",
+					      "不带窗口扩大/SACK 的 SYN-ACK");
 			s->stripped_pending = false;
 		}
 		return;
 	}
 	s->synack_stripped++;
-	fs->stripped_synack = true;
 	if (s->synack_full) {
 		if (!g->cookies)
-			g->cookies = pd_finding_get(run, "syncookies", NULL);
-		pd_finding_add_flow(run, g->cookies, flow);
-		pd_finding_occurrence(g->cookies, pkt, "SYN-ACK without WS/SACK");
+			g->cookies = pd_finding_get(ctx, "syncookies", NULL);
+		pd_finding_add_flow(ctx, g->cookies, flow);
+		pd_finding_occurrence(g->cookies, flow->synack_frame, fs->first_synack_ts, "SYN-ACK without WS/SACK",
+				      "不带窗口扩大/SACK 的 SYN-ACK");
 	} else if (!s->stripped_pending && s->synack_stripped == 1) {
 		s->stripped_pending = true;
-		s->stripped_frame = pkt->frame_no;
-		s->stripped_ts = pkt->ts;
+		s->stripped_frame = flow->synack_frame;
+		s->stripped_ts = fs->first_synack_ts;
 	}
 }
 
-static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+/* What the first SYN-ACK says about the options (decided on the packet). */
+static uint8_t hs_synack_opt(const pd_flow *flow, const pd_packet *pkt)
 {
-	hs_g *g = gv;
+	const pd_tcp *t = &pkt->tcp;
+	const pd_tcp_half *c = &flow->half[PD_CLIENT];
+	if (t->options_truncated || !c->syn_seen)
+		return 0;
+	bool offered = c->wscale_offered >= 0 || c->sack_permitted;
+	if (!offered)
+		return 0;
+	bool granted = (c->wscale_offered >= 0 && t->wscale >= 0) || (c->sack_permitted && t->sack_permitted);
+	/* With the client's TS option a Linux cookie SYN-ACK keeps WS and SACK
+	 * (encoded in its TSval); only without it are they dropped. Such
+	 * SYN-ACKs still show what the server normally grants. */
+	if (c->ts_offered && !granted)
+		return 0;
+	return granted ? 1 : 2;
+}
+
+static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+{
+	(void)ctx;
 	hs_fs *fs = fsv;
 	const pd_tcp *t = &pkt->tcp;
 	const uint8_t fl = t->flags;
@@ -386,11 +468,8 @@ static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 			fs->syns++;
 			fs->last_syn_ts = pkt->ts;
 			fs->last_syn_frame = pkt->frame_no;
-			if (fs->syns > 1) {
-				if (flow->synack_frame)
-					fs->syn_after_synack++;
-				hs_syn_retx(run, g, flow, pkt);
-			}
+			if (fs->syns > 1 && flow->synack_frame)
+				fs->syn_after_synack++;
 			return;
 		}
 		fs->client_other = true;
@@ -414,10 +493,11 @@ static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 		fs->last_synack_ts = pkt->ts;
 		fs->last_synack_ipid = id;
 		fs->synacks++;
-		if (fs->synacks == 1 && flow->syn_frame)
-			hs_hist_add(g, pkt->ts - flow->syn_ts);
-		if (fs->synacks == 1)
-			hs_synack_options(run, g, flow, fs, pkt);
+		if (fs->synacks == 1) {
+			fs->first_synack_ts = pkt->ts;
+			fs->synack_opt = hs_synack_opt(flow, pkt);
+			fs->stripped_synack = fs->synack_opt == 2;
+		}
 		/* The SYN-ACK's TSecr names the SYN the server last took its
 		 * timestamp from: proof that this SYN reached the server. */
 		if (fs->synacks == 1 && fs->syn_has_ts && t->has_ts && !t->options_truncated) {
@@ -470,46 +550,46 @@ static void hs_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 	}
 }
 
-static void hs_accept_queue(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
+static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs)
 {
-	pd_finding *f = hs_flow_finding(run, g, "accept-queue-overflow", 3, flow);
+	pd_finding *f = hs_flow_finding(ctx, g, "accept-queue-overflow", 3, flow);
 	if (!f)
 		return;
-	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], g->now);
+	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
 	s->aq_flows++;
 	if (fs->abort_rst_frame) {
-		pd_finding_occurrence_at(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK");
-		pd_finding_occurrence_at(f, fs->abort_rst_frame, fs->abort_rst_ts, "RST right after the ACK");
+		pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", NULL);
+		pd_finding_occurrence(f, fs->abort_rst_frame, fs->abort_rst_ts, "RST right after the ACK", NULL);
 		double after = hs_sec(fs->abort_rst_ts - flow->hs_ack_ts);
-		pd_finding_metric(f, "rst_after_ack_ms", after * 1e3, "ms");
-		pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, "count");
-		f->impact_s += hs_sec(fs->abort_rst_ts - flow->syn_ts);
-		f->confidence = 0.8;
+		pd_finding_metric(f, "rst_after_ack_ms", after * 1e3, PD_UNIT_MS, PD_AGG_MAX);
+		pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_add_impact(f, hs_sec(fs->abort_rst_ts - flow->syn_ts));
+		pd_finding_set_confidence(f, 0.8);
 		pd_finding_detail(f,
 				  "the server reset the connection %.1f ms after the client's handshake ACK "
 				  "(frame %llu -> RST frame %llu, RST without ACK flag carrying the SYN-ACK's "
 				  "sequence + 1) before sending any data: Linux does this when the accept queue "
-				  "is full and net.ipv4.tcp_abort_on_overflow=1",
+				  "is full and net.ipv4.tcp_abort_on_overflow=1", NULL,
 				  after * 1e3, (unsigned long long)flow->hs_ack_frame,
 				  (unsigned long long)fs->abort_rst_frame);
 		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
 				    "net.ipv4.tcp_abort_on_overflow", NULL);
 		return;
 	}
-	pd_finding_occurrence_at(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK");
-	pd_finding_occurrence_at(f, fs->synack_after_ack_frame, fs->synack_after_ack_ts, "SYN-ACK resent after the ACK");
+	pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", NULL);
+	pd_finding_occurrence(f, fs->synack_after_ack_frame, fs->synack_after_ack_ts, "SYN-ACK resent after the ACK", NULL);
 	pd_time stuck = (fs->usable_ts ? fs->usable_ts : flow->last_ts) - flow->hs_ack_ts;
 	if (stuck < 0)
 		stuck = 0;
-	f->impact_s += hs_sec(stuck);
-	pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, "count");
-	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, "count");
-	pd_finding_metric(f, "stalled_s", hs_sec(stuck), "s");
-	f->confidence = fs->client_data_retx ? 0.8 : 0.7;
+	pd_finding_add_impact(f, hs_sec(stuck));
+	pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "stalled_s", hs_sec(stuck), PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_set_confidence(f, fs->client_data_retx ? 0.8 : 0.7);
 	pd_finding_detail(f,
 			  "the client ACKed the SYN-ACK (frame %llu) but the server re-sent its SYN-ACK %u "
 			  "time(s) afterwards (first at frame %llu) and %s; the client re-sent its data %u "
-			  "time(s) unanswered; the connection %s %.2f s after the ACK",
+			  "time(s) unanswered; the connection %s %.2f s after the ACK", NULL,
 			  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
 			  (unsigned long long)fs->synack_after_ack_frame,
 			  fs->usable_ts ? "later answered" : "never acknowledged any data", fs->client_data_retx,
@@ -526,26 +606,26 @@ static void hs_accept_queue(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
  * was full. Path loss of the client's packets looks the same, so the
  * finding is kept only when the same listener overflowed on another flow
  * (decided in hs_on_end, kind 2). */
-static void hs_cookie_stall(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
+static void hs_cookie_stall(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs)
 {
 	pd_time end = fs->usable_ts ? fs->usable_ts : flow->last_ts;
 	if (end - flow->synack_ts < HS_COOKIE_SILENCE)
 		return;
-	pd_finding *f = hs_flow_finding(run, g, "accept-queue-overflow", 3, flow);
+	pd_finding *f = hs_flow_finding(ctx, g, "accept-queue-overflow", 3, flow);
 	if (!f)
 		return;
-	pd_finding_occurrence_at(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK");
+	pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", NULL);
 	if (fs->usable_ts)
-		pd_finding_occurrence_at(f, fs->usable_frame, fs->usable_ts, "first answer from the server");
+		pd_finding_occurrence(f, fs->usable_frame, fs->usable_ts, "first answer from the server", NULL);
 	pd_time stuck = end - flow->hs_ack_ts;
 	if (stuck < 0)
 		stuck = 0;
-	f->impact_s += hs_sec(stuck);
-	pd_finding_metric(f, "synack_retransmits_after_ack", 0, "count");
-	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, "count");
-	pd_finding_metric(f, "stalled_s", hs_sec(stuck), "s");
-	f->confidence = 0.5;
-	f->severity = PD_SEV_WARNING; /* inferred: no SYN-ACK retransmission to prove it */
+	pd_finding_add_impact(f, hs_sec(stuck));
+	pd_finding_metric(f, "synack_retransmits_after_ack", 0, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "stalled_s", hs_sec(stuck), PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_set_confidence(f, 0.5);
+	pd_finding_set_severity(f, PD_SEV_WARNING); /* inferred: no SYN-ACK retransmission to prove it */
 	pd_finding_detail(f,
 			  "the client ACKed the SYN-ACK (frame %llu) and re-sent its data %u time(s) while the "
 			  "server sent nothing for %.2f s, not even a SYN-ACK retransmission (a server "
@@ -554,7 +634,7 @@ static void hs_cookie_stall(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
 			  "probably a SYN cookie (SYN queue full, which with a small listen backlog "
 			  "happens early) and the client's ACK was dropped because the accept queue was "
 			  "full, as on this listener's other connections; or the client's packets were "
-			  "lost on the path",
+			  "lost on the path", NULL,
 			  (unsigned long long)flow->hs_ack_frame, fs->client_data_retx, hs_sec(end - flow->synack_ts),
 			  fs->usable_ts ? "was created late, when an ACK got through" : "never got an answer");
 	pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
@@ -562,20 +642,29 @@ static void hs_cookie_stall(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
 	hs_keep(g, f, flow, 2);
 }
 
-static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
 {
 	hs_g *g = gv;
 	hs_fs *fs = fsv;
-	if (flow->proto != 6 || !flow->syn_frame || !fs->syns)
+	if (flow->proto != 6 || flow->pseudo)
 		return;
+	/* what the flow adds to its server's picture */
+	if (fs->synacks && flow->syn_frame)
+		hs_hist_add(g, fs->first_synack_ts - flow->syn_ts);
+	hs_synack_options(ctx, g, flow, fs);
+	if (!flow->syn_frame || !fs->syns)
+		return;
+	if (fs->syns > 1)
+		hs_syn_retx(g, flow, fs);
+	pd_time now = pd_ctx_now(ctx);
 	char buf[160];
 
 	/* accept queue: SYN-ACK re-sent after the client's ACK, or the abort RST */
 	if ((fs->synack_retx_after_ack && flow->hs_ack_frame) || fs->abort_rst_frame)
-		hs_accept_queue(run, g, flow, fs);
+		hs_accept_queue(ctx, g, flow, fs);
 	else if (flow->synack_frame && flow->hs_ack_frame && fs->synacks == 1 && !fs->server_spoke_after_ack &&
 		 fs->client_data_retx >= 2 && !fs->client_rst)
-		hs_cookie_stall(run, g, flow, fs);
+		hs_cookie_stall(ctx, g, flow, fs);
 
 	uint32_t retx = fs->syns - 1;
 	bool real_client = fs->syns > 1 || fs->client_other;
@@ -584,25 +673,25 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	 * answer to a retransmitted SYN (that case is reported as SYN loss). */
 	if (fs->synack_retx_before_ack && real_client && !fs->syn_after_synack && !fs->synack_retx_after_ack &&
 	    !fs->abort_rst_frame) {
-		pd_finding *f = hs_flow_finding(run, g, "synack-retransmit", 2, flow);
+		pd_finding *f = hs_flow_finding(ctx, g, "synack-retransmit", 2, flow);
 		if (f) {
-			pd_finding_occurrence_at(f, flow->synack_frame, flow->synack_ts, "SYN-ACK");
-			pd_finding_occurrence_at(f, fs->synack_retx_frame, fs->synack_retx_ts, "SYN-ACK retransmission");
+			pd_finding_occurrence(f, flow->synack_frame, flow->synack_ts, "SYN-ACK", NULL);
+			pd_finding_occurrence(f, fs->synack_retx_frame, fs->synack_retx_ts, "SYN-ACK retransmission", NULL);
 			pd_time lost = flow->hs_ack_frame ? fs->synack_last_before_ack_ts - flow->synack_ts
 							  : flow->last_ts - flow->synack_ts;
 			if (lost < 0)
 				lost = 0;
-			f->impact_s += hs_sec(lost);
-			pd_finding_metric(f, "synack_retransmits", fs->synack_retx_before_ack, "count");
-			pd_finding_metric(f, "delay_s", hs_sec(lost), "s");
+			pd_finding_add_impact(f, hs_sec(lost));
+			pd_finding_metric(f, "synack_retransmits", fs->synack_retx_before_ack, PD_UNIT_COUNT, PD_AGG_SUM);
+			pd_finding_metric(f, "delay_s", hs_sec(lost), PD_UNIT_S, PD_AGG_SUM);
 			pd_finding_detail(f,
 					  "the server re-sent its SYN-ACK %u time(s) (first at frame %llu) with no "
 					  "ACK from the client captured before it; %s. On a capture taken at the "
 					  "client, the SYN-ACK was answered and the ACK got lost on the way; at the "
-					  "server, either the SYN-ACK or the ACK was lost",
+					  "server, either the SYN-ACK or the ACK was lost", NULL,
 					  fs->synack_retx_before_ack, (unsigned long long)fs->synack_retx_frame,
 					  flow->hs_ack_frame ? "the handshake completed late" : "the handshake never completed");
-			f->confidence = 0.6;
+			pd_finding_set_confidence(f, 0.6);
 			pd_finding_settings(f, "firewall dropping SYN/SYN-ACK", "net.core.somaxconn",
 					    "listen() backlog", "net.ipv4.tcp_synack_retries", NULL);
 		}
@@ -614,8 +703,8 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 		return; /* refused or aborted: the timestamps detector explains RSTs */
 
 	/* Past the cap (a flood or a scan) there is nothing to print. */
-	pd_finding *f = flow->synack_frame ? hs_flow_finding(run, g, "syn-retransmit", 0, flow)
-					   : hs_flow_finding(run, g, "syn-unanswered", 1, flow);
+	pd_finding *f = flow->synack_frame ? hs_flow_finding(ctx, g, "syn-retransmit", 0, flow)
+					   : hs_flow_finding(ctx, g, "syn-unanswered", 1, flow);
 	if (!f)
 		return;
 	char sched[96];
@@ -627,31 +716,31 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 		uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
 		for (uint32_t i = 1; i < kept; i++) {
 			snprintf(buf, sizeof(buf), "SYN retransmission #%u", i);
-			pd_finding_occurrence_at(f, hs_syn_frame(fs, i), hs_syn_ts(fs, i), buf);
+			pd_finding_occurrence(f, hs_syn_frame(fs, i), hs_syn_ts(fs, i), "%s", NULL, buf);
 		}
-		pd_finding_occurrence_at(f, flow->synack_frame, flow->synack_ts, "SYN-ACK");
+		pd_finding_occurrence(f, flow->synack_frame, flow->synack_ts, "SYN-ACK", NULL);
 		/* Added connect time: from the first SYN to the SYN that got answered
 		 * (= first SYN to SYN-ACK minus one round trip). */
 		pd_time added = fs->last_syn_ts - hs_syn_ts(fs, 0);
 		if (added < 0)
 			added = 0;
-		f->impact_s += hs_sec(added);
-		pd_finding_metric(f, "syn_retransmits", retx, "count");
-		pd_finding_metric(f, "connect_delay_s", hs_sec(added), "s");
-		pd_finding_metric(f, "first_syn_to_synack_ms", (double)(flow->synack_ts - flow->syn_ts) / 1e6, "ms");
+		pd_finding_add_impact(f, hs_sec(added));
+		pd_finding_metric(f, "syn_retransmits", retx, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "connect_delay_s", hs_sec(added), PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "first_syn_to_synack_ms", (double)(flow->synack_ts - flow->syn_ts) / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 		hs_schedule_metrics(f, fs);
-		pd_finding_metric(f, "synacks_captured", fs->synacks, "count");
+		pd_finding_metric(f, "synacks_captured", fs->synacks, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (fs->syn_after_synack)
 			pd_finding_detail(f,
 					  "the client sent its SYN %u times (gaps %s) although a SYN-ACK (frame "
 					  "%llu) was captured: if this capture was taken at the client, its host "
 					  "discarded the SYN-ACK (local firewall, conntrack, bad checksum); if at "
-					  "the server, the SYN-ACK was lost on the way; connect took %.2f s longer",
+					  "the server, the SYN-ACK was lost on the way; connect took %.2f s longer", NULL,
 					  fs->syns, sched, (unsigned long long)flow->synack_frame, hs_sec(added));
 		else
 			pd_finding_detail(f,
 					  "the client sent its SYN %u times (retry gaps %s) before the SYN-ACK "
-					  "(frame %llu) to %s:%u; connect took %.2f s longer than one round trip",
+					  "(frame %llu) to %s:%u; connect took %.2f s longer than one round trip", NULL,
 					  fs->syns, sched, (unsigned long long)flow->synack_frame, srv,
 					  flow->port[PD_SERVER], hs_sec(added));
 		/* The SYN-ACK echoes the TSval of an earlier SYN than the last one
@@ -665,43 +754,40 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 				snprintf(which, sizeof(which), "SYN retransmission #%u", e);
 			else
 				snprintf(which, sizeof(which), "the first SYN");
-			pd_finding_metric(f, "syn_reached_server", e, "count");
-			char *d = g_strdup_printf(
-				"%s; the SYN-ACK's TSecr echoes the TSval of %s (frame %llu), so that SYN "
-				"reached the server and was answered, yet the client retried %u more time(s): "
-				"SYN-ACKs were lost on the way back (path, or a firewall on the client host), "
-				"not only SYNs",
-				f->detail ? f->detail : "", which, (unsigned long long)hs_syn_frame(fs, e),
-				before - 1 - e);
-			g_free(f->detail);
-			f->detail = d;
+			pd_finding_metric(f, "syn_reached_server", e, PD_UNIT_COUNT, PD_AGG_SUM);
+			pd_finding_append(f,
+					  "; the SYN-ACK's TSecr echoes the TSval of %s (frame %llu), so that SYN "
+					  "reached the server and was answered, yet the client retried %u more time(s): "
+					  "SYN-ACKs were lost on the way back (path, or a firewall on the client host), "
+					  "not only SYNs",
+					  NULL, which, (unsigned long long)hs_syn_frame(fs, e), before - 1 - e);
 		}
-		f->confidence = 0.9;
+		pd_finding_set_confidence(f, 0.9);
 		hs_keep(g, f, flow, 0);
 		return;
 	}
 
 	/* No SYN-ACK ever: gave up, or the capture ended first. */
 	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
-	pd_finding_occurrence_at(f, flow->syn_frame, flow->syn_ts, "first SYN");
+	pd_finding_occurrence(f, flow->syn_frame, flow->syn_ts, "first SYN", NULL);
 	for (uint32_t i = 1; i < kept; i++) {
 		snprintf(buf, sizeof(buf), "SYN retransmission #%u", i);
-		pd_finding_occurrence_at(f, hs_syn_frame(fs, i), hs_syn_ts(fs, i), buf);
+		pd_finding_occurrence(f, hs_syn_frame(fs, i), hs_syn_ts(fs, i), "%s", NULL, buf);
 	}
 	if (fs->syns > kept)
-		pd_finding_occurrence_at(f, fs->last_syn_frame, fs->last_syn_ts, "last SYN");
+		pd_finding_occurrence(f, fs->last_syn_frame, fs->last_syn_ts, "last SYN", NULL);
 	pd_time last_gap = kept >= 2 ? hs_syn_ts(fs, kept - 1) - hs_syn_ts(fs, kept - 2) : PD_NS_PER_SEC;
 	if (fs->syns > kept)
 		last_gap = fs->last_syn_ts - hs_syn_ts(fs, kept - 1); /* at least this */
-	pd_time silence = g->now - fs->last_syn_ts;
+	pd_time silence = now - fs->last_syn_ts;
 	/* The next retry comes at most twice the last gap later (linear phase: the
 	 * same gap); silence well beyond that means the client stopped. */
 	/* halved, not doubled: gaps come from capture clocks and may be huge */
 	bool gave_up = silence / 2 > last_gap + PD_NS_PER_SEC / 4;
-	pd_time lost = (gave_up ? fs->last_syn_ts : g->now) - flow->syn_ts;
-	pd_finding_metric(f, "syn_retransmits", retx, "count");
-	pd_finding_metric(f, "time_trying_s", hs_sec(lost), "s");
-	pd_finding_metric(f, "silence_after_last_syn_ms", (double)silence / 1e6, "ms");
+	pd_time lost = (gave_up ? fs->last_syn_ts : now) - flow->syn_ts;
+	pd_finding_metric(f, "syn_retransmits", retx, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "time_trying_s", hs_sec(lost), PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_metric(f, "silence_after_last_syn_ms", (double)silence / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 	hs_schedule_metrics(f, fs);
 	/* Linux gives up on time, not on a count: tcp_syn_retries=n is a budget of
 	 * (2^(n+1) - 1) initial RTOs, and tcp_syn_linear_timeouts fits more SYNs
@@ -709,7 +795,7 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	int n_budget = 0;
 	while (n_budget < 15 && (double)((2 << n_budget) - 1) < hs_sec(fs->last_syn_ts - hs_syn_ts(fs, 0)))
 		n_budget++;
-	pd_finding_metric(f, "syn_retries_budget_min", n_budget, "count");
+	pd_finding_metric(f, "syn_retries_budget_min", n_budget, PD_UNIT_COUNT, PD_AGG_MAX);
 	/* The kernel sends a SYN at every timeout that fires before the budget
 	 * is spent and fails at the first one after it, so a kernel give-up
 	 * needs the budget to end before the next timeout (at most twice the
@@ -721,9 +807,9 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	bool app_stop = gave_up && kept >= 2 &&
 			(pd_time)((2 << n_budget) - 1) * rto0 > next_timeout + rto0 / 2;
 	if (app_stop) {
-		pd_finding_metric(f, "app_stopped_by_s", hs_sec(next_timeout), "s");
-		f->severity = PD_SEV_ERROR;
-		f->confidence = 0.8;
+		pd_finding_metric(f, "app_stopped_by_s", hs_sec(next_timeout), PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_set_severity(f, PD_SEV_ERROR);
+		pd_finding_set_confidence(f, 0.8);
 		pd_finding_detail(f,
 				  "no SYN-ACK from %s:%u: the client sent its SYN %u times (gaps %s) over "
 				  "%.1f s and then stopped (%.1f s of silence, more than the next backoff) "
@@ -731,11 +817,11 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 				  "kernel's attempt there (its give-up is time-based, about 2^(n+1)-1 s with "
 				  "a 1 s initial RTO: the budget that covers these SYNs, n=%d, would have "
 				  "sent another SYN first): the application's own connect timeout (or a "
-				  "close) most likely ended it, between %.1f and %.1f s after the first SYN",
+				  "close) most likely ended it, between %.1f and %.1f s after the first SYN", NULL,
 				  srv, flow->port[PD_SERVER], fs->syns, sched,
 				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(silence), retx, n_budget,
 				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(next_timeout));
-		f->impact_s += hs_sec(lost);
+		pd_finding_add_impact(f, hs_sec(lost));
 		hs_keep(g, f, flow, 1);
 		return;
 	}
@@ -748,13 +834,13 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 			fail = fs->last_syn_ts - flow->syn_ts;
 		if (fail > fs->last_syn_ts + silence - flow->syn_ts)
 			fail = fs->last_syn_ts + silence - flow->syn_ts;
-		pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), "s");
+		pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), PD_UNIT_S, PD_AGG_MAX);
 		lost = fail;
 	}
-	f->impact_s += hs_sec(lost);
+	pd_finding_add_impact(f, hs_sec(lost));
 	if (gave_up) {
-		f->severity = PD_SEV_ERROR;
-		f->confidence = 0.85;
+		pd_finding_set_severity(f, PD_SEV_ERROR);
+		pd_finding_set_confidence(f, 0.85);
 		pd_finding_detail(f,
 				  "no SYN-ACK from %s:%u: the client sent its SYN %u times (gaps %s) over "
 				  "%.1f s and then stopped (%.1f s of silence, more than the next backoff): "
@@ -762,27 +848,77 @@ static void hs_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 				  "(net.ipv4.tcp_syn_retries=n allows about 2^(n+1)-1 s with a 1 s initial "
 				  "RTO; linear early timeouts fit more SYNs into that): this fits n=%d, so "
 				  "connect() failed about %.1f s after the first SYN, unless the "
-				  "application's connect timeout fired first",
+				  "application's connect timeout fired first", NULL,
 				  srv, flow->port[PD_SERVER], fs->syns, sched,
 				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(silence), retx, n_budget,
 				  hs_sec(lost));
 	} else {
-		f->severity = PD_SEV_WARNING;
-		f->confidence = 0.7;
+		pd_finding_set_severity(f, PD_SEV_WARNING);
+		pd_finding_set_confidence(f, 0.7);
 		pd_finding_detail(f,
 				  "no SYN-ACK from %s:%u: the client sent its SYN %u times (gaps %s) and was "
 				  "still retrying when the flow ended (%.1f s after the first SYN; the capture "
-				  "may have stopped before the outcome)",
+				  "may have stopped before the outcome)", NULL,
 				  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(lost));
 	}
 	hs_keep(g, f, flow, 1);
 }
 
-static void hs_on_end(pd_run *run, void *gv)
+static void hs_peak_cb(void *v, void *arg)
+{
+	(void)arg;
+	hs_peak(v);
+}
+
+typedef struct hs_pick {
+	hs_srv *overload, *cookies;
+} hs_pick;
+
+/* The servers the capture-wide findings speak of: the most clients
+ * retrying at once; the most SYN-ACKs without options (first in the
+ * table's order on a tie). */
+static void hs_pick_cb(void *v, void *arg)
+{
+	hs_srv *s = v;
+	hs_pick *p = arg;
+	if (s->peak_clients >= HS_OVERLOAD_CLIENTS && (!p->overload || s->peak_clients > p->overload->peak_clients))
+		p->overload = s;
+	if (s->synack_full && s->synack_stripped && (!p->cookies || s->synack_stripped > p->cookies->synack_stripped))
+		p->cookies = s;
+}
+
+static void hs_report_overload(pd_ctx *ctx, hs_srv *s)
+{
+	char srv[64];
+	pd_addr_bracketed(&s->addr, srv, sizeof(srv));
+	pd_finding *f = pd_finding_get(ctx, "listener-overload", NULL);
+	uint64_t named = 0;
+	for (guint i = 0; s->retries && i < s->retries->len; i++) {
+		const hs_retry *r = &g_array_index(s->retries, hs_retry, i);
+		pd_finding_add_key(ctx, f, &r->flow);
+		pd_finding_occurrence(f, r->frame, r->ts, "SYN retransmission", "SYN 重传");
+		named++;
+	}
+	if (s->syn_retx > named)
+		pd_finding_count(f, s->syn_retx - named);
+	pd_finding_metric(f, "clients_in_window", s->peak_clients, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_metric(f, "syn_retransmits", s->syn_retx, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "accept_queue_overflow_flows", s->aq_flows, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_set_confidence(f, s->aq_flows ? 0.85 : 0.65);
+	pd_finding_detail(f,
+			  "%u distinct clients retransmitted SYNs toward %s:%u within %.0f s (around "
+			  "t=%.2f s); %u SYN retransmissions toward it in all%s", NULL,
+			  s->peak_clients, srv, s->port, hs_sec(HS_OVERLOAD_WINDOW),
+			  hs_sec(s->peak_ts - pd_ctx_start(ctx)), s->syn_retx,
+			  s->aq_flows ? "; the same listener dropped handshake ACKs (accept queue full)" : "");
+}
+
+static void hs_on_end(pd_ctx *ctx, void *gv)
 {
 	hs_g *g = gv;
 	double p50 = hs_hist_quantile(g, 0.5), p99 = hs_hist_quantile(g, 0.99);
 	char srv[64];
+	pd_keytable_foreach(g->srv, hs_peak_cb, NULL);
 
 	/* Rank settings now that the whole capture is known: a listener that
 	 * overflowed or many clients retrying at once point at the server;
@@ -794,12 +930,12 @@ static void hs_on_end(pd_run *run, void *gv)
 		if (k->kind == 2) {
 			/* without another overflow on the listener, path loss is as likely */
 			if (!(s && s->aq_flows))
-				pd_finding_drop(run, f);
+				pd_finding_drop(ctx, f);
 			continue;
 		}
 		if (k->kind == 0) {
-			pd_finding_metric(f, "connect_p50_ms", p50 * 1e3, "ms");
-			pd_finding_metric(f, "connect_p99_ms", p99 * 1e3, "ms");
+			pd_finding_metric(f, "connect_p50_ms", p50 * 1e3, PD_UNIT_MS, PD_AGG_MAX);
+			pd_finding_metric(f, "connect_p99_ms", p99 * 1e3, PD_UNIT_MS, PD_AGG_MAX);
 		}
 		/* on loopback there is no path to lose packets on */
 		bool loopback = (k->addr.family == 4 && k->addr.bytes[0] == 127) ||
@@ -811,77 +947,56 @@ static void hs_on_end(pd_run *run, void *gv)
 			pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
 					    "net.ipv4.tcp_max_syn_backlog", "net.netfilter.nf_conntrack_max",
 					    "firewall dropping SYN/SYN-ACK", "net.ipv4.tcp_syn_retries", NULL);
-			if (s && s->aq_flows && f->detail) {
-				char *d = g_strdup_printf("%s; the same listener dropped handshake ACKs (accept "
-							  "queue full) on %u connection(s), and Linux also drops new "
-							  "SYNs while the accept queue is full",
-							  f->detail, s->aq_flows);
-				g_free(f->detail);
-				f->detail = d;
-			}
+			if (s && s->aq_flows && f->detail)
+				pd_finding_append(f,
+						  "; the same listener dropped handshake ACKs (accept queue full) on %u "
+						  "connection(s), and Linux also drops new SYNs while the accept queue is "
+						  "full",
+						  NULL, s->aq_flows);
 		} else if (one_client) {
 			pd_finding_settings(f, "firewall dropping SYN/SYN-ACK", "net.netfilter.nf_conntrack_max",
 					    "net.core.somaxconn", "listen() backlog", "net.ipv4.tcp_max_syn_backlog",
 					    "net.ipv4.tcp_syn_retries", NULL);
-			if (f->detail) {
-				char *d = g_strdup_printf("%s; only this client retried toward the server in "
-							  "the capture: loss or filtering on its path is more "
-							  "likely than an overloaded listener",
-							  f->detail);
-				g_free(f->detail);
-				f->detail = d;
-			}
+			if (f->detail)
+				pd_finding_append(f,
+						  "; only this client retried toward the server in the capture: loss or "
+						  "filtering on its path is more likely than an overloaded listener",
+						  NULL);
 		}
 	}
 
-	if (g->overload && g->overload_srv) {
-		hs_srv *s = g->overload_srv;
-		pd_addr_bracketed(&s->addr, srv, sizeof(srv));
-		pd_finding *f = g->overload;
-		pd_finding_metric(f, "clients_in_window", s->peak_clients, "count");
-		pd_finding_metric(f, "syn_retransmits", s->syn_retx, "count");
-		pd_finding_metric(f, "accept_queue_overflow_flows", s->aq_flows, "count");
-		f->confidence = s->aq_flows ? 0.85 : 0.65;
-		pd_finding_detail(f,
-				  "%u distinct clients retransmitted SYNs toward %s:%u within %.0f s (around "
-				  "t=%.2f s); %u SYN retransmissions toward it in all%s",
-				  s->peak_clients, srv, s->port, hs_sec(HS_OVERLOAD_WINDOW),
-				  hs_sec(s->peak_ts - pd_run_first_ts(run)), s->syn_retx,
-				  s->aq_flows ? "; the same listener dropped handshake ACKs (accept queue full)" : "");
-	} else if (g->overload) {
-		pd_finding_detail(g->overload, "several clients retransmitted SYNs toward one server endpoint "
-						"within %.0f s", hs_sec(HS_OVERLOAD_WINDOW));
-	}
+	hs_pick pick = {0};
+	pd_keytable_foreach(g->srv, hs_pick_cb, &pick);
+	if (pick.overload)
+		hs_report_overload(ctx, pick.overload);
 
-	if (g->cookies) {
-		hs_srv *worst = NULL;
-		for (size_t i = 0; i < HS_SRV_SLOTS; i++) {
-			hs_srv *s = &g->srv[i];
-			if (s->used && s->synack_full && s->synack_stripped &&
-			    (!worst || s->synack_stripped > worst->synack_stripped))
-				worst = s;
-		}
+	if (g->cookies && pick.cookies) {
+		hs_srv *worst = pick.cookies;
 		if (worst) {
 			pd_addr_bracketed(&worst->addr, srv, sizeof(srv));
-			pd_finding_metric(g->cookies, "synacks_without_options", worst->synack_stripped, "count");
-			pd_finding_metric(g->cookies, "synacks_with_options", worst->synack_full, "count");
-			g->cookies->confidence = 0.7;
+			pd_finding_metric(g->cookies, "synacks_without_options", worst->synack_stripped, PD_UNIT_COUNT, PD_AGG_SUM);
+			pd_finding_metric(g->cookies, "synacks_with_options", worst->synack_full, PD_UNIT_COUNT, PD_AGG_SUM);
+			pd_finding_set_confidence(g->cookies, 0.7);
 			pd_finding_detail(g->cookies,
 					  "%s:%u answered %u SYN(s) with a SYN-ACK lacking window scaling and "
 					  "SACK although the client offered them, while %u other SYN-ACK(s) from it "
-					  "carried them: the signature of SYN cookies (SYN queue overflow)",
+					  "carried them: the signature of SYN cookies (SYN queue overflow)", NULL,
 					  srv, worst->port, worst->synack_stripped, worst->synack_full);
 		}
 	}
 }
 
+static const char *const hs_emits[] = {"syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
+				       "syncookies", "listener-overload", NULL};
+
 const pd_detector pd_det_handshake = {
 	.name = "handshake",
+	.emits = hs_emits,
 	.flow_state_size = sizeof(hs_fs),
-	.cost = 2,
 	.global_state_size = sizeof(hs_g),
-	.on_packet = hs_on_packet,
+	.init = hs_init,
 	.on_tcp = hs_on_tcp,
 	.on_flow_end = hs_on_flow_end,
 	.on_end = hs_on_end,
+	.fini = hs_fini,
 };

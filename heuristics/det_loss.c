@@ -102,25 +102,15 @@ typedef struct ls_dir {
 	uint64_t resume_frame;
 } ls_dir;
 
-/* Recent ICMP frag-needed / packet-too-big messages: a resend at a smaller
- * size right after one is PMTU discovery at work (reported by the PMTU
- * detector), not loss. A small ring, so memory stays bounded. */
-#define LS_PMTU_RING 32
+/* An ICMP frag-needed / packet-too-big for a side's packets: a resend at a
+ * smaller size right after one is PMTU discovery at work (reported by the
+ * PMTU detector), not loss. */
 #define LS_PMTU_WINDOW_NS (2 * PD_NS_PER_SEC)
-typedef struct ls_pmtu {
-	pd_addr src;
-	uint16_t sport;
-	pd_time ts;
-} ls_pmtu;
-
-typedef struct ls_global {
-	ls_pmtu ring[LS_PMTU_RING];
-	uint32_t next;
-} ls_global;
 
 typedef struct ls_flow {
 	ls_dir d[2];
 	bool r_sack[2]; /* latest ACK from this side carried SACK above its ACK */
+	pd_time too_big_ts[2]; /* the latest ICMP too-big quoting this side's packet; 0 none */
 } ls_flow;
 
 static ls_more *ls_x(ls_dir *d)
@@ -180,30 +170,19 @@ static pd_time ls_fill_hole(ls_more *d, uint32_t s, uint32_t e)
 	return -1;
 }
 
-/* Which side the capture was taken near, from the handshake: the side that
- * answers within a small fraction of the RTT. -1 when it cannot be told. */
-static void ls_on_packet(pd_run *run, void *g, const pd_packet *pkt)
+static void ls_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
 {
-	(void)run;
-	ls_global *gl = g;
-	if ((pkt->l4 != PD_L4_ICMP && pkt->l4 != PD_L4_ICMP6) || !pkt->icmp.is_frag_needed ||
-	    !pkt->icmp.has_inner || !pkt->icmp.inner_has_ports)
-		return;
-	ls_pmtu *e = &gl->ring[gl->next++ % LS_PMTU_RING];
-	e->src = pkt->icmp.inner_ip.src;
-	e->sport = pkt->icmp.inner_sport;
-	e->ts = pkt->ts;
+	(void)ctx;
+	(void)flow;
+	ls_flow *st = fs;
+	if (pkt->icmp.is_frag_needed)
+		st->too_big_ts[dir] = pkt->ts;
 }
 
-static bool ls_recent_pmtu(const ls_global *gl, const pd_flow *f, int s, pd_time now)
+static bool ls_recent_pmtu(const ls_flow *st, int s, pd_time now)
 {
-	for (uint32_t i = 0; i < LS_PMTU_RING; i++) {
-		const ls_pmtu *e = &gl->ring[i];
-		if (e->ts && now - e->ts <= LS_PMTU_WINDOW_NS && now >= e->ts && e->sport == f->port[s] &&
-		    e->src.family == f->addr[s].family && !memcmp(e->src.bytes, f->addr[s].bytes, 16))
-			return true;
-	}
-	return false;
+	pd_time t = st->too_big_ts[s];
+	return t && now >= t && now - t <= LS_PMTU_WINDOW_NS;
 }
 
 /* Every packet from S (see ls_dir.jump): a silence of >= 1 s with
@@ -237,10 +216,9 @@ static void ls_rx_jump(const pd_flow *flow, ls_dir *d, int dir, const pd_packet 
 	d->jump_ts = pkt->ts;
 }
 
-static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)run;
-	const ls_global *gl = g;
+	(void)ctx;
 	ls_flow *st = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
@@ -472,7 +450,7 @@ static void ls_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 		d->rto_follow++;
 		if ((seg->flags & PD_SEG_SPURIOUS) && !(flow->half[dir].sack_permitted && flow->half[r].sack_permitted))
 			d->spur_sweep++;
-	} else if (len < d->max_len && ls_recent_pmtu(gl, flow, dir, pkt->ts)) {
+	} else if (len < d->max_len && ls_recent_pmtu(st, dir, pkt->ts)) {
 		/* resent smaller right after a too-big message: PMTU discovery,
 		 * even when duplicate ACKs or SACK (for the small segments that
 		 * got through) came first */
@@ -505,13 +483,13 @@ static void ls_occ(pd_finding *f, const ls_ev *ev, uint32_t n, const char *label
 	for (uint32_t i = 0; i < n && i < LS_EV; i++) {
 		char what[64];
 		snprintf(what, sizeof(what), "%s (%.1f ms)", label, ev[i].quiet_us / 1000.0);
-		pd_finding_occurrence_at(f, ev[i].frame, ev[i].ts, what);
+		pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "%s", NULL, what);
 	}
 	if (n > LS_EV)
-		f->occurrences += n - LS_EV;
+		pd_finding_count(f, n - LS_EV);
 }
 
-static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
+static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 {
 	int r = pd_peer(s);
 	if ((!d->retrans && !d->dsack) || !d->x)
@@ -540,7 +518,7 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	double rto_s = (double)d->rto_sum / 1e9;
 
 	if (real > 0) { /* all spurious or PMTU resends: reported elsewhere */
-		pd_finding *f = pd_finding_get(run, "retransmissions", flow);
+		pd_finding *f = pd_finding_get(ctx, "retransmissions", flow);
 		ls_occ(f, x->ev_retx, d->n_ev_retx, "retransmission, quiet before");
 		pd_finding_detail(f,
 				  "%s %s retransmitted %u of %u data segments (%.2f%%) to %s %s: %u fast/SACK recovery, "
@@ -549,33 +527,33 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 				  "%u whose original the capture never saw; %u segments merely arrived out of order. RTT "
 				  "%.2f ms; SACK %s; %s. Congestion control reacts to each loss episode; a loss-tolerant "
 				  "algorithm (bbr) is a consideration for paths with random loss, not a fix for a "
-				  "congested or faulty link.%s",
+				  "congested or faulty link.%s", NULL,
 				  sside, sname, d->retrans, d->data_segs, rate * 100, rside, rname, d->fast, d->rto, d->rto_follow,
 				  d->tlp, d->pmtu, d->other, spurious, d->unseen, d->reorder, rtt_ms, sack ? "on" : "off", where,
 				  d->rcv_drop ? " Some first copies reached the receiver's capture yet were never acknowledged: "
 						"the receiving host dropped them (receive buffer full or socket memory "
 						"pressure, see nstat TcpExtTCPRcvQDrop / TcpExtPruneCalled), not the path."
 					      : "");
-		pd_finding_metric(f, "retransmitted_segments", d->retrans, "count");
-		pd_finding_metric(f, "data_segments", d->data_segs, "count");
-		pd_finding_metric(f, "retransmission_rate", rate, "ratio");
-		pd_finding_metric(f, "fast_retransmissions", d->fast, "count");
-		pd_finding_metric(f, "rto_retransmissions", d->rto, "count");
-		pd_finding_metric(f, "tail_loss_probes", d->tlp, "count");
-		pd_finding_metric(f, "pmtu_resends", d->pmtu, "count");
-		pd_finding_metric(f, "spurious", spurious, "count");
-		pd_finding_metric(f, "original_unseen", d->unseen, "count");
-		pd_finding_metric(f, "reordered", d->reorder, "count");
+		pd_finding_metric(f, "retransmitted_segments", d->retrans, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "retransmission_rate", rate, PD_UNIT_RATIO, PD_AGG_MAX);
+		pd_finding_metric(f, "fast_retransmissions", d->fast, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "rto_retransmissions", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "tail_loss_probes", d->tlp, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "pmtu_resends", d->pmtu, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "spurious", spurious, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "original_unseen", d->unseen, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "reordered", d->reorder, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (d->rcv_drop)
-			pd_finding_metric(f, "receiver_host_drops", d->rcv_drop, "count");
-		pd_finding_metric(f, "rtt_ms", rtt_ms, "ms");
-		f->impact_s += (double)d->rto_stall / 1e9 > rto_s ? (double)d->rto_stall / 1e9 : rto_s;
-		f->severity = PD_SEV_INFO;
+			pd_finding_metric(f, "receiver_host_drops", d->rcv_drop, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "rtt_ms", rtt_ms, PD_UNIT_MS, PD_AGG_MAX);
+		pd_finding_add_impact(f, (double)d->rto_stall / 1e9 > rto_s ? (double)d->rto_stall / 1e9 : rto_s);
+		pd_finding_set_severity(f, PD_SEV_INFO);
 		if (real_rate >= 0.01 && real >= 3)
-			f->severity = PD_SEV_WARNING;
+			pd_finding_set_severity(f, PD_SEV_WARNING);
 		if (real_rate >= 0.1 && d->data_segs >= 20)
-			f->severity = PD_SEV_ERROR;
-		f->confidence = 0.8;
+			pd_finding_set_severity(f, PD_SEV_ERROR);
+		pd_finding_set_confidence(f, 0.8);
 		if (d->rcv_drop * 2 >= real)
 			pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application",
 					    "net.ipv4.tcp_congestion_control", NULL);
@@ -594,7 +572,7 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	}
 
 	if (d->rto) {
-		pd_finding *f = pd_finding_get(run, "rto-timeouts", flow);
+		pd_finding *f = pd_finding_get(ctx, "rto-timeouts", flow);
 		ls_occ(f, x->ev_rto, d->n_ev_rto, "retransmission timeout after");
 		double backoff = d->rto_backoffs ? d->backoff_ratio_sum / d->rto_backoffs : 0;
 		double stall_s = (double)d->rto_stall / 1e9;
@@ -615,21 +593,21 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 				  "%s %s waited for its retransmission timer %s (%s, %.3f s in all) before "
 				  "resending to %s %s%s; %u of them with no duplicate ACK or SACK before (the tail of a "
 				  "burst was lost, or everything in flight, so nothing came back to trigger fast "
-				  "retransmit). %s.%s",
+				  "retransmit). %s.%s", NULL,
 				  sside, sname, pd_times(d->rto, false, nt), waits, rto_s, rside, rname,
 				  d->rto_backoffs ? " with exponential backoff on repeats" : "", d->tail, where, stall_note);
-		pd_finding_metric(f, "rto_count", d->rto, "count");
-		pd_finding_metric(f, "rto_time", rto_s, "s");
-		pd_finding_metric(f, "stall_time", stall_s, "s");
-		pd_finding_metric(f, "rto_min_ms", (double)d->rto_min / 1e6, "ms");
-		pd_finding_metric(f, "rto_max_ms", (double)d->rto_max / 1e6, "ms");
+		pd_finding_metric(f, "rto_count", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "rto_time", rto_s, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "stall_time", stall_s, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "rto_min_ms", (double)d->rto_min / 1e6, PD_UNIT_MS, PD_AGG_MAX);
+		pd_finding_metric(f, "rto_max_ms", (double)d->rto_max / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 		if (d->rto_backoffs) {
-			pd_finding_metric(f, "rto_backoffs", d->rto_backoffs, "count");
-			pd_finding_metric(f, "backoff_factor", backoff, "ratio");
+			pd_finding_metric(f, "rto_backoffs", d->rto_backoffs, PD_UNIT_COUNT, PD_AGG_SUM);
+			pd_finding_metric(f, "backoff_factor", backoff, PD_UNIT_RATIO, PD_AGG_MAX);
 		}
-		f->impact_s += stall_s;
-		f->severity = stall_s >= 0.4 || d->rto >= 2 ? PD_SEV_WARNING : PD_SEV_INFO;
-		f->confidence = 0.8;
+		pd_finding_add_impact(f, stall_s);
+		pd_finding_set_severity(f, stall_s >= 0.4 || d->rto >= 2 ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.8);
 		if (!sack)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery",
 					    "net.ipv4.tcp_retries2", NULL);
@@ -639,29 +617,29 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	}
 
 	if (d->tail && tail_s > 0) {
-		pd_finding *f = pd_finding_get(run, "tail-loss", flow);
+		pd_finding *f = pd_finding_get(ctx, "tail-loss", flow);
 		ls_occ(f, x->ev_tail, d->n_ev_tail, "tail resent after silence");
 		char nt[24];
 		pd_finding_detail(f,
 				  "%s %s %s resent the last segment(s) of a burst only after a silence (%u by "
 				  "tail-loss probe, %u by timeout; %.3f s of silence in all): no later segment reached "
-				  "%s %s to trigger duplicate ACKs. RTT %.2f ms.",
+				  "%s %s to trigger duplicate ACKs. RTT %.2f ms.", NULL,
 				  pd_times(d->tail, true, nt), sside, sname, d->tlp, d->tail - d->tlp, tail_s, rside, rname,
 				  rtt_ms);
-		pd_finding_metric(f, "tail_losses", d->tail, "count");
-		pd_finding_metric(f, "tail_silence", tail_s, "s");
-		f->impact_s += tail_s;
-		f->severity = PD_SEV_INFO;
-		f->confidence = 0.6;
+		pd_finding_metric(f, "tail_losses", d->tail, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "tail_silence", tail_s, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_add_impact(f, tail_s);
+		pd_finding_set_severity(f, PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.6);
 		pd_finding_settings(f, "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", NULL);
 	}
 
 	if (spurious) {
-		pd_finding *f = pd_finding_get(run, "spurious-retransmissions", flow);
+		pd_finding *f = pd_finding_get(ctx, "spurious-retransmissions", flow);
 		if (d->n_ev_spur)
 			ls_occ(f, x->ev_spur, d->n_ev_spur, "D-SACK: data received twice");
 		else
-			pd_finding_occurrence_at(f, flow->first_frame, flow->first_ts, "flow start");
+			pd_finding_occurrence(f, flow->first_frame, flow->first_ts, "flow start", NULL);
 		/* SACK off: after a timeout the sender cannot know which segments
 		 * above the hole arrived and resends them all (go-back-N); those
 		 * copies are the price of the missing SACK, not an early timer */
@@ -673,18 +651,18 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 					  "by D-SACK); %u of them were resent after a retransmission timeout with SACK off: "
 					  "without SACK the sender cannot tell which segments after the lost one arrived and "
 					  "sends them all again (go-back-N), so they come from the loss, not from an early "
-					  "timer.",
+					  "timer.", NULL,
 					  spurious, sside, sname, d->retrans, rside, rname, d->dsack, sweep);
 		else
 			pd_finding_detail(f,
 					  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
-					  "by D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.",
+					  "by D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.", NULL,
 					  spurious, sside, sname, d->retrans, rside, rname, d->dsack);
-		pd_finding_metric(f, "spurious", spurious, "count");
-		pd_finding_metric(f, "dsack", d->dsack, "count");
-		pd_finding_metric(f, "go_back_n_no_sack", sweep, "count");
-		f->severity = early >= 5 && d->retrans && early * 3 >= d->retrans ? PD_SEV_WARNING : PD_SEV_INFO;
-		f->confidence = 0.6;
+		pd_finding_metric(f, "spurious", spurious, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "dsack", d->dsack, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "go_back_n_no_sack", sweep, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_set_severity(f, early >= 5 && d->retrans && early * 3 >= d->retrans ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.6);
 		if (sweep * 2 >= spurious)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_recovery", NULL);
 		else
@@ -692,23 +670,23 @@ static void ls_report(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	}
 
 	if (d->unseen && vantage == s) {
-		pd_finding *f = pd_finding_get(run, "local-drop", flow);
+		pd_finding *f = pd_finding_get(ctx, "local-drop", flow);
 		ls_occ(f, x->ev_unseen, d->n_ev_unseen, "original never seen; gap age");
 		pd_finding_detail(f,
 				  "This capture was taken at the sender %s %s (it answers the handshake within a fraction "
 				  "of the %.2f ms RTT), yet %u retransmissions filled sequence gaps whose first copy never "
 				  "passed the capture point: they were dropped inside the sending host (qdisc, driver "
-				  "queue) - or by the capture itself (check tcpdump's 'dropped by kernel').",
+				  "queue) - or by the capture itself (check tcpdump's 'dropped by kernel').", NULL,
 				  sside, sname, rtt_ms, d->unseen);
-		pd_finding_metric(f, "unseen_originals", d->unseen, "count");
-		f->severity = PD_SEV_WARNING;
-		f->confidence = 0.7;
+		pd_finding_metric(f, "unseen_originals", d->unseen, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_set_severity(f, PD_SEV_WARNING);
+		pd_finding_set_confidence(f, 0.7);
 		pd_finding_settings(f, "qdisc limit", "NIC ring buffers", "net.core.netdev_max_backlog", "capture buffer",
 				    NULL);
 	}
 }
 
-static void ls_report_rx_bh(pd_run *run, pd_flow *flow, ls_dir *d, int s)
+static void ls_report_rx_bh(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 {
 	int r = pd_peer(s);
 	const char *sside = s == PD_CLIENT ? "client" : "server";
@@ -716,12 +694,12 @@ static void ls_report_rx_bh(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 	uint32_t mss = flow->half[r].mss;
 	const pd_tcp_half *hr = &flow->half[r];
 	bool delivered = hr->ack_valid && pd_seq_le(d->jump_hi, hr->last_ack);
-	pd_finding *f = pd_finding_get(run, "pmtu-blackhole", flow);
-	pd_finding_occurrence_at(f, d->jump_frame, d->jump_ts, "sequence jump: data sent but never arrived");
-	pd_finding_metric(f, "silence", (double)d->jump_quiet / 1e9, "s");
-	pd_finding_metric(f, "missing_bytes", d->jump_hi - d->jump_lo, "bytes");
-	pd_finding_metric(f, "max_payload_before", d->jump_max_before, "bytes");
-	pd_finding_metric(f, "announced_mss", mss, "bytes");
+	pd_finding *f = pd_finding_get(ctx, "pmtu-blackhole", flow);
+	pd_finding_occurrence(f, d->jump_frame, d->jump_ts, "sequence jump: data sent but never arrived", NULL);
+	pd_finding_metric(f, "silence", (double)d->jump_quiet / 1e9, PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_metric(f, "missing_bytes", d->jump_hi - d->jump_lo, PD_UNIT_BYTES, PD_AGG_SUM);
+	pd_finding_metric(f, "max_payload_before", d->jump_max_before, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "announced_mss", mss, PD_UNIT_BYTES, PD_AGG_MAX);
 	char head[512];
 	snprintf(head, sizeof(head),
 		 "seen from the %s (receiver) side: nothing came from the %s for %.2f s although the %s had ACKed "
@@ -732,61 +710,63 @@ static void ls_report_rx_bh(pd_run *run, pd_flow *flow, ls_dir *d, int s)
 		 d->jump_max_before, mss);
 	if (delivered && d->fill_n) {
 		pd_time stall = d->jump_quiet;
-		pd_finding_occurrence_at(f, d->quiet_frame, d->quiet_end_ts, "first data after the silence, smaller");
-		pd_finding_metric(f, "stall", (double)stall / 1e9, "s");
-		pd_finding_metric(f, "recovered_size", d->quiet_len ? d->quiet_len : d->first_fill, "bytes");
-		pd_finding_metric(f, "max_payload_through", d->max_len, "bytes");
+		pd_finding_occurrence(f, d->quiet_frame, d->quiet_end_ts, "first data after the silence, smaller", NULL);
+		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "recovered_size", d->quiet_len ? d->quiet_len : d->first_fill, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "max_payload_through", d->max_len, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "%s. The data resumed with a %u-byte segment%s, the missing range came in %u segments of "
 				  "at most %u B, and the largest segment ever received was %u B (packets of %u B): the %s's full-size "
 				  "packets are dropped upstream without a usable ICMP, and the %s recovered by shrinking "
 				  "its segments (net.ipv4.tcp_mtu_probing). Path MTU at least %u B. A receiver-side view: "
-				  "the %s's capture would show the full-size retransmissions",
+				  "the %s's capture would show the full-size retransmissions", NULL,
 				  head, d->quiet_len, d->quiet_len == 1024 ? " (net.ipv4.tcp_base_mss: MTU probing's first size)" : "",
 				  d->fill_n, d->fill_max,
 				  d->max_len, d->max_total, sside, sside, d->max_total, sside);
-		f->impact_s += (double)stall / 1e9;
-		f->confidence = 0.65;
+		pd_finding_add_impact(f, (double)stall / 1e9);
+		pd_finding_set_confidence(f, 0.65);
 		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "interface MTU",
 				    "net.ipv4.tcp_mtu_probing", "net.ipv4.tcp_base_mss", NULL);
 	} else {
 		pd_time stall = flow->last_ts - (d->quiet_end_ts - d->jump_quiet);
-		pd_finding_metric(f, "stall", (double)stall / 1e9, "s");
+		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "%s. The missing data never arrived and the flow ended %.2f s after the last data: "
 				  "consistent with a PMTU black hole (the %s's full-size packets dropped upstream, the "
 				  "ICMP frag-needed filtered, net.ipv4.tcp_mtu_probing off on the %s). A receiver-side "
-				  "view: the %s's capture would show the full-size retransmissions",
+				  "view: the %s's capture would show the full-size retransmissions", NULL,
 				  head, (double)stall / 1e9, sside, sside, sside);
-		f->impact_s += (double)stall / 1e9;
-		f->confidence = 0.55;
+		pd_finding_add_impact(f, (double)stall / 1e9);
+		pd_finding_set_confidence(f, 0.55);
 		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
 				    "interface MTU", "net.ipv4.tcp_base_mss", NULL);
 	}
 }
 
-static void ls_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+static void ls_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 {
 	(void)g;
 	ls_flow *st = fs;
 	if (flow->proto != 6)
 		return;
 	for (int s = 0; s < 2; s++) {
-		ls_report(run, flow, &st->d[s], s);
+		ls_report(ctx, flow, &st->d[s], s);
 		if (st->d[s].jump)
-			ls_report_rx_bh(run, flow, &st->d[s], s);
+			ls_report_rx_bh(ctx, flow, &st->d[s], s);
 		g_free(st->d[s].x);
 		st->d[s].x = NULL;
 	}
 }
 
+static const char *const ls_emits[] = {"retransmissions", "rto-timeouts",	 "spurious-retransmissions",
+				       "local-drop",	  "tail-loss",	 "pmtu-blackhole", NULL};
+
 const pd_detector pd_det_loss = {
-	.state_on_data = true,
 	.name = "loss",
+	.emits = ls_emits,
+	.from_payload = true,
 	.flow_state_size = sizeof(ls_flow),
-	.cost = 2,
-	.global_state_size = sizeof(ls_global),
-	.on_packet = ls_on_packet,
 	.on_tcp = ls_on_tcp,
+	.on_icmp_error = ls_on_icmp_error,
 	.on_flow_end = ls_on_flow_end,
 };

@@ -87,10 +87,9 @@ static void ng_record(ng_flow *st, int a, pd_time gap, pd_time rel, const pd_pac
 	}
 }
 
-static void ng_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void ng_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)run;
-	(void)g;
+	(void)ctx;
 	ng_flow *st = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
@@ -130,7 +129,7 @@ static void ng_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	dd->last_data_ts = pkt->ts;
 }
 
-static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
+static void ng_report(pd_ctx *ctx, const pd_flow *flow, int a, ng_samples *s)
 {
 	if (s->n < NG_MIN_STALLS)
 		return;
@@ -201,7 +200,7 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	if (share > 1)
 		share = 1;
 
-	pd_finding *f = pd_finding_get(run, "nagle-delayed-ack", flow);
+	pd_finding *f = pd_finding_get(ctx, "nagle-delayed-ack", flow);
 	for (uint32_t i = 0; i < s->n; i++) {
 		double d = (double)s->gap_us[i] - centre;
 		if (d < 0)
@@ -210,9 +209,9 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 			continue;
 		char what[64];
 		snprintf(what, sizeof(what), "sub-MSS data released by ACK after %.1f ms", s->gap_us[i] / 1000.0);
-		pd_finding_occurrence_at(f, s->frame[i], s->ts[i], what);
+		pd_finding_occurrence(f, s->frame[i], s->ts[i], "%s", NULL, what);
 	}
-	f->occurrences += s->extra_in;
+	pd_finding_count(f, s->extra_in);
 
 	char holder[64], acker[64];
 	pd_flow_endpoint(flow, a, holder, sizeof(holder));
@@ -234,33 +233,33 @@ static void ng_report(pd_run *run, pd_flow *flow, int a, ng_samples *s)
 	pd_finding_detail(f,
 			  "%s %s holds small segments (Nagle) until %s %s ACKs its previous data; those ACKs come "
 			  "%.1f ms (median; %.1f-%.1f ms) after the data, i.e. a delayed-ACK timer of about %.0f ms. "
-			  "%u stalls of %u candidates, %.3f s lost = %.0f%% of the flow's %.3f s; RTT %.2f ms; %s.%s",
+			  "%u stalls of %u candidates, %.3f s lost = %.0f%% of the flow's %.3f s; RTT %.2f ms; %s.%s", NULL,
 			  aname, holder, bname, acker, period_us / 1000.0, gmin / 1000.0, gmax / 1000.0,
 			  delack_us / 1000.0, stalls, total, lost_s, share * 100.0, dur_s, rtt_us / 1000.0, where,
 			  delack_us > 150000 ? " A timer near 200 ms points to a Windows peer or a Linux peer whose "
 					       "delayed-ACK timeout grew (or was set with the route rto_min/ato)."
 					     : "");
-	pd_finding_metric(f, "stalls", stalls, "count");
-	pd_finding_metric(f, "candidate_gaps", total, "count");
-	pd_finding_metric(f, "period_ms", period_us / 1000.0, "ms");
-	pd_finding_metric(f, "period_min_ms", gmin / 1000.0, "ms");
-	pd_finding_metric(f, "period_max_ms", gmax / 1000.0, "ms");
-	pd_finding_metric(f, "delayed_ack_ms", delack_us / 1000.0, "ms");
-	pd_finding_metric(f, "release_delay_ms", rel_us / 1000.0, "ms");
-	pd_finding_metric(f, "rtt_ms", rtt_us / 1000.0, "ms");
-	pd_finding_metric(f, "time_lost", lost_s, "s");
-	pd_finding_metric(f, "time_lost_share", share, "ratio");
-	f->impact_s += lost_s;
-	f->severity = share >= 0.05 || lost_s >= 0.5 ? PD_SEV_WARNING : PD_SEV_INFO;
+	pd_finding_metric(f, "stalls", stalls, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "candidate_gaps", total, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "period_ms", period_us / 1000.0, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "period_min_ms", gmin / 1000.0, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "period_max_ms", gmax / 1000.0, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "delayed_ack_ms", delack_us / 1000.0, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "release_delay_ms", rel_us / 1000.0, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "rtt_ms", rtt_us / 1000.0, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "time_lost", lost_s, PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_metric(f, "time_lost_share", share, PD_UNIT_RATIO, PD_AGG_MAX);
+	pd_finding_add_impact(f, lost_s);
+	pd_finding_set_severity(f, share >= 0.05 || lost_s >= 0.5 ? PD_SEV_WARNING : PD_SEV_INFO);
 	if (share >= 0.5 && stalls >= 10)
-		f->severity = PD_SEV_ERROR;
+		pd_finding_set_severity(f, PD_SEV_ERROR);
 	double conf = 0.55 + 0.3 * ((double)stalls / total) + (stalls >= 10 ? 0.1 : 0);
-	f->confidence = conf > 0.95 ? 0.95 : conf;
+	pd_finding_set_confidence(f, conf > 0.95 ? 0.95 : conf);
 	pd_finding_settings(f, "TCP_NODELAY", "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_QUICKACK",
 			    "route quickack", NULL);
 }
 
-static void ng_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+static void ng_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 {
 	(void)g;
 	ng_flow *st = fs;
@@ -268,17 +267,19 @@ static void ng_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 		if (!st->s[a])
 			continue;
 		if (flow->proto == 6)
-			ng_report(run, flow, a, st->s[a]);
+			ng_report(ctx, flow, a, st->s[a]);
 		g_free(st->s[a]);
 		st->s[a] = NULL;
 	}
 }
 
+static const char *const ng_emits[] = {"nagle-delayed-ack", NULL};
+
 const pd_detector pd_det_nagle = {
-	.state_on_data = true,
 	.name = "nagle",
+	.emits = ng_emits,
+	.from_payload = true,
 	.flow_state_size = sizeof(ng_flow),
-	.cost = 1,
 	.on_tcp = ng_on_tcp,
 	.on_flow_end = ng_on_flow_end,
 };

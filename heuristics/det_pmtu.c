@@ -82,21 +82,37 @@ typedef struct pm_dir {
 
 typedef struct pm_state {
 	pm_dir d[2];
-	pd_flow *flow;
 } pm_state;
 
+/* ICMP too-big messages that quote packets this detector did not follow
+ * (too small to be refused, or of a flow the engine no longer has). */
+typedef struct pm_unmatched {
+	uint32_t n, mtu;
+	uint64_t frame;
+	pd_time ts;
+} pm_unmatched;
+
 typedef struct pm_flow {
-	pm_state *p;
-	bool in_map;
+	pm_state *p; /* made at the first packet big enough to be refused */
+	pm_unmatched unmatched;
 } pm_flow;
 
 typedef struct pm_global {
-	GHashTable *map; /* pd_tuple -> pm_flow */
-	uint64_t map_full;
-	uint32_t unmatched_icmp, unmatched_mtu;
-	uint64_t unmatched_frame;
-	pd_time unmatched_ts;
+	pm_unmatched unmatched;
 } pm_global;
+
+static void pm_unmatched_add(pm_unmatched *u, uint64_t frame, pd_time ts, uint32_t n, uint32_t mtu)
+{
+	if (!n)
+		return;
+	if (!u->n || frame < u->frame) {
+		u->frame = frame;
+		u->ts = ts;
+	}
+	u->n += n;
+	if (mtu && (!u->mtu || mtu < u->mtu))
+		u->mtu = mtu;
+}
 
 /* ------------------------------------------------------------ helpers */
 
@@ -106,16 +122,10 @@ static uint32_t pm_min_mtu(int version)
 }
 
 /* Start following a flow once it sends a packet big enough to be refused. */
-static pm_state *pm_attach(pm_global *g, pd_flow *flow, pm_flow *o)
+static pm_state *pm_attach(pm_flow *o)
 {
-	if (o->p)
-		return o->p;
-	o->p = g_new0(pm_state, 1);
-	o->p->flow = flow;
-	if (pd_tuple_map_add(&g->map, flow, o, PM_MAX_MAP))
-		o->in_map = true;
-	else
-		g->map_full++;
+	if (!o->p)
+		o->p = g_new0(pm_state, 1);
 	return o->p;
 }
 
@@ -238,16 +248,15 @@ static void pm_on_ack(pm_dir *d, const pd_flow *flow, int dir, uint32_t ack, pd_
 	}
 }
 
-static void pm_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)run;
-	pm_global *g = gv;
+	(void)ctx;
 	pm_flow *o = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
 	if (!o->p && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
 		return;
-	pm_state *p = pm_attach(g, flow, o);
+	pm_state *p = pm_attach(o);
 	pm_dir *d = &p->d[dir];
 	pm_dir *rev = &p->d[pd_peer(dir)];
 
@@ -361,31 +370,21 @@ static void pm_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_p
 
 /* --------------------------------------------------------------- ICMP */
 
-static void pm_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
+/* An ICMP frag-needed / Packet Too Big quoting a packet of this flow; dir:
+ * the side whose packet was too big (the quoted source). */
+static void pm_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
 {
-	(void)run;
-	pm_global *g = gv;
-	if ((pkt->l4 != PD_L4_ICMP && pkt->l4 != PD_L4_ICMP6) || !pkt->icmp.is_frag_needed || !pkt->icmp.has_inner)
+	(void)ctx;
+	pm_flow *o = fs;
+	if (!pkt->icmp.is_frag_needed || !pkt->icmp.has_inner)
 		return;
 	const pd_icmp *ic = &pkt->icmp;
 	const pd_ip *in = &ic->inner_ip;
-	int dir = PD_CLIENT;
-	pm_flow *o = NULL;
-	if (ic->inner_has_ports && (in->proto == 6 || in->proto == 17))
-		o = pd_tuple_map_find(g->map, in, in->proto, ic->inner_sport, ic->inner_dport, &dir);
-	if (!o || !o->p) {
-		if (!g->unmatched_icmp) {
-			g->unmatched_frame = pkt->frame_no;
-			g->unmatched_ts = pkt->ts;
-		}
-		g->unmatched_icmp++;
-		if (ic->mtu && (!g->unmatched_mtu || ic->mtu < g->unmatched_mtu))
-			g->unmatched_mtu = ic->mtu;
+	if (!o->p) {
+		pm_unmatched_add(&o->unmatched, pkt->frame_no, pkt->ts, 1, ic->mtu);
 		return;
 	}
-	/* dir = the side whose packet was too big (the quoted source). */
 	pm_dir *d = &o->p->d[dir];
-	const pd_flow *flow = o->p->flow;
 	if (!d->icmp_n) {
 		d->icmp_frame = pkt->frame_no;
 		d->icmp_ts = pkt->ts;
@@ -406,14 +405,14 @@ static void pm_on_packet(pd_run *run, void *gv, const pd_packet *pkt)
 	}
 }
 
-static void pm_on_udp(pd_run *run, void *gv, pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
+static void pm_on_udp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)run;
-	pm_global *g = gv;
+	int dir = seg->dir;
+	(void)ctx;
 	pm_flow *o = fs;
 	if (!o->p && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
 		return;
-	pm_state *p = pm_attach(g, flow, o);
+	pm_state *p = pm_attach(o);
 	pm_dir *d = &p->d[dir];
 	uint32_t len = pkt->ip.is_fragment ? pkt->ip.total_len - pm_hdr(pkt) : pkt->udp.payload_len;
 	if (len > d->max_sent)
@@ -463,21 +462,21 @@ static bool pm_backoff(const uint32_t *gaps, uint32_t n)
 	return grew * 2 >= n - 1;
 }
 
-static void pm_report_icmp(pd_run *run, pd_flow *flow, pm_dir *d, int dir)
+static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 {
 	const char *who = dir == PD_CLIENT ? "client" : "server";
 	uint32_t mtu = d->icmp_mtu;
 	const char *hint = mtu ? pm_tunnel_hint(mtu) : NULL;
 	bool v6 = flow->addr[0].family == 6;
 	bool not_adapted = d->too_big_after >= 2;
-	pd_finding *f = pd_finding_get(run, not_adapted ? "pmtu-not-adapted" : "pmtu-frag-needed", flow);
-	pd_finding_occurrence_at(f, d->icmp_frame, d->icmp_ts, v6 ? "ICMPv6 Packet Too Big" : "ICMP frag-needed");
-	pd_finding_metric(f, "icmp_messages", d->icmp_n, "count");
+	pd_finding *f = pd_finding_get(ctx, not_adapted ? "pmtu-not-adapted" : "pmtu-frag-needed", flow);
+	pd_finding_occurrence(f, d->icmp_frame, d->icmp_ts, "%s", NULL, v6 ? "ICMPv6 Packet Too Big" : "ICMP frag-needed");
+	pd_finding_metric(f, "icmp_messages", d->icmp_n, PD_UNIT_COUNT, PD_AGG_SUM);
 	if (mtu)
-		pd_finding_metric(f, "path_mtu", mtu, "bytes");
-	pd_finding_metric(f, "payload_before", d->before_max, "bytes");
+		pd_finding_metric(f, "path_mtu", mtu, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "payload_before", d->before_max, PD_UNIT_BYTES, PD_AGG_MAX);
 	if (d->after_max)
-		pd_finding_metric(f, "payload_after", d->after_max, "bytes");
+		pd_finding_metric(f, "payload_after", d->after_max, PD_UNIT_BYTES, PD_AGG_MAX);
 	char hint_s[128] = "";
 	if (hint)
 		snprintf(hint_s, sizeof(hint_s), "; MTU %u looks like %s (a hint, not a proof)", mtu, hint);
@@ -488,22 +487,22 @@ static void pm_report_icmp(pd_run *run, pd_flow *flow, pm_dir *d, int dir)
 			 "(a NAT or load balancer rewriting sequence numbers?)",
 			 d->icmp_oow);
 	if (not_adapted) {
-		pd_finding_occurrence_at(f, d->too_big_frame, d->too_big_ts, "still too big after the ICMP");
-		pd_finding_metric(f, "too_big_after", d->too_big_after, "count");
+		pd_finding_occurrence(f, d->too_big_frame, d->too_big_ts, "still too big after the ICMP", NULL);
+		pd_finding_metric(f, "too_big_after", d->too_big_after, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "%u %s (MTU %u) quoted the %s's %u-byte packets, but %u packets larger than %u B "
 				  "with DF were sent more than %lld ms later (first at frame %" G_GUINT64_FORMAT
 				  "), largest payload after %u B vs %u B before%s%s. The ICMP seen here probably "
 				  "did not reach the sender (filtered between this capture point and it) or was "
-				  "not believed",
+				  "not believed", NULL,
 				  d->icmp_n, v6 ? "ICMPv6 Packet Too Big" : "ICMP fragmentation-needed", mtu, who,
 				  d->icmp_quoted_total, d->too_big_after, mtu, (long long)(PM_GRACE_NS / 1000000),
 				  d->too_big_frame, d->after_max, d->before_max, oow, hint_s);
-		f->confidence = d->icmp_oow ? 0.6 : 0.8;
+		pd_finding_set_confidence(f, d->icmp_oow ? 0.6 : 0.8);
 		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "net.ipv4.ip_no_pmtu_disc",
 				    "net.ipv4.tcp_mtu_probing", NULL);
 		/* The time the flow kept sending packets that could not pass. */
-		f->impact_s += (double)(flow->last_ts - d->icmp_ts) / 1e9;
+		pd_finding_add_impact(f, (double)(flow->last_ts - d->icmp_ts) / 1e9);
 	} else {
 		char after[200];
 		if (d->reduced_frame)
@@ -513,22 +512,21 @@ static void pm_report_icmp(pd_run *run, pd_flow *flow, pm_dir *d, int dir)
 		else
 			snprintf(after, sizeof(after), "; no later packet from the %s to confirm the new size", who);
 		if (d->reduced_frame) {
-			pd_finding_metric(f, "payload_reduced_to", d->reduced_len, "bytes");
-			pd_finding_metric(f, "adapt_time",
-					  (double)(d->reduced_ts - d->icmp_ts) / 1e6, "ms");
+			pd_finding_metric(f, "payload_reduced_to", d->reduced_len, PD_UNIT_BYTES, PD_AGG_MAX);
+			pd_finding_metric(f, "adapt_time", (double)(d->reduced_ts - d->icmp_ts) / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 		}
 		pd_finding_detail(f,
-				  "%u %s from the path (MTU %u) for the %s's %u-byte packets (payload %u B)%s%s%s",
+				  "%u %s from the path (MTU %u) for the %s's %u-byte packets (payload %u B)%s%s%s", NULL,
 				  d->icmp_n, v6 ? "ICMPv6 Packet Too Big" : "ICMP fragmentation-needed", mtu, who,
 				  d->icmp_quoted_total, d->before_max, after, hint_s, oow);
-		f->confidence = d->reduced_frame ? 0.95 : 0.7;
+		pd_finding_set_confidence(f, d->reduced_frame ? 0.95 : 0.7);
 		pd_finding_settings(f, "MSS clamping", "interface MTU", NULL);
 		if (d->reduced_frame)
-			f->impact_s += (double)(d->reduced_ts - d->icmp_ts) / 1e9;
+			pd_finding_add_impact(f, (double)(d->reduced_ts - d->icmp_ts) / 1e9);
 	}
 }
 
-static void pm_report_mss(pd_run *run, pd_flow *flow, pm_dir *d, int dir, uint32_t path_mtu, const char *how,
+static void pm_report_mss(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir, uint32_t path_mtu, const char *how,
 			  bool serious)
 {
 	uint32_t mss = pm_peer_mss(flow, dir);
@@ -538,105 +536,103 @@ static void pm_report_mss(pd_run *run, pd_flow *flow, pm_dir *d, int dir, uint32
 	if (mss + hdr <= path_mtu)
 		return;
 	const char *rcv = dir == PD_CLIENT ? "server" : "client";
-	pd_finding *f = pd_finding_get(run, "mss-exceeds-path", flow);
-	f->severity = serious ? PD_SEV_WARNING : PD_SEV_INFO;
-	f->confidence = 0.85;
+	pd_finding *f = pd_finding_get(ctx, "mss-exceeds-path", flow);
+	pd_finding_set_severity(f, serious ? PD_SEV_WARNING : PD_SEV_INFO);
+	pd_finding_set_confidence(f, 0.85);
 	uint64_t fr = dir == PD_CLIENT ? flow->synack_frame : flow->syn_frame;
 	pd_time ts = dir == PD_CLIENT ? flow->synack_ts : flow->syn_ts;
 	if (fr)
-		pd_finding_occurrence_at(f, fr, ts, "MSS option in the SYN");
-	pd_finding_metric(f, "announced_mss", mss, "bytes");
-	pd_finding_metric(f, "path_mtu", path_mtu, "bytes");
-	pd_finding_metric(f, "max_payload_through", d->max_ok, "bytes");
-	pd_finding_metric(f, "clamp_mss_to", path_mtu - hdr, "bytes");
+		pd_finding_occurrence(f, fr, ts, "MSS option in the SYN", NULL);
+	pd_finding_metric(f, "announced_mss", mss, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "path_mtu", path_mtu, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "max_payload_through", d->max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "clamp_mss_to", path_mtu - hdr, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_detail(f,
 			  "the %s announced MSS %u (packets of %u B) but the path carries %u B (%s); the "
 			  "largest segment ACKed was %u B. Clamping the MSS to %u at the router or tunnel "
-			  "endpoint avoids the loss",
+			  "endpoint avoids the loss", NULL,
 			  rcv, mss, mss + hdr, path_mtu, how, d->max_ok, path_mtu - hdr);
 	pd_finding_settings(f, "MSS clamping", "interface MTU", "net.ipv4.tcp_mtu_probing", NULL);
 }
 
-static void pm_report_bh(pd_run *run, pd_flow *flow, pm_dir *d, int dir)
+static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 {
 	const char *who = dir == PD_CLIENT ? "client" : "server";
 	bool v6 = flow->addr[0].family == 6;
-	pd_finding *f = pd_finding_get(run, "pmtu-blackhole", flow);
-	pd_finding_occurrence_at(f, d->bh_start_frame, d->bh_start, "full-size segment never ACKed");
-	pd_finding_occurrence_at(f, d->bh_frame, d->bh_start, "first timeout retransmission");
+	pd_finding *f = pd_finding_get(ctx, "pmtu-blackhole", flow);
+	pd_finding_occurrence(f, d->bh_start_frame, d->bh_start, "full-size segment never ACKed", NULL);
+	pd_finding_occurrence(f, d->bh_frame, d->bh_start, "first timeout retransmission", NULL);
 	char gaps[160];
 	pm_gaps_str(d->bh_gaps_ms, d->bh_n_gaps, gaps, sizeof(gaps));
 	bool backoff = pm_backoff(d->bh_gaps_ms, d->bh_n_gaps);
-	pd_finding_metric(f, "segment_size", d->bh_len, "bytes");
-	pd_finding_metric(f, "retransmissions", d->bh_retx, "count");
-	pd_finding_metric(f, "max_payload_through", d->max_ok, "bytes");
+	pd_finding_metric(f, "segment_size", d->bh_len, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "retransmissions", d->bh_retx, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "max_payload_through", d->max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
 	uint32_t hdr = v6 ? 60 : 40;
 	if (d->bh_recovered) {
 		pd_time stall = d->bh_recover_ts - d->bh_start;
-		pd_finding_occurrence_at(f, d->bh_recover_frame, d->bh_recover_ts, "smaller retransmission got through");
-		pd_finding_metric(f, "stall", (double)stall / 1e9, "s");
-		pd_finding_metric(f, "time_to_recover", (double)stall / 1e9, "s");
-		pd_finding_metric(f, "recovered_size", d->bh_new_len, "bytes");
+		pd_finding_occurrence(f, d->bh_recover_frame, d->bh_recover_ts, "smaller retransmission got through", NULL);
+		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "time_to_recover", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "recovered_size", d->bh_new_len, PD_UNIT_BYTES, PD_AGG_MAX);
 		if (d->after_recover_max_ok)
-			pd_finding_metric(f, "settled_size", d->after_recover_max_ok, "bytes");
+			pd_finding_metric(f, "settled_size", d->after_recover_max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "the %s's %u-byte segment was retransmitted %u times by timeout (gaps %s s%s) and "
 				  "never ACKed, with no ICMP %s in the capture; after %.2f s it was resent as %u B "
 				  "(frame %" G_GUINT64_FORMAT "), which got through at once: MTU probing "
-				  "(net.ipv4.tcp_mtu_probing) recovered%s%u B. Path MTU between %u and %u B",
+				  "(net.ipv4.tcp_mtu_probing) recovered%s%u B. Path MTU between %u and %u B", NULL,
 				  who, d->bh_len, d->bh_retx, gaps, backoff ? ", doubling" : "",
 				  v6 ? "Packet Too Big" : "fragmentation-needed", (double)stall / 1e9, d->bh_new_len,
 				  d->bh_recover_frame, d->after_recover_max_ok ? " and later settled at " : " at ",
 				  d->after_recover_max_ok ? d->after_recover_max_ok : d->bh_new_len,
 				  d->after_recover_total ? d->after_recover_total : d->bh_new_len + hdr, d->bh_total - 1);
 		if (d->after_recover_total) {
-			pd_finding_metric(f, "path_mtu_min", d->after_recover_total, "bytes");
-			pd_finding_metric(f, "path_mtu_max", d->bh_total - 1, "bytes");
+			pd_finding_metric(f, "path_mtu_min", d->after_recover_total, PD_UNIT_BYTES, PD_AGG_MAX);
+			pd_finding_metric(f, "path_mtu_max", d->bh_total - 1, PD_UNIT_BYTES, PD_AGG_MAX);
 			char tun[256];
 			if (pm_tunnel_range(d->after_recover_total, d->bh_total - 1, tun, sizeof(tun))) {
 				char *was = g_strdup(f->detail ? f->detail : "");
-				pd_finding_detail(f, "%s; encapsulation MTUs in that range: %s", was, tun);
+				pd_finding_detail(f, "%s; encapsulation MTUs in that range: %s", NULL, was, tun);
 				g_free(was);
 			}
 		}
-		f->impact_s += (double)stall / 1e9;
-		f->confidence = 0.9;
+		pd_finding_add_impact(f, (double)stall / 1e9);
+		pd_finding_set_confidence(f, 0.9);
 		/* Probing already saved it; the cause is the filtered ICMP. */
 		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "interface MTU",
 				    "net.ipv4.tcp_base_mss", "net.ipv4.tcp_mtu_probing", NULL);
 	} else {
 		pd_time end = flow->last_ts;
 		pd_time stall = end - d->bh_start;
-		pd_finding_metric(f, "stall", (double)stall / 1e9, "s");
+		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "the %s's %u-byte segment was retransmitted %u times by timeout (gaps %s s%s) and "
 				  "never ACKed, while the handshake's small packets passed%s; no ICMP %s in the "
 				  "capture and no smaller retry (net.ipv4.tcp_mtu_probing off?). The transfer "
-				  "stalled %.2f s until the flow ended. %s%u B",
+				  "stalled %.2f s until the flow ended. %s%u B", NULL,
 				  who, d->bh_len, d->bh_retx, gaps, backoff ? ", doubling" : "",
 				  d->bh_peer_spoke ? " and the peer kept sending" : "",
 				  v6 ? "Packet Too Big" : "fragmentation-needed", (double)stall / 1e9,
 				  d->max_ok ? "Largest segment ever ACKed: " : "No data segment was ever ACKed; packets up to ",
 				  d->max_ok ? d->max_ok : d->bh_total - 1);
-		f->impact_s += (double)stall / 1e9;
-		f->confidence = d->bh_peer_spoke ? 0.75 : 0.55;
+		pd_finding_add_impact(f, (double)stall / 1e9);
+		pd_finding_set_confidence(f, d->bh_peer_spoke ? 0.75 : 0.55);
 		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
 				    "interface MTU", "net.ipv4.tcp_base_mss", NULL);
 	}
 	if (!v6 && d->big_pkts)
-		pd_finding_metric(f, "df_share", (double)d->big_df / (double)d->big_pkts, "ratio");
+		pd_finding_metric(f, "df_share", (double)d->big_df / (double)d->big_pkts, PD_UNIT_RATIO, PD_AGG_MAX);
 }
 
-static void pm_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
+static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 {
 	pm_global *g = gv;
 	pm_flow *o = fs;
+	const pm_unmatched *u = &o->unmatched;
+	pm_unmatched_add(&g->unmatched, u->frame, u->ts, u->n, u->mtu);
 	if (!o->p)
 		return;
-	if (o->in_map) {
-		pd_tuple_map_remove(g->map, flow);
-		o->in_map = false;
-	}
 	bool v6 = flow->addr[0].family == 6;
 	for (int dir = 0; dir < 2; dir++) {
 		pm_dir *d = &o->p->d[dir];
@@ -657,17 +653,17 @@ static void pm_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 			d->bh_peer_spoke = d->peer_spoke;
 		}
 		if (d->icmp_n) {
-			pm_report_icmp(run, flow, d, dir);
+			pm_report_icmp(ctx, flow, d, dir);
 			if (flow->proto == 6 && d->icmp_mtu)
-				pm_report_mss(run, flow, d, dir, d->icmp_mtu, v6 ? "ICMPv6 Packet Too Big" : "ICMP frag-needed",
+				pm_report_mss(ctx, flow, d, dir, d->icmp_mtu, v6 ? "ICMPv6 Packet Too Big" : "ICMP frag-needed",
 					      d->too_big_after >= 2);
 		} else if (d->bh) {
-			pm_report_bh(run, flow, d, dir);
+			pm_report_bh(ctx, flow, d, dir);
 			bool late = d->bh_recovered && d->after_recover_max_ok;
 			uint32_t through = late ? d->after_recover_max_ok : d->max_ok;
 			uint32_t total = late ? d->after_recover_total : d->max_ok_total;
 			if (through && through < d->bh_len && total)
-				pm_report_mss(run, flow, d, dir, total,
+				pm_report_mss(ctx, flow, d, dir, total,
 					      "at least: the largest packet that got through", true);
 		} else if (flow->proto == 6 && d->n_at_max >= PM_INFER_MIN_SEGS) {
 			/* No ICMP and no black hole here, yet a bulk sender never
@@ -683,7 +679,7 @@ static void pm_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 					 "inferred: %u bulk segments all capped at %u-byte packets and no ICMP in this "
 					 "capture, so the sender learnt the path MTU upstream of the capture point",
 					 d->n_at_max, d->max_total);
-				pm_report_mss(run, flow, d, dir, d->max_total, how, false);
+				pm_report_mss(ctx, flow, d, dir, d->max_total, how, false);
 			}
 		}
 	}
@@ -691,43 +687,40 @@ static void pm_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fs)
 	o->p = NULL;
 }
 
-static void pm_on_end(pd_run *run, void *gv)
+static void pm_on_end(pd_ctx *ctx, void *gv)
 {
 	pm_global *g = gv;
-	if (!g->unmatched_icmp)
+	pm_unmatched u = g->unmatched;
+	const pd_capture_facts *fa = pd_ctx_facts(ctx);
+	pm_unmatched_add(&u, fa->icmp_unmatched_frame, fa->icmp_unmatched_ts, (uint32_t)fa->icmp_unmatched_frag_needed,
+			 fa->icmp_unmatched_min_mtu);
+	if (!u.n)
 		return;
-	pd_finding *f = pd_finding_get(run, "pmtu-frag-needed", NULL);
-	pd_finding_occurrence_at(f, g->unmatched_frame, g->unmatched_ts, "ICMP too big, flow not captured");
-	pd_finding_metric(f, "icmp_messages", g->unmatched_icmp, "count");
-	if (g->unmatched_mtu)
-		pd_finding_metric(f, "path_mtu", g->unmatched_mtu, "bytes");
-	const char *hint = g->unmatched_mtu ? pm_tunnel_hint(g->unmatched_mtu) : NULL;
+	pd_finding *f = pd_finding_get(ctx, "pmtu-frag-needed", NULL);
+	pd_finding_occurrence(f, u.frame, u.ts, "ICMP too big, flow not captured", NULL);
+	pd_finding_metric(f, "icmp_messages", u.n, PD_UNIT_COUNT, PD_AGG_SUM);
+	if (u.mtu)
+		pd_finding_metric(f, "path_mtu", u.mtu, PD_UNIT_BYTES, PD_AGG_MAX);
+	const char *hint = u.mtu ? pm_tunnel_hint(u.mtu) : NULL;
 	pd_finding_detail(f,
 			  "%u ICMP fragmentation-needed / Packet Too Big message%s (smallest MTU %u%s%s) quote "
 			  "packets of flows not in this capture (or not big enough to follow): whether the "
-			  "senders adapted cannot be seen",
-			  g->unmatched_icmp, g->unmatched_icmp == 1 ? "" : "s", g->unmatched_mtu, hint ? ", like " : "",
-			  hint ? hint : "");
-	f->confidence = 0.6;
+			  "senders adapted cannot be seen", NULL,
+			  u.n, u.n == 1 ? "" : "s", u.mtu, hint ? ", like " : "", hint ? hint : "");
+	pd_finding_set_confidence(f, 0.6);
 }
 
-static void pm_fini(void *gv)
-{
-	pm_global *g = gv;
-	if (g->map)
-		g_hash_table_destroy(g->map);
-}
+static const char *const pm_emits[] = {"pmtu-frag-needed", "pmtu-not-adapted", "pmtu-blackhole", "mss-exceeds-path",
+				       NULL};
 
 const pd_detector pd_det_pmtu = {
 	.name = "pmtu",
+	.emits = pm_emits,
 	.flow_state_size = sizeof(pm_flow),
-	.cost = 4,
-	.lane_with = "loss", /* both report pmtu-blackhole */
 	.global_state_size = sizeof(pm_global),
-	.on_packet = pm_on_packet,
 	.on_tcp = pm_on_tcp,
 	.on_udp = pm_on_udp,
+	.on_icmp_error = pm_on_icmp_error,
 	.on_flow_end = pm_on_flow_end,
 	.on_end = pm_on_end,
-	.fini = pm_fini,
 };

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dissect/hash.h"
+#include "dissect/addr.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 #include "heuristics/util.h"
@@ -44,7 +44,7 @@ static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, boo
 	sf_srv *victim = NULL;
 	for (int i = 0; i < SF_PROBE; i++) {
 		sf_srv *s = &g->srv[(h + (uint32_t)i) & (SF_SLOTS - 1)];
-		if (s->used && s->port == port && pd_addr_same(&s->addr, a)) {
+		if (s->used && s->port == port && pd_addr_equal(&s->addr, a)) {
 			s->last_ts = now;
 			return s;
 		}
@@ -57,6 +57,7 @@ static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, boo
 	}
 	if (!create)
 		return NULL;
+	pd_rate_clear(&victim->rate);
 	memset(victim, 0, sizeof(*victim));
 	victim->used = true;
 	victim->addr = *a;
@@ -104,44 +105,48 @@ static bool sf_flooded(sf_srv *s)
 	return s->flooded;
 }
 
-static void sf_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+/* What one flow's handshake showed: its first SYN, and the first SYN-ACK. */
+typedef struct sf_fs {
+	bool syn, synack, cookie;
+} sf_fs;
+
+static void sf_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
 {
-	sf_g *g = gv;
+	(void)ctx;
+	sf_fs *fs = fsv;
 	const pd_tcp *t = &pkt->tcp;
 	const uint8_t fl = t->flags;
 	if (!(fl & PD_TCP_SYN) || (seg->flags & PD_SEG_SYN_RETRANS))
 		return;
 	if (seg->dir == PD_CLIENT && !(fl & PD_TCP_ACK)) {
-		sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts, true);
-		if (!s->syns) {
-			s->first_frame = pkt->frame_no;
-			s->first_ts = pkt->ts;
-		}
-		s->syns++;
-		sf_hll_add(s, &flow->addr[PD_CLIENT]);
-		pd_rate_add(&s->rate, pkt->ts);
-	} else if (seg->dir == PD_SERVER && (fl & PD_TCP_ACK)) {
-		sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], pkt->ts, false);
-		if (!s)
-			return;
-		s->synacks++;
+		fs->syn = true;
+	} else if (seg->dir == PD_SERVER && (fl & PD_TCP_ACK) && !fs->synack) {
+		fs->synack = true;
 		const pd_tcp_half *c = &flow->half[PD_CLIENT];
 		/* Cookie SYN-ACKs to clients without TS lose WS and SACK. */
-		if (!t->options_truncated && !c->ts_offered && (c->wscale_offered >= 0 || c->sack_permitted) &&
-		    t->wscale < 0 &&
-		    !t->sack_permitted)
-			s->cookie_synacks++;
+		fs->cookie = !t->options_truncated && !c->ts_offered && (c->wscale_offered >= 0 || c->sack_permitted) &&
+			     t->wscale < 0 && !t->sack_permitted;
 	}
 }
 
-static void sf_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+static void sf_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
 {
 	sf_g *g = gv;
+	sf_fs *fs = fsv;
 	const pd_tcp_half *c = &flow->half[PD_CLIENT];
-	if (flow->proto != 6 || !flow->syn_frame || !c->syn_seen)
+	if (flow->proto != 6 || flow->pseudo || !fs->syn)
 		return;
-	sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], flow->last_ts, false);
-	if (!s)
+	sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], flow->last_ts, true);
+	if (!s->syns || flow->syn_frame < s->first_frame) {
+		s->first_frame = flow->syn_frame;
+		s->first_ts = flow->syn_ts;
+	}
+	s->syns++;
+	sf_hll_add(s, &flow->addr[PD_CLIENT]);
+	pd_rate_add(&s->rate, flow->syn_ts);
+	s->synacks += fs->synack;
+	s->cookie_synacks += fs->cookie;
+	if (!flow->syn_frame || !c->syn_seen)
 		return;
 	if (c->pkts != c->syn_count) {
 		s->completed++;
@@ -151,12 +156,12 @@ static void sf_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	if (!sf_flooded(s))
 		return;
 	if (!g->flood)
-		g->flood = pd_finding_get(run, "syn-flood", NULL);
-	pd_finding_add_flow(run, g->flood, flow);
-	pd_finding_occurrence_at(g->flood, flow->syn_frame, flow->syn_ts, "half-open SYN");
+		g->flood = pd_finding_get(ctx, "syn-flood", NULL);
+	pd_finding_add_flow(ctx, g->flood, flow);
+	pd_finding_occurrence(g->flood, flow->syn_frame, flow->syn_ts, "half-open SYN", "半开连接的 SYN");
 }
 
-static void sf_on_end(pd_run *run, void *gv)
+static void sf_on_end(pd_ctx *ctx, void *gv)
 {
 	sf_g *g = gv;
 	if (!g->flood)
@@ -173,20 +178,20 @@ static void sf_on_end(pd_run *run, void *gv)
 	pd_addr_bracketed(&w->addr, a, sizeof(a));
 	double sources = sf_hll_estimate(w);
 	pd_finding *f = g->flood;
-	f->confidence = sources >= 10 * SF_MIN_SOURCES ? 0.9 : 0.75;
-	pd_finding_metric(f, "half_open", (double)w->half_open, "count");
-	pd_finding_metric(f, "syns", (double)w->syns, "count");
-	pd_finding_metric(f, "sources_estimated", round(sources), "count");
-	pd_finding_metric(f, "busiest_second_syns", w->rate.peak, "count");
-	pd_finding_metric(f, "synacks_seen", (double)w->synacks, "count");
-	pd_finding_metric(f, "syncookie_synacks", (double)w->cookie_synacks, "count");
-	pd_finding_metric(f, "completed_handshakes", (double)w->completed, "count");
+	pd_finding_set_confidence(f, sources >= 10 * SF_MIN_SOURCES ? 0.9 : 0.75);
+	pd_finding_metric(f, "half_open", (double)w->half_open, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "syns", (double)w->syns, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "sources_estimated", round(sources), PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "busiest_second_syns", w->rate.peak, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_metric(f, "synacks_seen", (double)w->synacks, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "syncookie_synacks", (double)w->cookie_synacks, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "completed_handshakes", (double)w->completed, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_detail(f,
 			  "%llu half-open connections to %s:%u from about %.0f distinct sources (%llu SYNs, "
 			  "up to %u in one second, from t=%.1f s); the server answered %llu SYN-ACKs%s; "
-			  "%llu connections from the same period completed",
+			  "%llu connections from the same period completed", NULL,
 			  (unsigned long long)w->half_open, a, w->port, sources, (unsigned long long)w->syns,
-			  w->rate.peak, (double)(w->first_ts - pd_run_first_ts(run)) / 1e9,
+			  w->rate.peak, (double)(w->first_ts - pd_ctx_start(ctx)) / 1e9,
 			  (unsigned long long)w->synacks,
 			  w->cookie_synacks ? ", some without WS/SACK (SYN cookies)" : "",
 			  (unsigned long long)w->completed);
@@ -194,12 +199,22 @@ static void sf_on_end(pd_run *run, void *gv)
 			    "net.ipv4.tcp_synack_retries", "firewall dropping SYN/SYN-ACK", NULL);
 }
 
+static void sf_fini(void *gv)
+{
+	sf_g *g = gv;
+	for (size_t i = 0; i < SF_SLOTS; i++)
+		pd_rate_clear(&g->srv[i].rate);
+}
+
+static const char *const sf_emits[] = {"syn-flood", NULL};
+
 const pd_detector pd_det_synflood = {
 	.name = "synflood",
-	.flow_state_size = 0,
-	.cost = 2,
+	.emits = sf_emits,
+	.flow_state_size = sizeof(sf_fs),
 	.global_state_size = sizeof(sf_g),
 	.on_tcp = sf_on_tcp,
 	.on_flow_end = sf_on_flow_end,
 	.on_end = sf_on_end,
+	.fini = sf_fini,
 };

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/keytable.h"
 #include "heuristics/util.h"
 
 #define TS_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
@@ -35,8 +36,9 @@
 
 enum { TS_ANS_NONE = 0, TS_ANS_SYNACK, TS_ANS_RST_ISN, TS_ANS_CHALLENGE, TS_ANS_RST_OTHER };
 
+/* How a 4-tuple's last connection ended. */
 typedef struct ts_tuple {
-	pd_tw_tuple k; /* first: the table is a pd_tw table */
+	pd_time end_ts;
 	bool c_ts_known;
 	uint32_t c_tsval; /* the client's last TSval on the connection */
 	uint32_t c_next_seq;
@@ -94,9 +96,7 @@ typedef struct ts_fs {
 } ts_fs;
 
 typedef struct ts_g {
-	ts_tuple tuples[TS_TUPLE_SLOTS];
-	uint32_t tuple_tag[TS_TUPLE_SLOTS];
-	pd_time tuple_end[TS_TUPLE_SLOTS];
+	pd_keytable *tuples; /* pd_tuple_key -> ts_tuple */
 	ts_pair pairs[TS_PAIR_SLOTS];
 	ts_pair_meta pair_meta[TS_PAIR_SLOTS];
 	pd_finding *closed, *nat;
@@ -115,25 +115,42 @@ static uint32_t ts_pair_fnv(ts_fs *fs, const pd_flow *f)
 	return fs->pair;
 }
 
-static pd_tw_table ts_tuples(ts_g *g)
+static void ts_init(pd_ctx *ctx, void *gv)
 {
-	return (pd_tw_table){g->tuples, sizeof(ts_tuple), TS_TUPLE_SLOTS, TS_PROBE, g->tuple_tag, g->tuple_end};
+	(void)ctx;
+	ts_g *g = gv;
+	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ts_tuple), TS_TUPLE_SLOTS, NULL, NULL);
+}
+
+static void ts_fini(void *gv)
+{
+	ts_g *g = gv;
+	pd_keytable_free(g->tuples);
 }
 
 /* The entry of a 4-tuple that ended less than 60 s before now, if any. */
-static ts_tuple *ts_tuple_find(ts_g *g, const pd_flow *f, uint32_t pair, pd_time now)
+static ts_tuple *ts_tuple_find(ts_g *g, const pd_flow *f, pd_time now)
 {
-	pd_tw_table tt = ts_tuples(g);
-	pd_tw_tuple *t = pd_tw_lookup(&tt, f, pd_tw_hash(f, pair));
-	return t && now - t->end_ts <= TS_TW_NS ? (ts_tuple *)t : NULL;
+	pd_tuple_key k;
+	pd_tuple_key_of(&k, f);
+	ts_tuple *t = pd_keytable_find(g->tuples, &k);
+	return t && now - t->end_ts <= TS_TW_NS ? t : NULL;
 }
 
 /* Slot for a finished 4-tuple: its own, a free or expired one, else the
  * oldest; its end_ts becomes now. */
-static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, uint32_t pair, pd_time now)
+static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, pd_time now)
 {
-	pd_tw_table tt = ts_tuples(g);
-	return (ts_tuple *)pd_tw_slot(&tt, TS_TW_NS, f, pd_tw_hash(f, pair), now);
+	pd_tuple_key k;
+	pd_tuple_key_of(&k, f);
+	bool made;
+	ts_tuple *t = pd_keytable_get(g->tuples, &k, &made);
+	if (!made && now - t->end_ts > TS_TW_NS)
+		made = true; /* long over: start afresh */
+	if (made)
+		memset(t, 0, sizeof(*t));
+	t->end_ts = now;
+	return t;
 }
 
 /* The flow's (client, server) entry; pair is its pd_flow_pair_fnv. */
@@ -146,7 +163,7 @@ static ts_pair *ts_pair_get(ts_g *g, const pd_flow *f, uint32_t pair, pd_time no
 		uint32_t j = (h + (uint32_t)i) & (TS_PAIR_SLOTS - 1);
 		ts_pair_meta *m = &g->pair_meta[j];
 		ts_pair *p = &g->pairs[j];
-		if (m->tag == tag && pd_addr_same(&p->src, src) && pd_addr_same(&p->dst, dst)) {
+		if (m->tag == tag && pd_addr_equal(&p->src, src) && pd_addr_equal(&p->dst, dst)) {
 			m->last_ts = now;
 			return p;
 		}
@@ -193,14 +210,15 @@ static bool ts_same_clock(const ts_cluster *c, pd_time t, uint32_t v)
 	return true;
 }
 
-static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, uint32_t pair, const pd_packet *pkt)
+static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, uint32_t pair, const ts_fs *fs)
 {
-	ts_pair *p = ts_pair_get(g, flow, pair, pkt->ts, true);
-	uint32_t v = pkt->tcp.tsval;
+	pd_time ts = fs->syn_ts;
+	ts_pair *p = ts_pair_get(g, flow, pair, ts, true);
+	uint32_t v = fs->syn_tsval;
 	p->syns++;
 	int hit = -1;
 	for (int i = 0; i < p->ncl; i++)
-		if (ts_same_clock(&p->cl[i], pkt->ts, v)) {
+		if (ts_same_clock(&p->cl[i], ts, v)) {
 			hit = i;
 			break;
 		}
@@ -214,12 +232,12 @@ static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, uint32_t pair, const
 				if (p->cl[i].tl < p->cl[slot].tl)
 					slot = i;
 		}
-		p->cl[slot] = (ts_cluster){.t0 = pkt->ts, .tl = pkt->ts, .vl = v, .n = 1};
+		p->cl[slot] = (ts_cluster){.t0 = ts, .tl = ts, .vl = v, .n = 1};
 		p->clocks_seen++;
 		return;
 	}
 	ts_cluster *c = &p->cl[hit];
-	c->tl = pkt->ts;
+	c->tl = ts;
 	c->vl = v;
 	c->n++;
 	/* Clocks that overlap in time (each seen at least twice): several hosts
@@ -232,19 +250,19 @@ static void ts_nat_syn(pd_run *run, ts_g *g, pd_flow *flow, uint32_t pair, const
 		p->concurrent = active;
 	if (p->concurrent >= 2) {
 		if (!g->nat)
-			g->nat = pd_finding_get(run, "nat-timestamp-clocks", NULL);
+			g->nat = pd_finding_get(ctx, "nat-timestamp-clocks", NULL);
 		p->flagged = true;
 		g->pair_meta[p - g->pairs].flagged = true;
 		if (!g->nat_pair || p->concurrent > g->nat_pair->concurrent)
 			g->nat_pair = p;
-		pd_finding_add_flow(run, g->nat, flow);
-		pd_finding_occurrence(g->nat, pkt, "SYN TSval from another clock");
+		pd_finding_add_flow(ctx, g->nat, flow);
+		pd_finding_occurrence(g->nat, fs->syn_frame, ts, "SYN TSval from another clock", NULL);
 	}
 }
 
-static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
+static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
 {
-	ts_g *g = gv;
+	(void)ctx;
 	ts_fs *fs = fsv;
 	const pd_tcp *t = &pkt->tcp;
 	const uint8_t fl = t->flags;
@@ -261,21 +279,6 @@ static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 			fs->syn_tsval = t->tsval;
 			fs->syn_frame = pkt->frame_no;
 			fs->syn_ts = pkt->ts;
-			ts_tuple *tu = ts_tuple_find(g, flow, ts_pair_fnv(fs, flow), pkt->ts);
-			if (tu) {
-				fs->reused = true;
-				fs->prev_end = tu->k.end_ts;
-				fs->prev_ts_known = tu->c_ts_known;
-				fs->prev_tsval = tu->c_tsval;
-				fs->prev_next_seq = tu->c_next_seq;
-				if (tu->pending) {
-					fs->retry_of = tu->pending;
-					fs->retry_of_syn_ts = tu->pending_syn_ts;
-					tu->pending = NULL;
-				}
-			}
-			if (t->has_ts)
-				ts_nat_syn(run, g, flow, ts_pair_fnv(fs, flow), pkt);
 		} else if (rst && fs->answer == TS_ANS_CHALLENGE && !fs->client_rst_frame) {
 			fs->client_rst_frame = pkt->frame_no;
 		}
@@ -301,46 +304,68 @@ static void ts_on_tcp(pd_run *run, void *gv, pd_flow *flow, void *fsv, const pd_
 	fs->answer_frame = pkt->frame_no;
 	fs->answer_ts = pkt->ts;
 	fs->answer_ack = t->ack;
+}
+
+/* What the 4-tuple's previous connection left (its end came before this
+ * connection's SYN: a 4-tuple holds one connection at a time), the clock
+ * its SYN shows, and the cost of a rejected SYN this one retried. */
+static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
+{
+	ts_tuple *tu = ts_tuple_find(g, flow, fs->syn_ts);
+	if (tu) {
+		fs->reused = true;
+		fs->prev_end = tu->end_ts;
+		fs->prev_ts_known = tu->c_ts_known;
+		fs->prev_tsval = tu->c_tsval;
+		fs->prev_next_seq = tu->c_next_seq;
+		if (tu->pending) {
+			fs->retry_of = tu->pending;
+			fs->retry_of_syn_ts = tu->pending_syn_ts;
+			tu->pending = NULL;
+		}
+	}
+	if (fs->syn_has_ts)
+		ts_nat_syn(ctx, g, flow, ts_pair_fnv(fs, flow), fs);
 	if (fs->answer == TS_ANS_SYNACK && fs->retry_of) {
 		/* The retry of a rejected SYN got through: the wait is the cost. */
-		fs->retry_of->impact_s += (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9;
-		pd_finding_metric(fs->retry_of, "retry_after_s", (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9,
-				  "s");
+		double wait = (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9;
+		pd_finding_add_impact(fs->retry_of, wait);
+		pd_finding_metric(fs->retry_of, "retry_after_s", wait, PD_UNIT_S, PD_AGG_MAX);
 		fs->retry_of = NULL;
 	}
 }
 
-static void ts_paws(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs, ts_tuple *tu)
+static void ts_paws(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs, ts_tuple *tu)
 {
-	pd_finding *f = pd_finding_get(run, "paws-rejected-syn", flow);
+	pd_finding *f = pd_finding_get(ctx, "paws-rejected-syn", flow);
 	char srv[64];
 	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
-	pd_finding_occurrence_at(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple");
-	pd_finding_occurrence_at(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection");
+	pd_finding_occurrence(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple", NULL);
+	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection", NULL);
 	if (fs->client_rst_frame)
-		pd_finding_occurrence_at(f, fs->client_rst_frame, fs->answer_ts, "client RST");
+		pd_finding_occurrence(f, fs->client_rst_frame, fs->answer_ts, "client RST", NULL);
 	bool ts_older = fs->reused && fs->syn_has_ts && fs->prev_ts_known &&
 			pd_seq_lt(fs->syn_tsval, fs->prev_tsval);
 	bool seq_older = fs->reused && !pd_seq_lt(fs->prev_next_seq, flow->half[PD_CLIENT].isn);
 	double since = fs->reused ? (double)(fs->syn_ts - fs->prev_end) / 1e9 : 0;
-	f->severity = PD_SEV_ERROR;
+	pd_finding_set_severity(f, PD_SEV_ERROR);
 	if (fs->syn_has_ts)
-		pd_finding_metric(f, "syn_tsval", fs->syn_tsval, "ticks");
+		pd_finding_metric(f, "syn_tsval", fs->syn_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
 	if (fs->reused && fs->prev_ts_known) {
-		pd_finding_metric(f, "previous_tsval", fs->prev_tsval, "ticks");
-		pd_finding_metric(f, "tsval_behind", -(double)pd_seq_diff(fs->syn_tsval, fs->prev_tsval), "ticks");
+		pd_finding_metric(f, "previous_tsval", fs->prev_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
+		pd_finding_metric(f, "tsval_behind", -(double)pd_seq_diff(fs->syn_tsval, fs->prev_tsval), PD_UNIT_TICKS, PD_AGG_MAX);
 	}
 	if (fs->reused)
-		pd_finding_metric(f, "since_previous_end_s", since, "s");
+		pd_finding_metric(f, "since_previous_end_s", since, PD_UNIT_S, PD_AGG_MAX);
 	if (ts_older) {
-		f->confidence = 0.9;
+		pd_finding_set_confidence(f, 0.9);
 		pd_finding_detail(f,
 				  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after "
 				  "the previous connection on it ended; its TSval %u is %d ticks older than that "
 				  "connection's last TSval %u, so the server's TIME_WAIT socket failed the "
 				  "PAWS check and answered with an ACK for the old connection (frame %llu)%s. "
 				  "One Linux host keeps one TS clock per destination, so an older TSval "
-				  "means another host behind the same address (NAT) or a clock reset",
+				  "means another host behind the same address (NAT) or a clock reset", NULL,
 				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
 				  since, fs->syn_tsval, -pd_seq_diff(fs->syn_tsval, fs->prev_tsval), fs->prev_tsval,
 				  (unsigned long long)fs->answer_frame,
@@ -349,12 +374,12 @@ static void ts_paws(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs, ts_tuple *tu
 				    "net.ipv4.ip_local_port_range", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_tw_reuse",
 				    "net.ipv4.tcp_tw_recycle", NULL);
 	} else if (fs->reused) {
-		f->confidence = seq_older ? 0.8 : 0.6;
+		pd_finding_set_confidence(f, seq_older ? 0.8 : 0.6);
 		pd_finding_detail(f,
 				  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after "
 				  "the previous connection on it ended and was answered with an ACK for the old "
 				  "connection (frame %llu): the server still held it in TIME_WAIT and "
-				  "rejected the SYN (%s)",
+				  "rejected the SYN (%s)", NULL,
 				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
 				  since, (unsigned long long)fs->answer_frame,
 				  seq_older ? "its ISN is not above the old connection's last sequence"
@@ -364,11 +389,11 @@ static void ts_paws(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs, ts_tuple *tu
 					    "net.ipv4.ip_local_port_range", "NAT source-port reuse", "net.ipv4.tcp_tw_reuse",
 					    NULL);
 	} else {
-		f->confidence = 0.5;
+		pd_finding_set_confidence(f, 0.5);
 		pd_finding_detail(f,
 				  "SYN (frame %llu) to %s:%u was answered with an ACK for another connection "
 				  "(frame %llu, ack %u instead of %u): a TIME_WAIT socket on the server "
-				  "rejected it; the earlier connection is not in the capture",
+				  "rejected it; the earlier connection is not in the capture", NULL,
 				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER],
 				  (unsigned long long)fs->answer_frame, fs->answer_ack, flow->half[PD_CLIENT].isn + 1);
 	}
@@ -378,13 +403,13 @@ static void ts_paws(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs, ts_tuple *tu
 	}
 }
 
-static void ts_closed(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs)
+static void ts_closed(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 {
 	if (!g->closed)
-		g->closed = pd_finding_get(run, "rst-closed-port", NULL);
+		g->closed = pd_finding_get(ctx, "rst-closed-port", NULL);
 	pd_finding *f = g->closed;
-	pd_finding_add_flow(run, f, flow);
-	pd_finding_occurrence_at(f, fs->answer_frame, fs->answer_ts, "RST|ACK to SYN");
+	pd_finding_add_flow(ctx, f, flow);
+	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "RST|ACK to SYN", NULL);
 	g->closed_count++;
 	uint32_t key = flow->port[PD_SERVER];
 	bool known = false;
@@ -394,20 +419,22 @@ static void ts_closed(pd_run *run, ts_g *g, pd_flow *flow, ts_fs *fs)
 		g->closed_ports[g->n_closed_ports++] = key;
 }
 
-static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
+static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
 {
 	ts_g *g = gv;
 	ts_fs *fs = fsv;
-	if (flow->proto != 6 || !flow->roles_from_syn)
+	if (flow->proto != 6 || flow->pseudo || !flow->roles_from_syn)
 		return;
+	if (fs->syn_seen)
+		ts_syn(ctx, g, flow, fs);
 	pd_time end = flow->last_ts;
 	ts_tuple *tu = NULL;
 	if (fs->syn_seen) {
 		if (fs->answer == TS_ANS_CHALLENGE) {
-			tu = ts_tuple_slot(g, flow, ts_pair_fnv(fs, flow), end);
-			ts_paws(run, g, flow, fs, NULL);
+			tu = ts_tuple_slot(g, flow, end);
+			ts_paws(ctx, g, flow, fs, NULL);
 		} else if (fs->answer == TS_ANS_RST_ISN) {
-			ts_closed(run, g, flow, fs);
+			ts_closed(ctx, g, flow, fs);
 		}
 		/* SYNs that did not go through count against their source's clocks. */
 		bool failed = fs->answer == TS_ANS_CHALLENGE || fs->answer == TS_ANS_NONE ||
@@ -422,10 +449,10 @@ static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	pd_finding *pending = NULL;
 	pd_time pending_ts = 0;
 	if (tu) {
-		pending = pd_finding_get(run, "paws-rejected-syn", flow);
+		pending = pd_finding_get(ctx, "paws-rejected-syn", flow);
 		pending_ts = fs->syn_ts;
 	} else {
-		tu = ts_tuple_slot(g, flow, ts_pair_fnv(fs, flow), end);
+		tu = ts_tuple_slot(g, flow, end);
 	}
 	tu->c_ts_known = fs->tsv_seen[PD_CLIENT];
 	tu->c_tsval = fs->tsv_last[PD_CLIENT];
@@ -441,7 +468,7 @@ static void ts_on_flow_end(pd_run *run, void *gv, pd_flow *flow, void *fsv)
 	}
 }
 
-static void ts_on_end(pd_run *run, void *gv)
+static void ts_on_end(pd_ctx *ctx, void *gv)
 {
 	ts_g *g = gv;
 	char a[64], b[64];
@@ -450,12 +477,12 @@ static void ts_on_end(pd_run *run, void *gv)
 		size_t n = 0;
 		for (int i = 0; i < g->n_closed_ports && n + 8 < sizeof(ports); i++)
 			n += (size_t)snprintf(ports + n, sizeof(ports) - n, "%s%u", i ? ", " : "", g->closed_ports[i]);
-		pd_finding_metric(g->closed, "syns_refused", g->closed_count, "count");
-		g->closed->confidence = 0.8;
+		pd_finding_metric(g->closed, "syns_refused", g->closed_count, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_set_confidence(g->closed, 0.8);
 		pd_finding_detail(g->closed,
 				  "%u SYN(s) answered at once by RST|ACK acknowledging the SYN (port%s %s%s): "
 				  "nothing listening there, or a firewall rejecting with a reset; not a "
-				  "timestamp problem",
+				  "timestamp problem", NULL,
 				  g->closed_count, g->n_closed_ports > 1 ? "s" : "", ports,
 				  g->n_closed_ports >= 8 ? ", ..." : "");
 	}
@@ -467,29 +494,33 @@ static void ts_on_end(pd_run *run, void *gv)
 				failures += g->pairs[i].failures;
 		/* Several clocks alone are harmless on current kernels; they matter
 		 * when SYNs from the address fail. */
-		g->nat->severity = failures ? PD_SEV_WARNING : PD_SEV_INFO;
-		g->nat->confidence = 0.7;
-		pd_finding_metric(g->nat, "failed_syns", failures, "count");
+		pd_finding_set_severity(g->nat, failures ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(g->nat, 0.7);
+		pd_finding_metric(g->nat, "failed_syns", failures, PD_UNIT_COUNT, PD_AGG_SUM);
 		if (p) {
 			pd_addr_bracketed(&p->src, a, sizeof(a));
 			pd_addr_bracketed(&p->dst, b, sizeof(b));
-			pd_finding_metric(g->nat, "clocks", p->concurrent, "count");
-			pd_finding_metric(g->nat, "syns", p->syns, "count");
+			pd_finding_metric(g->nat, "clocks", p->concurrent, PD_UNIT_COUNT, PD_AGG_SUM);
+			pd_finding_metric(g->nat, "syns", p->syns, PD_UNIT_COUNT, PD_AGG_SUM);
 			pd_finding_detail(g->nat,
 					  "SYNs from %s to %s carry TSvals from at least %u clocks in use at the "
 					  "same time (%u SYNs, %u clock offsets seen): several hosts share that "
 					  "address; %u of their SYNs were retried, rejected or unanswered. "
 					  "Servers that still have net.ipv4.tcp_tw_recycle=1 (removed in Linux "
-					  "4.12) drop such SYNs",
+					  "4.12) drop such SYNs", NULL,
 					  a, b, p->concurrent, p->syns, p->clocks_seen, failures);
 		}
 	}
 }
 
+static const char *const ts_emits[] = {"paws-rejected-syn", "nat-timestamp-clocks", "rst-closed-port", NULL};
+
 const pd_detector pd_det_timestamps = {
 	.name = "timestamps",
+	.emits = ts_emits,
+	.init = ts_init,
+	.fini = ts_fini,
 	.flow_state_size = sizeof(ts_fs),
-	.cost = 4,
 	.global_state_size = sizeof(ts_g),
 	.on_tcp = ts_on_tcp,
 	.on_flow_end = ts_on_flow_end,

@@ -107,10 +107,9 @@ static void tr_end_burst(tr_dir *d, const pd_flow *flow, int s)
 	}
 }
 
-static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void tr_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)run;
-	(void)g;
+	(void)ctx;
 	tr_flow *st = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir, peer = pd_peer(dir);
@@ -229,7 +228,7 @@ static void tr_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_pa
 	d->burst_last = pkt->ts;
 }
 
-static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
+static void tr_report(pd_ctx *ctx, const pd_flow *flow, tr_dir *d, int s)
 {
 	int r = pd_peer(s);
 	tr_end_burst(d, flow, s);
@@ -271,11 +270,11 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
 
 	if (d->ssai_events) {
-		pd_finding *f = pd_finding_get(run, "slow-start-after-idle", flow);
+		pd_finding *f = pd_finding_get(ctx, "slow-start-after-idle", flow);
 		for (uint32_t i = 0; i < d->ssai_events && i < TR_EV; i++)
-			pd_finding_occurrence_at(f, d->ssai_ev[i].frame, d->ssai_ev[i].ts, "burst after idle restarts small");
+			pd_finding_occurrence(f, d->ssai_ev[i].frame, d->ssai_ev[i].ts, "burst after idle restarts small", NULL);
 		if (d->ssai_events > TR_EV)
-			f->occurrences += d->ssai_events - TR_EV;
+			pd_finding_count(f, d->ssai_events - TR_EV);
 		double fl = (double)d->ssai_flight_sum / d->ssai_events, prev = (double)d->ssai_prev_sum / d->ssai_events;
 		char nt[24];
 		pd_finding_detail(f,
@@ -283,53 +282,53 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 				  "a first flight of %.0f bytes (%.1f segments) although earlier flights reached %.0f bytes: "
 				  "the congestion window was reset to the restart window "
 				  "(net.ipv4.tcp_slow_start_after_idle=1, the default) and took about %.3f s of extra round "
-				  "trips (RTT %.2f ms) to grow back.",
+				  "trips (RTT %.2f ms) to grow back.", NULL,
 				  pd_times(d->ssai_events, true, nt), sside, sname,
 				  (double)d->ssai_idle_sum / d->ssai_events / 1e6, fl,
 				  fl / mss, prev, d->ssai_cost_s, rtt_ms);
-		pd_finding_metric(f, "restarts", d->ssai_events, "count");
-		pd_finding_metric(f, "first_flight_bytes", fl, "bytes");
-		pd_finding_metric(f, "earlier_flight_bytes", prev, "bytes");
-		pd_finding_metric(f, "extra_time", d->ssai_cost_s, "s");
-		f->impact_s += d->ssai_cost_s;
-		f->severity = PD_SEV_INFO;
-		f->confidence = 0.6;
+		pd_finding_metric(f, "restarts", d->ssai_events, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "first_flight_bytes", fl, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "earlier_flight_bytes", prev, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "extra_time", d->ssai_cost_s, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_add_impact(f, d->ssai_cost_s);
+		pd_finding_set_severity(f, PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.6);
 		pd_finding_settings(f, "net.ipv4.tcp_slow_start_after_idle", "route initcwnd", NULL);
 	}
 
 	if (iw) {
-		pd_finding *f = pd_finding_get(run, "initial-window", flow);
-		pd_finding_occurrence_at(f, d->iw_frame, d->iw_ts, "first flight of data");
+		pd_finding *f = pd_finding_get(ctx, "initial-window", flow);
+		pd_finding_occurrence(f, d->iw_frame, d->iw_ts, "first flight of data", NULL);
 		pd_finding_detail(f,
 				  "%s %s's first flight was %u bytes (%.1f segments of %u) before it waited a round trip "
 				  "(RTT %.2f ms), although it had %u bytes to send and %s %s's window allowed more: an "
 				  "initial congestion window below the Linux default of 10 segments (route initcwnd), "
-				  "or a sender that is not Linux.%s",
+				  "or a sender that is not Linux.%s", NULL,
 				  sside, sname, d->iw_bytes, (double)d->iw_bytes / mss, mss, rtt_ms, d->iw_total,
 				  r == PD_CLIENT ? "client" : "server", rname,
 				  flow->half[s].lost_segment > 0
 					  ? " This flow also lost data before the capture point, so a queue or shaper that "
 					    "drops (for instance the sender's own qdisc) may have cut the first flight instead."
 					  : "");
-		pd_finding_metric(f, "initial_flight_bytes", d->iw_bytes, "bytes");
-		pd_finding_metric(f, "initial_flight_segments", (double)d->iw_bytes / mss, "count");
-		f->severity = PD_SEV_INFO;
-		f->confidence = 0.5;
+		pd_finding_metric(f, "initial_flight_bytes", d->iw_bytes, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "initial_flight_segments", (double)d->iw_bytes / mss, PD_UNIT_COUNT, PD_AGG_MAX);
+		pd_finding_set_severity(f, PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.5);
 		pd_finding_settings(f, "route initcwnd", "route initrwnd", NULL);
 	}
 
 	if (d->ka) {
-		pd_finding *f = pd_finding_get(run, "keepalive", flow);
+		pd_finding *f = pd_finding_get(ctx, "keepalive", flow);
 		for (uint32_t i = 0; i < d->ka && i < TR_EV; i++)
-			pd_finding_occurrence_at(f, d->ka_ev[i].frame, d->ka_ev[i].ts, "keep-alive probe");
+			pd_finding_occurrence(f, d->ka_ev[i].frame, d->ka_ev[i].ts, "keep-alive probe", NULL);
 		if (d->ka > TR_EV)
-			f->occurrences += d->ka - TR_EV;
+			pd_finding_count(f, d->ka - TR_EV);
 		double intv = d->ka_int_n ? (double)d->ka_int_sum / d->ka_int_n / 1e9 : 0;
 		uint32_t unanswered = d->ka - d->ka_answered;
 		pd_finding_detail(f,
 				  "%s %s sent %u keep-alive probes to %s (first after %.1f s idle%s%.1f s apart on "
 				  "average); %u answered, %u unanswered%s. Linux defaults: first probe after 7200 s "
-				  "idle, then every 75 s, 9 probes.%s%s",
+				  "idle, then every 75 s, 9 probes.%s%s", NULL,
 				  sside, sname, d->ka, rname, (double)d->ka_first_idle / 1e9, d->ka_int_n ? ", then " : "",
 				  intv, d->ka_answered, unanswered,
 				  unanswered < 2 ? ""
@@ -345,55 +344,57 @@ static void tr_report(pd_run *run, pd_flow *flow, tr_dir *d, int s)
 					    "the idle time (tcp_keepalive_time / TCP_KEEPIDLE); tcp_keepalive_intvl only "
 					    "spaces unanswered ones."
 					  : "");
-		pd_finding_metric(f, "probes", d->ka, "count");
-		pd_finding_metric(f, "unanswered", unanswered, "count");
-		pd_finding_metric(f, "idle_before_first", (double)d->ka_first_idle / 1e9, "s");
+		pd_finding_metric(f, "probes", d->ka, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "unanswered", unanswered, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "idle_before_first", (double)d->ka_first_idle / 1e9, PD_UNIT_S, PD_AGG_MAX);
 		if (d->ka_int_n)
-			pd_finding_metric(f, "interval", intv, "s");
-		f->severity = unanswered >= 2 ? PD_SEV_WARNING : PD_SEV_INFO;
-		f->confidence = 0.7;
+			pd_finding_metric(f, "interval", intv, PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_set_severity(f, unanswered >= 2 ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.7);
 		pd_finding_settings(f, "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl",
 				    "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE", NULL);
 	}
 
 	if (tiny) {
-		pd_finding *f = pd_finding_get(run, "tiny-writes", flow);
-		pd_finding_occurrence_at(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment");
-		f->occurrences += d->tiny_segs - 1;
+		pd_finding *f = pd_finding_get(ctx, "tiny-writes", flow);
+		pd_finding_occurrence(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment", NULL);
+		pd_finding_count(f, d->tiny_segs - 1);
 		double avg = (double)d->data_bytes / d->data_segs;
 		pd_finding_detail(f,
 				  "%u of %s %s's %u data segments (%.0f%%) carried less than a quarter of the %u-byte "
 				  "MSS (average %.0f bytes), and %u of them were followed by more data from the %s "
 				  "before %s %s answered: each small application write went out as its own segment, "
-				  "so TCP/IP headers are about %.0f%% of the bytes sent.",
+				  "so TCP/IP headers are about %.0f%% of the bytes sent.", NULL,
 				  d->tiny_segs, sside, sname, d->data_segs, 100.0 * d->tiny_segs / d->data_segs, mss, avg,
 				  d->tiny_run, sside, r == PD_CLIENT ? "client" : "server", rname, 100.0 * 52 / (52 + avg));
-		pd_finding_metric(f, "tiny_segments", d->tiny_segs, "count");
-		pd_finding_metric(f, "tiny_share", (double)d->tiny_segs / d->data_segs, "ratio");
-		pd_finding_metric(f, "back_to_back_tiny", d->tiny_run, "count");
-		pd_finding_metric(f, "data_segments", d->data_segs, "count");
-		pd_finding_metric(f, "average_payload", avg, "bytes");
-		f->severity = PD_SEV_INFO;
-		f->confidence = 0.6;
+		pd_finding_metric(f, "tiny_segments", d->tiny_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "tiny_share", (double)d->tiny_segs / d->data_segs, PD_UNIT_RATIO, PD_AGG_MAX);
+		pd_finding_metric(f, "back_to_back_tiny", d->tiny_run, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "average_payload", avg, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_set_severity(f, PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.6);
 		pd_finding_settings(f, "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY", NULL);
 	}
 }
 
-static void tr_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+static void tr_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 {
 	(void)g;
 	tr_flow *st = fs;
 	if (flow->proto != 6)
 		return;
 	for (int s = 0; s < 2; s++)
-		tr_report(run, flow, &st->d[s], s);
+		tr_report(ctx, flow, &st->d[s], s);
 }
 
+static const char *const tr_emits[] = {"slow-start-after-idle", "initial-window", "keepalive", "tiny-writes", NULL};
+
 const pd_detector pd_det_transfer = {
-	.state_on_data = true,
 	.name = "transfer",
+	.emits = tr_emits,
+	.from_payload = true,
 	.flow_state_size = sizeof(tr_flow),
-	.cost = 1,
 	.on_tcp = tr_on_tcp,
 	.on_flow_end = tr_on_flow_end,
 };

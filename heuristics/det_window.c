@@ -95,7 +95,7 @@ static int wn_state(const pd_flow *f, const wn_dir *d, int s)
 }
 
 /* Attributes the time since the last packet to S's previous state. */
-static void wn_account(pd_flow *f, wn_dir *d, int s, pd_time now)
+static void wn_account(const pd_flow *f, wn_dir *d, int s, pd_time now)
 {
 	if (!d->data_started)
 		return;
@@ -113,10 +113,9 @@ static void wn_account(pd_flow *f, wn_dir *d, int s, pd_time now)
 	d->acct_ts = now;
 }
 
-static void wn_on_tcp(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static void wn_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)run;
-	(void)g;
+	(void)ctx;
 	wn_flow *st = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
@@ -221,7 +220,7 @@ static const char *wn_side(int s)
 	return s == PD_CLIENT ? "client" : "server";
 }
 
-static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
+static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 {
 	int r = pd_peer(s);
 	const pd_tcp_half *hs = &flow->half[s], *hr = &flow->half[r];
@@ -295,32 +294,32 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	/* ---------------- zero window */
 	if (d->zw_events > 0) {
 		double zw_s = (double)d->zw_total / 1e9;
-		pd_finding *f = pd_finding_get(run, "zero-window", flow);
+		pd_finding *f = pd_finding_get(ctx, "zero-window", flow);
 		for (uint32_t i = 0; i < d->zw_events && i < WN_EV; i++)
-			pd_finding_occurrence_at(f, d->zw_ev[i].frame, d->zw_ev[i].ts, "zero window advertised");
+			pd_finding_occurrence(f, d->zw_ev[i].frame, d->zw_ev[i].ts, "zero window advertised", NULL);
 		if (d->zw_events > WN_EV)
-			f->occurrences += d->zw_events - WN_EV;
-		pd_finding_occurrence_at(f, d->zw_max_frame, d->zw_max_ts, "window opened after the longest stall");
+			pd_finding_count(f, d->zw_events - WN_EV);
+		pd_finding_occurrence(f, d->zw_max_frame, d->zw_max_ts, "window opened after the longest stall", NULL);
 		char nt[24];
 		pd_finding_detail(f,
 				  "%s %s advertised a zero window %s to %s %s; the sender stood still %.3f s in "
 				  "all (longest %.3f s, ending at frame %llu) and sent %u window probes; %u window-full "
 				  "events. The receiving application did not read fast enough (or its buffer is tiny: "
-				  "largest window advertised %u bytes).",
+				  "largest window advertised %u bytes).", NULL,
 				  wn_side(r), rname, pd_times(d->zw_events, false, nt), wn_side(s), sname, zw_s,
 				  (double)d->zw_max / 1e9,
 				  (unsigned long long)d->zw_max_frame, d->probes, d->win_full, d->win_max);
-		pd_finding_metric(f, "zero_window_events", d->zw_events, "count");
-		pd_finding_metric(f, "zero_window_stall", zw_s, "s");
-		pd_finding_metric(f, "longest_stall", (double)d->zw_max / 1e9, "s");
-		pd_finding_metric(f, "window_probes", d->probes, "count");
-		pd_finding_metric(f, "window_full_events", d->win_full, "count");
-		pd_finding_metric(f, "max_window", d->win_max, "bytes");
+		pd_finding_metric(f, "zero_window_events", d->zw_events, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "zero_window_stall", zw_s, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "longest_stall", (double)d->zw_max / 1e9, PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_metric(f, "window_probes", d->probes, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "window_full_events", d->win_full, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "max_window", d->win_max, PD_UNIT_BYTES, PD_AGG_MAX);
 		if (T > 0)
-			pd_finding_metric(f, "stall_share", zw_s / T > 1 ? 1 : zw_s / T, "ratio");
-		f->impact_s += zw_s;
-		f->severity = zw_s >= 0.1 || d->zw_events >= 3 ? PD_SEV_WARNING : PD_SEV_INFO;
-		f->confidence = 0.9;
+			pd_finding_metric(f, "stall_share", zw_s / T > 1 ? 1 : zw_s / T, PD_UNIT_RATIO, PD_AGG_MAX);
+		pd_finding_add_impact(f, zw_s);
+		pd_finding_set_severity(f, zw_s >= 0.1 || d->zw_events >= 3 ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.9);
 		pd_finding_settings(f, "slow-reading application", "SO_RCVBUF", "net.ipv4.tcp_rmem",
 				    "net.core.rmem_max", NULL);
 	}
@@ -345,24 +344,24 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 
 #define WN_METRICS(f)                                                                                        \
 	do {                                                                                                 \
-		pd_finding_metric(f, "window_bytes", avg_win, "bytes");                                      \
-		pd_finding_metric(f, "max_window", d->win_max, "bytes");                                     \
-		pd_finding_metric(f, "rtt_ms", rtt_s * 1e3, "ms");                                           \
-		pd_finding_metric(f, "ceiling_rate", ceiling, "bytes/s");                                    \
-		pd_finding_metric(f, "achieved_rate", rate, "bytes/s");                                      \
-		pd_finding_metric(f, "achieved_vs_ceiling", ratio, "ratio");                                 \
-		pd_finding_metric(f, "window_limited_share", sh_rwnd, "ratio");                              \
-		pd_finding_metric(f, "zero_window_share", sh_zero, "ratio");                                 \
-		pd_finding_metric(f, "loss_recovery_share", sh_loss, "ratio");                               \
-		pd_finding_metric(f, "sender_idle_share", sh_idle, "ratio");                                 \
-		pd_finding_metric(f, "other_share", sh_other, "ratio");                                      \
-		pd_finding_metric(f, "window_full_events", d->win_full, "count");                            \
-		pd_finding_metric(f, "max_in_flight", (double)hs->max_in_flight, "bytes");                   \
-		pd_finding_metric(f, "bytes", (double)hs->unique_bytes, "bytes");                            \
+		pd_finding_metric(f, "window_bytes", avg_win, PD_UNIT_BYTES, PD_AGG_MAX);                                      \
+		pd_finding_metric(f, "max_window", d->win_max, PD_UNIT_BYTES, PD_AGG_MAX);                                     \
+		pd_finding_metric(f, "rtt_ms", rtt_s * 1e3, PD_UNIT_MS, PD_AGG_MAX);                                           \
+		pd_finding_metric(f, "ceiling_rate", ceiling, PD_UNIT_BYTES_PER_S, PD_AGG_MAX);                                    \
+		pd_finding_metric(f, "achieved_rate", rate, PD_UNIT_BYTES_PER_S, PD_AGG_MAX);                                      \
+		pd_finding_metric(f, "achieved_vs_ceiling", ratio, PD_UNIT_RATIO, PD_AGG_MAX);                                 \
+		pd_finding_metric(f, "window_limited_share", sh_rwnd, PD_UNIT_RATIO, PD_AGG_MAX);                              \
+		pd_finding_metric(f, "zero_window_share", sh_zero, PD_UNIT_RATIO, PD_AGG_MAX);                                 \
+		pd_finding_metric(f, "loss_recovery_share", sh_loss, PD_UNIT_RATIO, PD_AGG_MAX);                               \
+		pd_finding_metric(f, "sender_idle_share", sh_idle, PD_UNIT_RATIO, PD_AGG_MAX);                                 \
+		pd_finding_metric(f, "other_share", sh_other, PD_UNIT_RATIO, PD_AGG_MAX);                                      \
+		pd_finding_metric(f, "window_full_events", d->win_full, PD_UNIT_COUNT, PD_AGG_SUM);                            \
+		pd_finding_metric(f, "max_in_flight", (double)hs->max_in_flight, PD_UNIT_BYTES, PD_AGG_MAX);                   \
+		pd_finding_metric(f, "bytes", (double)hs->unique_bytes, PD_UNIT_BYTES, PD_AGG_SUM);                            \
 	} while (0)
 
 	if (at_cap && rwnd_limited) {
-		pd_finding *f = pd_finding_get(run, "window-scaling-disabled", flow);
+		pd_finding *f = pd_finding_get(ctx, "window-scaling-disabled", flow);
 		/* a server may only echo the option: a client SYN without it decides */
 		const pd_tcp_half *hc = &flow->half[PD_CLIENT];
 		const char *who = hc->wscale_offered < 0
@@ -378,18 +377,18 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 				  "Window scaling was not negotiated (%s), so %s %s can "
 				  "never advertise more than 65535 bytes; the transfer of %llu bytes from %s %s sat at "
 				  "that cap: %s; %s. To fill this path at the achieved rate x 4 the window would need "
-				  "%.0f bytes.",
+				  "%.0f bytes.", NULL,
 				  who, wn_side(r), rname, (unsigned long long)hs->unique_bytes, wn_side(s), sname, bdp,
 				  split, rate * 4 * rtt_s);
 		WN_METRICS(f);
-		pd_finding_metric(f, "window_cap", WN_NOSCALE_CAP, "bytes");
+		pd_finding_metric(f, "window_cap", WN_NOSCALE_CAP, PD_UNIT_BYTES, PD_AGG_MAX);
 		if (d->first_full_frame)
-			pd_finding_occurrence_at(f, d->first_full_frame, d->first_full_ts, "flight reaches the 64 KiB window");
+			pd_finding_occurrence(f, d->first_full_frame, d->first_full_ts, "flight reaches the 64 KiB window", NULL);
 		else
-			pd_finding_occurrence_at(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts");
-		f->occurrences += d->win_full > 1 ? d->win_full - 1 : 0;
-		f->severity = PD_SEV_WARNING;
-		f->confidence = 0.85;
+			pd_finding_occurrence(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts", NULL);
+		pd_finding_count(f, d->win_full > 1 ? d->win_full - 1 : 0);
+		pd_finding_set_severity(f, PD_SEV_WARNING);
+		pd_finding_set_confidence(f, 0.85);
 		/* syncookies only strip the option from a SYN-ACK answering a SYN
 		 * that offered it; a client SYN without it is the client's setting
 		 * (or a middlebox stripping it) */
@@ -402,10 +401,10 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	}
 
 	if (rwnd_limited && !reader_bound) {
-		pd_finding *f = pd_finding_get(run, "window-limited", flow);
+		pd_finding *f = pd_finding_get(ctx, "window-limited", flow);
 		pd_finding_detail(f,
 				  "%s %s sent %llu bytes to %s %s limited by the receive window: %s; %s.%s Throughput "
-				  "cannot exceed window / RTT; a window of bandwidth x RTT is needed to fill the path.",
+				  "cannot exceed window / RTT; a window of bandwidth x RTT is needed to fill the path.", NULL,
 				  wn_side(s), sname, (unsigned long long)hs->unique_bytes, wn_side(r), rname, bdp, split,
 				  shrunk ? " The advertised window mostly sat well below its maximum: the receiving "
 					   "application did not keep up (reading slowly), the buffer size is secondary."
@@ -413,12 +412,12 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 					  : "");
 		WN_METRICS(f);
 		if (d->first_full_frame)
-			pd_finding_occurrence_at(f, d->first_full_frame, d->first_full_ts, "flight fills the receive window");
+			pd_finding_occurrence(f, d->first_full_frame, d->first_full_ts, "flight fills the receive window", NULL);
 		else
-			pd_finding_occurrence_at(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts");
-		f->occurrences += d->win_full > 1 ? d->win_full - 1 : 0;
-		f->severity = PD_SEV_WARNING;
-		f->confidence = sh_rwnd >= 0.5 && ratio >= 0.7 ? 0.9 : 0.7;
+			pd_finding_occurrence(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts", NULL);
+		pd_finding_count(f, d->win_full > 1 ? d->win_full - 1 : 0);
+		pd_finding_set_severity(f, PD_SEV_WARNING);
+		pd_finding_set_confidence(f, sh_rwnd >= 0.5 && ratio >= 0.7 ? 0.9 : 0.7);
 		if (shrunk)
 			pd_finding_settings(f, "slow-reading application", "SO_RCVBUF", "net.ipv4.tcp_rmem",
 					    "net.core.rmem_max", NULL);
@@ -432,7 +431,7 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 	}
 
 	if (fixed && (rwnd_limited || reader_bound)) {
-		pd_finding *f = pd_finding_get(run, "receive-window-fixed", flow);
+		pd_finding *f = pd_finding_get(ctx, "receive-window-fixed", flow);
 		char zw[64] = "";
 		if (d->zw_events)
 			snprintf(zw, sizeof(zw), "; 0 in %u zero-window episode%s", d->zw_events,
@@ -441,35 +440,35 @@ static void wn_report(pd_run *run, pd_flow *flow, wn_dir *d, int s)
 				  "%s %s never advertised more than %u bytes (%u at the start%s) during the whole "
 				  "%.3f s transfer (%llu bytes, about %.0f RTTs): its window %s. Receive-buffer "
 				  "autotuning did not act, typically because the application set SO_RCVBUF (or "
-				  "tcp_moderate_rcvbuf=0). %s.",
+				  "tcp_moderate_rcvbuf=0). %s.", NULL,
 				  wn_side(r), rname, d->win_max, d->win_first, zw, T, (unsigned long long)hs->unique_bytes,
 				  rtt_s > 0 ? T / rtt_s : 0,
 				  d->win_max > d->win_first ? "stopped growing early" : "never grew", bdp);
 		WN_METRICS(f);
-		pd_finding_occurrence_at(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts");
-		f->severity = rwnd_limited && !reader_bound ? PD_SEV_WARNING : PD_SEV_INFO;
-		f->confidence = 0.7;
+		pd_finding_occurrence(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts", NULL);
+		pd_finding_set_severity(f, rwnd_limited && !reader_bound ? PD_SEV_WARNING : PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.7);
 		pd_finding_settings(f, "SO_RCVBUF", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem",
 				    "net.core.rmem_max", NULL);
 	}
 
 	if (sender_limited) {
-		pd_finding *f = pd_finding_get(run, "sender-limited", flow);
+		pd_finding *f = pd_finding_get(ctx, "sender-limited", flow);
 		pd_finding_detail(f,
 				  "%s %s often had nothing in flight during its %llu-byte transfer although %s %s's "
 				  "window had room: %s; %s. The sending application (or its send buffer) was the limit, "
-				  "not the network.",
+				  "not the network.", NULL,
 				  wn_side(s), sname, (unsigned long long)hs->unique_bytes, wn_side(r), rname, split, bdp);
 		WN_METRICS(f);
-		pd_finding_occurrence_at(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts");
-		f->severity = PD_SEV_INFO;
-		f->confidence = 0.6;
+		pd_finding_occurrence(f, d->first_data_frame, d->first_data_ts, "bulk transfer starts", NULL);
+		pd_finding_set_severity(f, PD_SEV_INFO);
+		pd_finding_set_confidence(f, 0.6);
 		pd_finding_settings(f, "SO_SNDBUF", "net.ipv4.tcp_wmem", "net.core.wmem_max", NULL);
 	}
 #undef WN_METRICS
 }
 
-static void wn_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
+static void wn_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 {
 	(void)g;
 	wn_flow *st = fs;
@@ -477,14 +476,16 @@ static void wn_on_flow_end(pd_run *run, void *g, pd_flow *flow, void *fs)
 		return;
 	for (int s = 0; s < 2; s++)
 		if (st->d[s].data_started)
-			wn_report(run, flow, &st->d[s], s);
+			wn_report(ctx, flow, &st->d[s], s);
 }
 
+static const char *const wn_emits[] = {"zero-window", "window-limited", "window-scaling-disabled", "receive-window-fixed", "sender-limited", NULL};
+
 const pd_detector pd_det_window = {
-	.state_on_data = true,
 	.name = "window",
+	.emits = wn_emits,
+	.from_payload = true,
 	.flow_state_size = sizeof(wn_flow),
-	.cost = 2,
 	.on_tcp = wn_on_tcp,
 	.on_flow_end = wn_on_flow_end,
 };

@@ -1,85 +1,110 @@
-/* The detector interface.
+/* The detector contract (docs/hacking.md explains it with an example).
  *
- * A detector is one file in heuristics/ that defines one `const pd_detector`
- * and adds one line to registry.c. The engine calls its hooks as the capture
- * streams by; the detector keeps per-flow state in a zeroed block of
- * flow_state_size bytes (freed with the flow; release anything it owns in
- * on_flow_end) and global state in a zeroed block of global_state_size
- * bytes (see state_on_data). It reports only through the pd_finding_* calls below; it never
- * prints, and it never changes the flow.
+ * A detector is one file heuristics/det_<name>.c defining one
+ * `const pd_detector pd_det_<name>`, plus its name in heuristics/meson.build.
+ * It is written as if the program were single-threaded and has two parts:
  *
- * A flow's address and its block's are stable only while the detector's
- * hook runs: a half-open or UDP flow may be parked between its packets (packed
- * away and later rebuilt elsewhere, analyzer/flowtable.h). A detector that
- * keeps a pointer to a flow or to its block beyond the hook may do so only
- * for a pinned flow (flow->pinned: it had an IP fragment, or a packet over
- * PD_UNPINNED_MAX_IP_LEN bytes), as pmtu and fragments do. */
+ * - Flow hooks (on_tcp, on_udp, on_fragment, on_icmp_error) see one flow,
+ *   packet by packet in capture order: a const view of the flow as the
+ *   engine has updated it, and the detector's own per-flow block `fs`
+ *   (flow_state_size bytes, zeroed when the flow starts). They change
+ *   nothing but fs and keep no pointer to the flow or the packet.
+ * - Capture-wide hooks (on_flow_end, on_end) run one at a time, in capture
+ *   order: each flow, when it ends, is handed over with its block, then
+ *   on_end runs after the last one. Only these hooks see the detector's
+ *   global block `g` (global_state_size bytes, zeroed) and make findings
+ *   (heuristics/finding.h). What a detector needs across flows, it
+ *   gathers here from the flows that ended.
+ *
+ * fs is the detector's: it frees what it allocated in on_flow_end. A flow
+ * ends when it closes and lingers, idles past its timeout, gives way to a
+ * new connection on its 4-tuple, is evicted by a cap, or the capture ends. */
 #ifndef PD_DETECTOR_H
 #define PD_DETECTOR_H
 
-#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-#include "analyzer/flow.h"
-#include "report/model.h"
-
-typedef struct pd_run pd_run;
+#include "dissect/packet.h"
+#include "heuristics/finding.h"
+#include "heuristics/flow.h"
 
 typedef struct pd_detector {
-	const char *name; /* short, used in JUnit test names and docs */
+	const char *name; /* short: JUnit test names and docs */
+	/* the finding ids it reports, NULL-terminated: checked against the
+	 * catalogue at start-up both ways */
+	const char *const *emits;
 	size_t flow_state_size;
 	size_t global_state_size;
-	/* Data-transfer detectors set this: their per-flow state is allocated
-	 * only when the flow carries its first TCP payload, and their hooks
-	 * see the flow from that segment on. Scans, floods and failed
-	 * handshakes then cost them nothing. */
-	bool state_on_data;
+	/* The flow hooks see a TCP flow from its first payload segment on,
+	 * and a flow that never carries payload gets no block and no
+	 * on_flow_end: for detectors about data transfer (scans and floods
+	 * then cost them nothing). */
+	bool from_payload;
 
-	/* How detectors are spread over threads (--threads, analyzer/run.c):
-	 * each detector lane runs a share of them, chosen by these fields. */
-	unsigned cost; /* percent of a one-thread run's time (perf; docs/performance.md) */
-	bool needs_app; /* reads flow->app (nDPI's label): runs where nDPI runs */
-	const char *lane_with; /* reports a finding id that detector (by name) also reports */
-
-	void (*init)(pd_run *run, void *g);
-	/* every frame that carried IP (fragments, ICMP, anything), before flows */
-	void (*on_packet)(pd_run *run, void *g, const pd_packet *pkt);
-	/* every TCP segment after the engine updated the flow; seg says what it was */
-	void (*on_tcp)(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt,
-		       const pd_seg *seg);
-	void (*on_udp)(pd_run *run, void *g, pd_flow *flow, void *fs, const pd_packet *pkt, int dir);
-	/* the flow is finished (closed, idle, evicted or end of capture) */
-	void (*on_flow_end)(pd_run *run, void *g, pd_flow *flow, void *fs);
+	void (*init)(pd_ctx *ctx, void *g);
+	/* each TCP segment, after the engine updated the flow; seg says what it was */
+	void (*on_tcp)(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg);
+	/* each UDP datagram (seg: dir and the flow-level flags only) */
+	void (*on_udp)(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg);
+	/* an IP fragment of the flow that is not its datagram's first (the
+	 * first comes through on_tcp/on_udp); dir: its sender */
+	void (*on_fragment)(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir);
+	/* an ICMP or ICMPv6 error quoting a packet of the flow; dir: the side
+	 * that sent the quoted packet */
+	void (*on_icmp_error)(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir);
+	/* the flow ended: the last look at it and its block */
+	void (*on_flow_end)(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs);
 	/* end of the capture, after every flow ended */
-	void (*on_end)(pd_run *run, void *g);
+	void (*on_end)(pd_ctx *ctx, void *g);
 	void (*fini)(void *g); /* release what g owns */
 } pd_detector;
 
-/* registry.c */
+/* registry.c, generated from heuristics/meson.build */
 extern const pd_detector *const pd_detectors[];
 extern const size_t pd_detectors_len;
 
-/* ---- the finding API (implemented by the run) ---- */
+/* Every id a detector emits is in the catalogue, and every catalogue id
+ * has an emitter; aborts naming the first that is not (a programming
+ * error, caught by any run). */
+void pd_detectors_check(void);
 
-/* The finding for (id, flow), created on first use; flow may be NULL for a
- * capture-wide finding. id must exist in the catalogue (aborts otherwise:
- * a programming error). */
-pd_finding *pd_finding_get(pd_run *run, const char *id, const pd_flow *flow);
+/* What the engine measured about the capture itself, for the capture
+ * quality notes; complete in on_end (NULL before). */
+#define PD_FACT_EXAMPLES 8
+typedef struct pd_capture_facts {
+	uint64_t ip_packets;
+	/* frames cut by the snap length */
+	uint64_t truncated, truncated_frame;
+	pd_time truncated_ts;
+	uint64_t max_tcp_payload_hdr, max_tcp_payload_captured;
+	/* frames with a timestamp earlier than a frame before them */
+	uint64_t back_steps, back_frame;
+	pd_time back_max, back_ts;
+	/* the same packet captured again (same addresses, IP ID, sequence,
+	 * ACK, flags, length, SACK; within 10 ms, 1 ms without an IP ID) */
+	uint64_t dup_frames;
+	uint64_t dup_frame[PD_FACT_EXAMPLES], dup_last_frame;
+	pd_time dup_ts[PD_FACT_EXAMPLES], dup_last_ts;
+	/* flows finished early to keep within --max-flows (per shard) */
+	uint64_t flows_evicted, evicted_frame;
+	pd_time evicted_ts;
+	uint64_t max_flows, max_flows_per_shard;
+	uint32_t shards;
+	/* ICMP errors quoting a packet of no flow the engine had then */
+	uint64_t icmp_unmatched, icmp_unmatched_frag_needed, icmp_unmatched_frame;
+	uint32_t icmp_unmatched_min_mtu;
+	pd_time icmp_unmatched_ts;
+} pd_capture_facts;
+const pd_capture_facts *pd_ctx_facts(const pd_ctx *ctx);
 
-/* Records one occurrence with its evidence packet (first/last/examples). */
-void pd_finding_occurrence(pd_finding *f, const pd_packet *pkt, const char *what);
-void pd_finding_occurrence_at(pd_finding *f, uint64_t frame, pd_time ts, const char *what);
-/* Adds a flow to a capture-wide finding. */
-void pd_finding_add_flow(pd_run *run, pd_finding *f, const pd_flow *flow);
-void pd_finding_metric(pd_finding *f, const char *key, double value, const char *unit);
-void pd_finding_detail(pd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Replaces the setting ranking (KB names, NULL-terminated). */
-void pd_finding_settings(pd_finding *f, const char *first, ...) __attribute__((sentinel));
-/* Removes a finding a detector decided against (e.g. evidence fell short). */
-void pd_finding_drop(pd_run *run, pd_finding *f);
-
-/* Context detectors may read. */
-uint32_t pd_run_snaplen(const pd_run *run);
-pd_time pd_run_first_ts(const pd_run *run);
-void pd_flow_ref_fill(pd_flow_ref *ref, const pd_flow *flow);
+/* What any hook may read about the capture. */
+/* Flow hooks: the packet's time. on_flow_end: when the flow ended (the
+ * capture time at which its timeout fired, or the last packet's time at
+ * the end of the capture). on_end: the last packet's time. */
+pd_time pd_ctx_now(const pd_ctx *ctx);
+/* The first frame's time: the origin of "t = ... s" in details. */
+pd_time pd_ctx_start(const pd_ctx *ctx);
+uint32_t pd_ctx_snaplen(const pd_ctx *ctx);
 
 #endif

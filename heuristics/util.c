@@ -70,14 +70,6 @@ uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen)
 	return mss;
 }
 
-void pd_addr_bracketed(const pd_addr *a, char *buf, size_t len)
-{
-	char tmp[INET6_ADDRSTRLEN];
-	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	snprintf(buf, len, a->family == 6 ? "[%s]" : "%s", tmp);
-}
-
 const char *pd_times(uint64_t n, bool capital, char buf[24])
 {
 	if (n == 1)
@@ -88,152 +80,17 @@ const char *pd_times(uint64_t n, bool capital, char buf[24])
 
 void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len)
 {
-	char ip[INET6_ADDRSTRLEN] = "?";
-	const pd_addr *a = &f->addr[side];
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, ip, sizeof(ip));
-	if (a->family == 6)
-		snprintf(buf, len, "[%s]:%u", ip, f->port[side]);
-	else
-		snprintf(buf, len, "%s:%u", ip, f->port[side]);
+	pd_endpoint_str(&f->addr[side], f->port[side], buf, len);
 }
 
-bool pd_addr_same(const pd_addr *a, const pd_addr *b)
+void pd_tuple_key_of(pd_tuple_key *k, const pd_flow *f)
 {
-	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+	memset(k, 0, sizeof(*k));
+	k->c = f->addr[PD_CLIENT];
+	k->s = f->addr[PD_SERVER];
+	k->cp = f->port[PD_CLIENT];
+	k->sp = f->port[PD_SERVER];
 }
-
-/* ---- TIME_WAIT tuples ---- */
-
-static bool tw_match(const pd_tw_tuple *t, const pd_flow *f)
-{
-	return t->used && t->cp == f->port[PD_CLIENT] && t->sp == f->port[PD_SERVER] &&
-	       pd_addr_same(&t->c, &f->addr[PD_CLIENT]) && pd_addr_same(&t->s, &f->addr[PD_SERVER]);
-}
-
-static pd_tw_tuple *tw_at(const pd_tw_table *t, uint32_t j)
-{
-	return (pd_tw_tuple *)(void *)((char *)t->slots + j * t->elem_size);
-}
-
-pd_tw_tuple *pd_tw_lookup(const pd_tw_table *t, const pd_flow *f, uint32_t h)
-{
-	uint32_t tag = h | 1;
-	for (int i = 0; i < t->probe; i++) {
-		uint32_t j = (h + (uint32_t)i) & (t->n_slots - 1);
-		if (t->tags[j] == tag && tw_match(tw_at(t, j), f))
-			return tw_at(t, j);
-	}
-	return NULL;
-}
-
-pd_tw_tuple *pd_tw_slot(const pd_tw_table *t, pd_time hold, const pd_flow *f, uint32_t h, pd_time now)
-{
-	uint32_t tag = h | 1;
-	int64_t victim = -1; /* a slot index */
-	bool victim_live = false; /* used and not older than hold */
-	for (int i = 0; i < t->probe; i++) {
-		uint32_t j = (h + (uint32_t)i) & (t->n_slots - 1);
-		if (t->tags[j] == tag && tw_match(tw_at(t, j), f)) {
-			t->ends[j] = now;
-			tw_at(t, j)->end_ts = now;
-			return tw_at(t, j);
-		}
-		bool live = t->tags[j] && now - t->ends[j] <= hold;
-		/* first free or expired slot; else the oldest live one */
-		if (victim < 0 || (victim_live && (!live || t->ends[j] < t->ends[victim]))) {
-			victim = j;
-			victim_live = live;
-		}
-	}
-	pd_tw_tuple *v = tw_at(t, (uint32_t)victim);
-	memset(v, 0, t->elem_size);
-	v->used = true;
-	v->c = f->addr[PD_CLIENT];
-	v->s = f->addr[PD_SERVER];
-	v->cp = f->port[PD_CLIENT];
-	v->sp = f->port[PD_SERVER];
-	v->end_ts = now;
-	t->tags[victim] = tag;
-	t->ends[victim] = now;
-	return v;
-}
-
-/* ---- quoted 5-tuples ---- */
-
-void pd_tuple_of_flow(pd_tuple *t, const pd_flow *f)
-{
-	memset(t, 0, sizeof(*t));
-	t->fam = f->addr[PD_CLIENT].family;
-	t->proto = f->proto;
-	t->sport = f->port[PD_CLIENT];
-	t->dport = f->port[PD_SERVER];
-	memcpy(t->src, f->addr[PD_CLIENT].bytes, 16);
-	memcpy(t->dst, f->addr[PD_SERVER].bytes, 16);
-}
-
-guint pd_tuple_hash(gconstpointer p)
-{
-	/* FNV-1a over the struct's bytes, in field order (no padding) */
-	const pd_tuple *t = p;
-	G_STATIC_ASSERT(sizeof(pd_tuple) == 6 + 16 + 16);
-	G_STATIC_ASSERT(offsetof(pd_tuple, src) == 6 && offsetof(pd_tuple, dst) == 22);
-	uint32_t h = pd_fnv_run(PD_FNV_BASIS, p, 6);
-	h = pd_fnv_addr_bytes(h, t->src);
-	return pd_fnv_addr_bytes(h, t->dst);
-}
-
-gboolean pd_tuple_eq(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(pd_tuple)) == 0;
-}
-
-bool pd_tuple_map_add(GHashTable **map, const pd_flow *flow, void *value, guint max)
-{
-	if (!*map)
-		*map = g_hash_table_new_full(pd_tuple_hash, pd_tuple_eq, g_free, NULL);
-	if (g_hash_table_size(*map) >= max)
-		return false;
-	pd_tuple *t = g_new(pd_tuple, 1);
-	pd_tuple_of_flow(t, flow);
-	g_hash_table_replace(*map, t, value);
-	return true;
-}
-
-void pd_tuple_map_remove(GHashTable *map, const pd_flow *flow)
-{
-	pd_tuple t;
-	pd_tuple_of_flow(&t, flow);
-	g_hash_table_remove(map, &t);
-}
-
-void *pd_tuple_map_find(GHashTable *map, const pd_ip *in, uint8_t proto, uint16_t sp, uint16_t dp, int *dir)
-{
-	if (!map)
-		return NULL;
-	pd_tuple t;
-	memset(&t, 0, sizeof(t));
-	t.fam = in->version;
-	t.proto = proto;
-	t.sport = sp;
-	t.dport = dp;
-	memcpy(t.src, in->src.bytes, 16);
-	memcpy(t.dst, in->dst.bytes, 16);
-	void *o = g_hash_table_lookup(map, &t);
-	if (o) {
-		*dir = PD_CLIENT;
-		return o;
-	}
-	t.sport = dp;
-	t.dport = sp;
-	memcpy(t.src, in->dst.bytes, 16);
-	memcpy(t.dst, in->src.bytes, 16);
-	o = g_hash_table_lookup(map, &t);
-	if (o)
-		*dir = PD_SERVER;
-	return o;
-}
-
-/* ---- statistics ---- */
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -250,29 +107,49 @@ double pd_median_u32(uint32_t *v, uint32_t n)
 void pd_rate_init(pd_rate_1s *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->bin_idx = INT64_MIN;
+	r->newest = INT64_MIN;
+}
+
+void pd_rate_clear(pd_rate_1s *r)
+{
+	g_free(r->bins);
+	r->bins = NULL;
 }
 
 void pd_rate_add(pd_rate_1s *r, pd_time ts)
 {
 	int64_t b = ts / (PD_NS_PER_SEC / PD_RATE_BINS);
-	if (r->bin_idx == INT64_MIN) {
-		r->bin_idx = b;
-	} else if (b > r->bin_idx) {
-		int64_t steps = b - r->bin_idx;
-		if (steps > PD_RATE_BINS)
-			steps = PD_RATE_BINS;
-		for (int64_t j = 1; j <= steps; j++) {
-			uint32_t *bin = &r->bins[pd_bin_index(r->bin_idx + j, PD_RATE_BINS)];
-			r->sum -= *bin;
-			*bin = 0;
-		}
-		r->bin_idx = b;
+	if (!r->bins) {
+		r->bins = g_new0(uint16_t, PD_RATE_RING);
+		r->newest = b;
 	}
-	r->bins[pd_bin_index(r->bin_idx, PD_RATE_BINS)]++;
-	r->sum++; /* kept, not re-added: this runs for every SYN */
-	if (r->sum > r->peak) {
-		r->peak = r->sum;
-		r->peak_ts = ts;
+	if (b > r->newest) {
+		/* the ring moves on: clear the bins it reuses */
+		int64_t steps = b - r->newest;
+		if (steps > PD_RATE_RING)
+			steps = PD_RATE_RING;
+		for (int64_t j = 1; j <= steps; j++)
+			r->bins[pd_bin_index(r->newest + j, PD_RATE_RING)] = 0;
+		r->newest = b;
+	} else if (r->newest - b >= PD_RATE_RING - PD_RATE_BINS) {
+		r->late++;
+		return;
+	}
+	uint16_t *bin = &r->bins[pd_bin_index(b, PD_RATE_RING)];
+	if (*bin < UINT16_MAX)
+		(*bin)++;
+	/* the ten windows of ten bins that hold b: counts only grow, so the
+	 * last time a window grows it is at its final size */
+	for (int64_t start = b - PD_RATE_BINS + 1; start <= b; start++) {
+		if (r->newest - start >= PD_RATE_RING)
+			continue;
+		uint32_t sum = 0;
+		for (int64_t k = start; k < start + PD_RATE_BINS && k <= r->newest; k++)
+			sum += r->bins[pd_bin_index(k, PD_RATE_RING)];
+		pd_time at = start * (PD_NS_PER_SEC / PD_RATE_BINS);
+		if (sum > r->peak || (sum == r->peak && at < r->peak_ts)) {
+			r->peak = sum;
+			r->peak_ts = at;
+		}
 	}
 }

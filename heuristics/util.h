@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "dissect/addr.h"
 #include "heuristics/detector.h"
 
 /* ---- flow figures ---- */
@@ -24,18 +25,24 @@ pd_time pd_flow_rtt(const pd_flow *f);
 #define PD_VANTAGE_MIDDLE 2
 int pd_flow_link_vantage(const pd_flow *f);
 
-/* Events in the busiest second: a sliding second of ten 100 ms bins. */
+/* Events in the busiest second: the most events in any sliding second
+ * (ten 100 ms bins). Events may come out of time order (a capture-wide
+ * hook sees flows when they end, not when they started): those within
+ * PD_RATE_RING bins of the latest are counted exactly; older ones are
+ * left out of the peak. The peak and its time never depend on the order. */
 #define PD_RATE_BINS 10
+#define PD_RATE_RING 640 /* 64 s */
 typedef struct pd_rate_1s {
-	int64_t bin_idx; /* INT64_MIN: no event yet (times may be negative) */
-	uint32_t bins[PD_RATE_BINS];
-	uint32_t sum; /* of bins: the current sliding second */
+	int64_t newest; /* newest bin; INT64_MIN: no event yet (times may be negative) */
+	uint16_t *bins; /* [PD_RATE_RING], made at the first event; saturating */
 	uint32_t peak; /* most events in any sliding second */
-	pd_time peak_ts;
+	pd_time peak_ts; /* the earliest second (its start) with that many */
+	uint64_t late; /* events too far out of order to count */
 } pd_rate_1s;
 
 void pd_rate_init(pd_rate_1s *r);
 void pd_rate_add(pd_rate_1s *r, pd_time ts);
+void pd_rate_clear(pd_rate_1s *r); /* frees the bins */
 
 /* Slot of a time bin in a ring of n: capture clocks can be negative (before
  * 1970) or step back, so the index must never go negative. */
@@ -60,9 +67,6 @@ uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen);
 
 /* ---- text ---- */
 
-/* An address, IPv6 in brackets so that "addr:port" stays readable; "?" if
- * it cannot be printed. */
-void pd_addr_bracketed(const pd_addr *a, char *buf, size_t len);
 /* "ip:port" of one side of a flow ("[ip]:port" for IPv6). */
 void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len);
 /* "once" or "N times" (capitalised: "Once"), for details; buf holds 24. */
@@ -102,8 +106,6 @@ static inline uint32_t pd_addr_fnv(const pd_addr *a)
 {
 	return pd_fnv_addr_bytes(PD_FNV_BASIS ^ a->family, a->bytes);
 }
-/* Same family and all 16 bytes equal (unused bytes are zero in a pd_addr). */
-bool pd_addr_same(const pd_addr *a, const pd_addr *b);
 
 /* FNV of a flow's client and server address, the start of every table
  * keyed on the pair (the 4-tuple tables below, churn's and the timestamp
@@ -113,64 +115,15 @@ static inline uint32_t pd_flow_pair_fnv(const pd_flow *f)
 	return pd_addr_fnv(&f->addr[PD_CLIENT]) * 31u + pd_addr_fnv(&f->addr[PD_SERVER]);
 }
 
-/* ---- recently finished 4-tuples (TIME_WAIT memory) ----
- *
- * A fixed open-addressed table whose entries start with a pd_tw_tuple,
- * followed by the detector's own fields; n_slots is a power of two and an
- * entry is looked for in `probe` consecutive slots from the tuple's hash.
- * The probes read two small side arrays of n_slots each, not the entries
- * (a slot's tag: its tuple's hash with the low bit set, 0 while free; and
- * its end_ts): a miss then costs a cache line or two, not one per slot. */
-typedef struct pd_tw_tuple {
-	bool used;
+/* ---- a flow's 4-tuple as a table key (heuristics/keytable.h) ---- */
+
+typedef struct pd_tuple_key {
 	pd_addr c, s; /* client, server */
 	uint16_t cp, sp;
-	pd_time end_ts;
-} pd_tw_tuple;
+} pd_tuple_key;
 
-typedef struct pd_tw_table {
-	void *slots;
-	size_t elem_size;
-	uint32_t n_slots;
-	int probe;
-	uint32_t *tags; /* zeroed with the entries */
-	pd_time *ends;
-} pd_tw_table;
-
-/* The flow's 4-tuple hash from its pd_flow_pair_fnv. */
-static inline uint32_t pd_tw_hash(const pd_flow *f, uint32_t pair_fnv)
-{
-	return pair_fnv ^ ((uint32_t)f->port[0] << 16 | f->port[1]) * 2654435761u;
-}
-
-/* The flow's entry, or NULL; h is pd_tw_hash of the flow. */
-pd_tw_tuple *pd_tw_lookup(const pd_tw_table *t, const pd_flow *f, uint32_t h);
-/* The flow's entry as is; else a free slot or one older than hold (zeroed
- * and keyed), else the oldest one (likewise). Either way its end_ts
- * becomes now. */
-pd_tw_tuple *pd_tw_slot(const pd_tw_table *t, pd_time hold, const pd_flow *f, uint32_t h, pd_time now);
-
-/* ---- flows by the 5-tuple an ICMP error quotes ----
- *
- * A GHashTable keyed on pd_tuple (client side as source), so that the
- * header quoted in an ICMP error finds its flow in either direction. */
-typedef struct pd_tuple {
-	uint8_t fam, proto;
-	uint16_t sport, dport;
-	uint8_t src[16], dst[16];
-} pd_tuple;
-
-void pd_tuple_of_flow(pd_tuple *t, const pd_flow *f);
-guint pd_tuple_hash(gconstpointer p);
-gboolean pd_tuple_eq(gconstpointer a, gconstpointer b);
-/* Maps the flow to value, creating *map on first use; false (nothing
- * added) once the map holds max entries. */
-bool pd_tuple_map_add(GHashTable **map, const pd_flow *flow, void *value, guint max);
-void pd_tuple_map_remove(GHashTable *map, const pd_flow *flow);
-/* The value for the quoted header in (src, sp) -> (dst, dp) with protocol
- * proto, or for the reverse direction; *dir says which side sent it.
- * NULL when map is NULL or neither direction is there. */
-void *pd_tuple_map_find(GHashTable *map, const pd_ip *in, uint8_t proto, uint16_t sp, uint16_t dp, int *dir);
+/* Fills k (padding zeroed, so the bytes compare) from the flow. */
+void pd_tuple_key_of(pd_tuple_key *k, const pd_flow *f);
 
 /* ---- statistics ---- */
 

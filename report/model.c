@@ -58,13 +58,13 @@ void pd_finding_free(pd_finding *f)
 	if (!f)
 		return;
 	g_free(f->detail);
+	g_free(f->detail_zh);
 	if (f->flows)
 		g_array_unref(f->flows);
 	if (f->examples)
 		g_array_unref(f->examples);
 	if (f->metrics)
 		g_array_unref(f->metrics);
-	g_free(f->counted);
 	g_free(f);
 }
 

@@ -29,12 +29,22 @@ typedef struct pd_evidence {
 	uint64_t frame; /* 1-based */
 	pd_time ts;
 	char what[64]; /* short label: "SYN retransmission #2" */
+	char what_zh[96]; /* the same in Chinese */
 } pd_evidence;
+
+/* How a metric combines when findings of one id on several flows become
+ * one capture-wide finding (stated by the detector that measured it). */
+typedef enum pd_agg {
+	PD_AGG_SUM, /* counts, time lost, volumes */
+	PD_AGG_MAX, /* levels, sizes, moments: the largest */
+	PD_AGG_MIN, /* the smallest */
+} pd_agg;
 
 typedef struct pd_metric {
 	const char *key; /* static, snake_case: "syn_retransmits" */
 	double value;
-	const char *unit; /* static: "count", "s", "ms", "bytes", "bytes/s", "ratio" */
+	const char *unit; /* static: "count", "s", "ms", "bytes", "bytes/s", "ratio", "ticks" */
+	pd_agg agg;
 } pd_metric;
 
 #define PD_FINDING_MAX_FLOWS 32 /* flows listed; flow_count says how many in all */
@@ -46,6 +56,7 @@ typedef struct pd_finding {
 	pd_severity severity;
 	double confidence; /* 0..1 */
 	char *detail; /* one measured line, English, owned */
+	char *detail_zh; /* the same in Chinese (English where untranslated), owned */
 	bool capture_wide; /* aggregates many flows */
 	uint64_t flow_count;
 	GArray *flows; /* pd_flow_ref, at most PD_FINDING_MAX_FLOWS */
@@ -57,14 +68,6 @@ typedef struct pd_finding {
 	const char *settings[PD_FINDING_MAX_SETTINGS]; /* KB names, most likely first */
 	size_t n_settings;
 	bool known; /* present in the --baseline report */
-	bool spill; /* run-internal: flows past PD_MAX_FLOW_FINDINGS folded in here */
-	/* run-internal: which flows flow_count counts. Up to the listed ones
-	 * their ids are searched; past them, a bit per flow id (ids are dense,
-	 * in creation order), a few bytes per flow where a hash table took
-	 * ~16 (a flood's finding counts every flood flow). */
-	uint8_t *counted;
-	size_t counted_len; /* bytes */
-	uint64_t last_flow; /* id + 1 of the flow added last, 0 none: detectors report a flow again and again */
 } pd_finding;
 
 typedef struct pd_linktype_count {
@@ -98,6 +101,7 @@ typedef struct pd_capture_summary {
 	uint64_t not_ip, unsupported_link, ip_truncated;
 	uint64_t ipv4, ipv6, tcp, udp, icmp, other_l4, fragments;
 	uint64_t tcp_flows, udp_flows;
+	uint64_t other_flows; /* pseudo-flows: IP fragments without their first fragment, protocols without ports */
 	uint64_t flows_evicted; /* flow-table cap hit */
 	GArray *apps; /* pd_app_count, sorted by flows desc then name */
 	bool input_truncated; /* a file ended mid-record */

@@ -386,88 +386,49 @@ Test(cli, readme_examples_run)
 	g_free(dir);
 }
 
-/* --threads 2 (the flow thread and one lane running nDPI and its share of
- * the detectors), --threads 4 (pcapdoc still picks one lane: more would be
- * slower) and three lanes forced by PD_TEST_LANES (nDPI with the flows,
- * detectors over three lanes, findings merged) must give the report of one
- * thread, byte for byte, on every golden capture. PD_TEST_REPLAY_CHECK makes
- * each lane also compare its replayed mirror of every flow with the flow
- * thread's copy at every event, and abort at the first difference. */
-Test(cli, threads_give_the_same_report)
+/* The report of N workers is the report of one thread, byte for byte, for
+ * N = 2, 4 and 8, on every golden capture and every public one: flows are
+ * owned by shards whatever the number of workers, and the collector takes
+ * ended flows in capture order. */
+static void same_report_for_any_threads(const char *dir)
 {
-	char *root = pd_test_src("testdata/captures");
-	GPtrArray *files = pd_test_list_captures(root);
-	cr_assert_gt(files->len, 10);
+	GPtrArray *files = pd_test_list_captures(dir);
+	cr_assert_gt(files->len, 10, "%s: too few captures", dir);
 	for (guint i = 0; i < files->len; i++) {
 		const char *f = g_ptr_array_index(files, i);
 		char *a = NULL;
 		const char *one[] = {"-q", "--threads", "1", "--format", "json", "--flows", f, NULL};
 		int ra = pd_test_run(&a, NULL, one);
-		cr_expect_gt(strlen(a ? a : ""), 100, "%s: no report", f);
 		for (int v = 0; v < 3; v++) {
-			const char *n = v == 0 ? "2" : "4";
-			if (v == 2)
-				g_setenv("PD_TEST_LANES", "3", TRUE);
-			g_setenv("PD_TEST_REPLAY_CHECK", "1", TRUE);
+			const char *n = v == 0 ? "2" : v == 1 ? "4" : "8";
 			char *b = NULL;
 			const char *many[] = {"-q", "--threads", n, "--format", "json", "--flows", f, NULL};
 			int rb = pd_test_run(&b, NULL, many);
-			g_unsetenv("PD_TEST_LANES");
-			g_unsetenv("PD_TEST_REPLAY_CHECK");
-			cr_expect_eq(ra, rb, "%s: exit %d vs %d (variant %d)", f, ra, rb, v);
-			cr_expect_str_eq(a ? a : "", b ? b : "", "%s: reports differ between 1 thread and variant %d", f,
-					 v);
+			cr_expect_eq(ra, rb, "%s: exit %d vs %d (%s threads)", f, ra, rb, n);
+			cr_expect_str_eq(a ? a : "", b ? b : "", "%s: reports differ between 1 and %s threads", f, n);
 			g_free(b);
 		}
 		g_free(a);
 	}
 	g_ptr_array_free(files, TRUE);
+}
+
+Test(cli, threads_give_the_same_report)
+{
+	char *root = pd_test_src("testdata/captures");
+	same_report_for_any_threads(root);
 	g_free(root);
 }
 
-/* Parking every flow that may be parked, at once and after each of its
- * packets (PD_TEST_PARK_AT=0: unparked at its next packet, parked again
- * after it), changes nothing in any report, with one thread or with lanes
- * that check their mirrors at every event, parking included. */
-Test(cli, parking_gives_the_same_report)
+Test(cli, threads_give_the_same_report_public)
 {
-	char *root = pd_test_src("testdata/captures");
-	GPtrArray *files = pd_test_list_captures(root);
-	cr_assert_gt(files->len, 10);
-	long parked = 0;
-	int captures_parked = 0;
-	for (guint i = 0; i < files->len; i++) {
-		const char *f = g_ptr_array_index(files, i);
-		char *a = NULL;
-		const char *args[] = {"-q", "--threads", "1", "--format", "json", "--flows", f, NULL};
-		int ra = pd_test_run(&a, NULL, args);
-		for (int v = 0; v < 2; v++) {
-			const char *forced[] = {"--threads", v ? "2" : "1", "--format", "json", "--flows", f, NULL};
-			g_setenv("PD_TEST_PARK_AT", "0", TRUE);
-			g_setenv("PD_TEST_PARK_STATS", "1", TRUE);
-			g_setenv("PD_TEST_REPLAY_CHECK", "1", TRUE);
-			char *b = NULL, *err = NULL;
-			int rb = pd_test_run(&b, &err, forced);
-			g_unsetenv("PD_TEST_PARK_AT");
-			g_unsetenv("PD_TEST_PARK_STATS");
-			g_unsetenv("PD_TEST_REPLAY_CHECK");
-			cr_expect_eq(ra, rb, "%s: exit %d vs %d (threads %d)", f, ra, rb, v + 1);
-			cr_expect_str_eq(a ? a : "", b ? b : "", "%s: parking changed the report (threads %d)", f, v + 1);
-			long n = pd_test_parked_count(err);
-			if (v == 0 && n > 0) {
-				parked += n;
-				captures_parked++;
-			}
-			g_free(b);
-			g_free(err);
-		}
-		g_free(a);
+	const char *shared = g_getenv("PD_SHARED");
+	char *root = g_build_filename(shared ? shared : "../shared", "traces", "public", NULL);
+	if (!g_file_test(root, G_FILE_TEST_IS_DIR)) {
+		g_free(root);
+		cr_skip_test("no public traces at PD_SHARED");
 	}
-	/* most captures have handshakes or UDP: the test parked for real */
-	cr_expect_gt(captures_parked, (int)files->len / 2, "%d of %u captures had a flow parked", captures_parked,
-		     files->len);
-	cr_expect_gt(parked, 1000, "%ld flows parked in all", parked);
-	g_ptr_array_free(files, TRUE);
+	same_report_for_any_threads(root);
 	g_free(root);
 }
 

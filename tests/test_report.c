@@ -10,7 +10,9 @@
 
 #include "report/model.h"
 #include "analyzer/run.h"
+#include "heuristics/ctx.h"
 #include "heuristics/detector.h"
+#include "heuristics/store.h"
 #include "knowledge/kb.h"
 #include "report/render.h"
 #include "testutil.h"
@@ -221,10 +223,9 @@ Test(model, time_strings)
  * listed flows by their refs, the rest in a bit set by flow id. */
 Test(model, finding_counts_each_flow_once)
 {
-	pd_run_opts o;
-	pd_run_opts_default(&o);
-	o.no_ndpi = true;
-	pd_run *run = pd_run_new(&o);
+	pd_store *store = pd_store_new();
+	pd_ctx ctx = {.store = store};
+	pd_ctx *run = &ctx;
 	pd_finding *f = pd_finding_get(run, "syn-flood", NULL);
 	pd_flow *flow = g_malloc0(sizeof(pd_flow));
 	flow->proto = 6;
@@ -257,7 +258,7 @@ Test(model, finding_counts_each_flow_once)
 	for (guint i = 0; i < f->flows->len; i++)
 		cr_assert_lt(g_array_index(f->flows, pd_flow_ref, i).flow_id, 100);
 	g_free(flow);
-	pd_run_free(run);
+	pd_store_free(store);
 }
 
 /* Findings of one id on many flows become one: counts and time lost add
@@ -265,10 +266,9 @@ Test(model, finding_counts_each_flow_once)
  * ways in: the per-id cap's spill finding and the aggregation at the end. */
 Test(model, merged_findings_keep_extremes)
 {
-	pd_run_opts o;
-	pd_run_opts_default(&o);
-	o.no_ndpi = true;
-	pd_run *run = pd_run_new(&o);
+	pd_store *store = pd_store_new();
+	pd_ctx ctx = {.store = store};
+	pd_ctx *run = &ctx;
 	pd_flow *flow = g_malloc0(sizeof(pd_flow));
 	flow->proto = 6;
 	flow->addr[PD_CLIENT] = v4(10, 0, 0, 1);
@@ -277,16 +277,18 @@ Test(model, merged_findings_keep_extremes)
 	for (uint64_t i = 0; i < n; i++) {
 		flow->id = i;
 		pd_finding *f = pd_finding_get(run, "zero-window", flow);
-		pd_finding_occurrence_at(f, i + 1, 0, "zero window");
-		pd_finding_metric(f, "zero_window_events", 2, "count");
-		pd_finding_metric(f, "zero_window_stall", 1.5, "s");
-		pd_finding_metric(f, "longest_stall", i == 77 || i == n - 3 ? 9.25 : 1.0 + (double)(i % 7) / 10, "s");
-		f->impact_s = 1.5;
+		pd_finding_occurrence(f, i + 1, 0, "zero window", NULL);
+		pd_finding_metric(f, "zero_window_events", 2, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "zero_window_stall", 1.5, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "longest_stall", i == 77 || i == n - 3 ? 9.25 : 1.0 + (double)(i % 7) / 10,
+				  PD_UNIT_S, PD_AGG_MAX);
+		if (f->impact_s == 0)
+			pd_finding_add_impact(f, 1.5);
 	}
 	g_free(flow);
-	pd_report *r = pd_run_finish(run);
-	cr_assert_eq(r->findings->len, 1);
-	pd_finding *agg = g_ptr_array_index(r->findings, 0);
+	GPtrArray *found = pd_store_take(store);
+	cr_assert_eq(found->len, 1);
+	pd_finding *agg = g_ptr_array_index(found, 0);
 	cr_assert_str_eq(agg->def->id, "zero-window");
 	cr_assert_eq(agg->flow_count, n);
 	double events = -1, stall = -1, longest = -1;
@@ -302,8 +304,10 @@ Test(model, merged_findings_keep_extremes)
 	cr_expect_eq(events, 2.0 * (double)n, "events %g stall %g", events, stall);
 	cr_expect_eq(stall, 1.5 * (double)n);
 	cr_expect_eq(longest, 9.25, "longest stall of all flows: %g", longest);
-	pd_report_free(r);
-	pd_run_free(run);
+	for (guint i = 0; i < found->len; i++)
+		pd_finding_free(g_ptr_array_index(found, i));
+	g_ptr_array_free(found, TRUE);
+	pd_store_free(store);
 }
 
 Test(model, names_and_parse)

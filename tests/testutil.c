@@ -249,8 +249,3 @@ guint pd_test_spinner_stop(pd_test_spinner *sp)
 	return done;
 }
 
-long pd_test_parked_count(const char *err)
-{
-	const char *p = err ? strstr(err, "pcapdoc: parked ") : NULL;
-	return p ? strtol(p + strlen("pcapdoc: parked "), NULL, 10) : -1;
-}

@@ -36,9 +36,6 @@ const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
 /* The value of a finding's metric; the test fails when it is missing or
  * not a number. */
 double pd_test_metric(const cJSON *finding, const char *key);
-/* How many flows a run with PD_TEST_PARK_STATS said it parked (its
- * stderr), -1 when it said nothing. */
-long pd_test_parked_count(const char *err);
 /* Findings at or above "warning". */
 int pd_test_count_at_least(const cJSON *report, const char *severity);
 

@@ -1,7 +1,7 @@
-/* nDPI glue; see ndpi_glue.h. The API changed across releases: Debian 12
+/* Application labels; see app_label.h. The API changed across releases: Debian 12
  * ships 4.2 (5-argument process_packet, init with prefs); 4.4 added the
  * flow-input-info argument and 4.10 a global context at init. */
-#include "ndpi_glue.h"
+#include "app_label.h"
 
 #include <glib.h>
 #include <ndpi/ndpi_api.h>
@@ -13,29 +13,22 @@
 #define PD_NDPI_AT_LEAST(maj, min) \
 	(PD_NDPI_MAJOR > (maj) || (PD_NDPI_MAJOR == (maj) && PD_NDPI_MINOR >= (min)))
 
-struct pd_ndpi {
+struct pd_app_label {
 	struct ndpi_detection_module_struct *mod;
 	size_t flow_size;
-	size_t live; /* nDPI flow states allocated now */
-	uint64_t skipped; /* flows left unlabelled because of PD_NDPI_MAX_LIVE */
 	GHashTable *names; /* master << 16 | app protocol -> interned name */
 };
 
-uint64_t pd_ndpi_skipped(const pd_ndpi *n)
+static void release(pd_flow_slot *s, pd_app_budget *b)
 {
-	return n ? n->skipped : 0;
-}
-
-static void release(pd_ndpi *n, pd_flow *f)
-{
-	if (f->ndpi) {
-		ndpi_flow_free(f->ndpi);
-		f->ndpi = NULL;
-		n->live--;
+	if (s->ndpi) {
+		ndpi_flow_free(s->ndpi);
+		s->ndpi = NULL;
+		b->live--;
 	}
 }
 
-pd_ndpi *pd_ndpi_new(void)
+pd_app_label *pd_app_label_new(void)
 {
 	struct ndpi_detection_module_struct *mod;
 #if PD_NDPI_AT_LEAST(4, 10)
@@ -51,14 +44,14 @@ pd_ndpi *pd_ndpi_new(void)
 	ndpi_set_protocol_detection_bitmask2(mod, &all);
 #endif
 	ndpi_finalize_initialization(mod);
-	pd_ndpi *n = g_new0(pd_ndpi, 1);
+	pd_app_label *n = g_new0(pd_app_label, 1);
 	n->mod = mod;
 	n->flow_size = ndpi_detection_get_sizeof_ndpi_flow_struct();
 	n->names = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return n;
 }
 
-void pd_ndpi_free(pd_ndpi *n)
+void pd_app_label_free(pd_app_label *n)
 {
 	if (!n)
 		return;
@@ -69,7 +62,7 @@ void pd_ndpi_free(pd_ndpi *n)
 
 /* The name nDPI gives a protocol pair, interned once per pair: flows keep
  * a pointer, not a copy. */
-static void set_label(pd_ndpi *n, pd_flow *f, ndpi_protocol proto)
+static void set_label(pd_app_label *n, pd_flow *f, ndpi_protocol proto)
 {
 	gpointer key = GUINT_TO_POINTER(((guint)proto.master_protocol << 16) | (guint)proto.app_protocol);
 	const char *name = g_hash_table_lookup(n->names, key);
@@ -87,32 +80,33 @@ static bool detected(ndpi_protocol p)
 	return p.app_protocol != NDPI_PROTOCOL_UNKNOWN || p.master_protocol != NDPI_PROTOCOL_UNKNOWN;
 }
 
-void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
+void pd_app_label_feed(pd_app_label *n, pd_flow_slot *s, const pd_packet *pkt, pd_app_budget *b)
 {
-	if (f->ndpi_done || !n)
+	if (s->ndpi_done || !n)
 		return;
+	pd_flow *f = &s->flow;
 	uint32_t payload = pkt->l4 == PD_L4_TCP ? pkt->tcp.payload_len
 			   : pkt->l4 == PD_L4_UDP ? pkt->udp.payload_len
 						  : 0;
 	/* nDPI's state is made at the first payload: handshakes, scans and
 	 * floods never cost one (nDPI copes with flows picked up mid-stream). */
-	if (!f->ndpi && payload == 0)
+	if (!s->ndpi && payload == 0)
 		return;
-	if (!f->ndpi) {
+	if (!s->ndpi) {
 		/* A flood of one-packet flows must not pin an nDPI state each. */
-		if (n->live >= PD_NDPI_MAX_LIVE) {
-			n->skipped++;
-			f->ndpi_done = true;
+		if (b->live >= b->cap) {
+			b->skipped++;
+			s->ndpi_done = true;
 			f->app = g_intern_static_string("Unknown");
 			return;
 		}
-		f->ndpi = ndpi_flow_malloc(n->flow_size);
-		if (!f->ndpi) {
-			f->ndpi_done = true;
+		s->ndpi = ndpi_flow_malloc(n->flow_size);
+		if (!s->ndpi) {
+			s->ndpi_done = true;
 			return;
 		}
-		memset(f->ndpi, 0, n->flow_size);
-		n->live++;
+		memset(s->ndpi, 0, n->flow_size);
+		b->live++;
 	}
 	uint32_t len = pkt->l3_captured;
 	if (pkt->ip.total_len && len > pkt->ip.total_len)
@@ -122,30 +116,32 @@ void pd_ndpi_feed(pd_ndpi *n, pd_flow *f, const pd_packet *pkt)
 	uint64_t ms = (uint64_t)(pkt->ts / 1000000);
 	ndpi_protocol p;
 #if PD_NDPI_AT_LEAST(4, 4)
-	p = ndpi_detection_process_packet(n->mod, f->ndpi, pkt->l3, (unsigned short)len, ms, NULL);
+	p = ndpi_detection_process_packet(n->mod, s->ndpi, pkt->l3, (unsigned short)len, ms, NULL);
 #else
-	p = ndpi_detection_process_packet(n->mod, f->ndpi, pkt->l3, (unsigned short)len, ms);
+	p = ndpi_detection_process_packet(n->mod, s->ndpi, pkt->l3, (unsigned short)len, ms);
 #endif
 	if (payload)
-		f->ndpi_pkts++;
+		s->ndpi_pkts++;
 	if (detected(p)) {
 		set_label(n, f, p);
-		f->ndpi_done = true;
-		release(n, f);
-	} else if (f->ndpi_pkts >= PD_NDPI_MAX_PKTS) {
-		pd_ndpi_finish(n, f);
+		s->ndpi_done = true;
+		release(s, b);
+	} else if (s->ndpi_pkts >= PD_APP_MAX_PKTS) {
+		pd_app_label_finish(n, s, b);
 	}
 }
 
-void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
+void pd_app_label_finish(pd_app_label *n, pd_flow_slot *s, pd_app_budget *b)
 {
-	if (!f->ndpi_done && f->ndpi && n) {
+	pd_flow *f = &s->flow;
+	if (!s->ndpi_done && s->ndpi && n) {
 		uint8_t guessed = 0;
-		ndpi_protocol p = ndpi_detection_giveup(n->mod, f->ndpi, 1, &guessed);
+		ndpi_protocol p = ndpi_detection_giveup(n->mod, s->ndpi, 1, &guessed);
 		if (detected(p))
 			set_label(n, f, p);
 	}
-	if (!f->ndpi_done && !f->ndpi && n && f->ndpi_pkts == 0) {
+	if (!s->ndpi_done && !s->ndpi && n && s->ndpi_pkts == 0 && (f->proto == 6 || f->proto == 17) &&
+	    !f->pseudo) {
 		/* No payload ever (a failed handshake, a scan): the ports are
 		 * all there is, and nDPI's port table is the best guess. Its IP
 		 * lists are asked about the server only: a flood's spoofed
@@ -160,9 +156,8 @@ void pd_ndpi_finish(pd_ndpi *n, pd_flow *f)
 		if (detected(p))
 			set_label(n, f, p);
 	}
-	if (n)
-		release(n, f);
-	f->ndpi_done = true;
+	release(s, b);
+	s->ndpi_done = true;
 	if (!f->app)
 		f->app = g_intern_static_string("Unknown");
 }

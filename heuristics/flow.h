@@ -1,24 +1,18 @@
-/* Flows and per-direction TCP state, as the flow engine keeps them.
- *
- * The flow table owns every pd_flow. Detectors get a const-ish view in
- * their callbacks and keep their own per-flow state in the block the table
- * reserves for them (see heuristics/detector.h), so no detector edits this
- * struct. Index 0 is always the client (the side that sent the first SYN,
- * or a guess when the handshake was not captured), index 1 the server. */
+/* A flow as detectors see it: what the engine (analyzer/) has learnt from
+ * the flow's packets so far. Detectors get a const view during a hook and
+ * keep their own per-flow state in their own block (heuristics/detector.h);
+ * they never keep a pointer to a flow past the hook. Index 0 is always the
+ * client (the side that sent the first SYN, or a guess when the handshake
+ * was not captured), index 1 the server. */
 #ifndef PD_FLOW_H
 #define PD_FLOW_H
 
 #include "dissect/packet.h"
 
-/* See pd_flow.pinned: the IPv4 minimum MTU, below IPv6's. */
-#define PD_UNPINNED_MAX_IP_LEN 576
-
 #define PD_CLIENT 0
 #define PD_SERVER 1
 
-/* One direction of a TCP connection, named by its sender. Fields are
- * grouped by size (8, 4, 2, 1 bytes) so the struct has no padding holes:
- * every live flow has two, once more in each detector lane's mirror. */
+/* One direction of a TCP connection, named by its sender. */
 typedef struct pd_tcp_half {
 	uint64_t pkts;
 	uint64_t ip_bytes; /* sum of IP total lengths */
@@ -80,16 +74,26 @@ typedef enum pd_flow_state {
 	PD_FLOW_CLOSED, /* both FINs, or RST */
 } pd_flow_state;
 
+/* Why a flow ended (set before on_flow_end). */
+typedef enum pd_flow_end {
+	PD_END_TIMEOUT = 0, /* idle past its timeout, or closed and lingered */
+	PD_END_REUSED, /* a new connection took its 4-tuple */
+	PD_END_EVICTED, /* a cap made room for newer flows (--max-flows, half-open flood) */
+	PD_END_CAPTURE, /* the capture ended while it was still alive */
+} pd_flow_end;
+
 typedef struct pd_flow {
-	uint64_t id; /* 0-based creation order, like Wireshark's tcp.stream */
-	uint8_t proto; /* 6 TCP, 17 UDP */
+	/* unique in the capture: the frame number of the flow's first packet
+	 * (reports number flows 0, 1, 2... in this order, like tcp.stream) */
+	uint64_t id;
+	uint8_t proto; /* 6 TCP, 17 UDP; another IP protocol for a pseudo-flow of
+			* fragments whose first fragment the capture lacks */
 	pd_addr addr[2]; /* [PD_CLIENT], [PD_SERVER] */
 	uint16_t port[2];
 	bool roles_from_syn; /* client/server known from a SYN */
-	/* a packet of it was an IP fragment or longer than
-	 * PD_UNPINNED_MAX_IP_LEN: a detector may keep its address (pmtu,
-	 * fragments), so it is never parked (see detector.h) */
-	bool pinned;
+	/* made for IP fragments alone: a datagram whose first fragment (with
+	 * the ports) the capture lacks, or a protocol without ports; ports 0 */
+	bool pseudo;
 	pd_time first_ts, last_ts;
 	uint64_t first_frame, last_frame;
 	uint64_t pkts;
@@ -104,24 +108,16 @@ typedef struct pd_flow {
 	pd_time hs_rtt; /* SYN to handshake ACK; -1 unknown */
 	pd_time close_ts; /* first FIN or RST */
 	bool rst_seen;
+	uint8_t end_reason; /* pd_flow_end: valid in on_flow_end */
 
 	/* RTT samples from data/ACK pairs (ns) */
 	pd_time rtt_min, rtt_max, rtt_sum;
 	uint32_t rtt_count;
 
-	/* application protocol (nDPI's name), NULL until the flow's end makes
-	 * it "Unknown" if nothing better: an interned string (g_intern_string),
-	 * valid as long as the process, so flows and lanes share the pointer */
+	/* application protocol (nDPI's name): NULL while the flow lives, set
+	 * before on_flow_end ("Unknown" if nothing better); an interned string,
+	 * valid as long as the process */
 	const char *app;
-	void *ndpi; /* owned by the nDPI glue */
-	uint16_t ndpi_pkts;
-	bool ndpi_done;
-
-	uint8_t *data_state; /* state of state_on_data detectors; NULL until payload */
-	uint8_t *shadow; /* --threads 2+: the detector lanes' block (analyzer/run.c) */
-
-	/* detectors' per-flow state; offsets from the registry */
-	uint8_t det_state[] __attribute__((aligned(16)));
 } pd_flow;
 
 /* Per-segment result of the TCP analysis (Wireshark-like expert flags). */
@@ -146,6 +142,9 @@ typedef struct pd_flow {
  * within 10 ms; 1 ms without an ID): tcpdump -i any on a router or bridge,
  * SPAN */
 #define PD_SEG_CAPTURE_COPY (1u << 17)
+/* the same packet was captured before, within 10 ms (any earlier copy; the
+ * engine compares whole packets across the capture: pd_capture_facts) */
+#define PD_SEG_CAPTURE_DUP (1u << 18)
 
 typedef struct pd_seg {
 	int dir; /* sender: PD_CLIENT or PD_SERVER */

@@ -1,0 +1,31 @@
+/* The application protocol of each flow, through nDPI. Only the first
+ * packets that carry payload are fed; once nDPI names the flow (or gives
+ * up) its per-flow state is released, so nDPI costs nothing on long flows.
+ * One module per worker: nDPI is not shared between threads. */
+#ifndef PD_APP_LABEL_H
+#define PD_APP_LABEL_H
+
+#include "flowtable.h"
+
+typedef struct pd_app_label pd_app_label;
+
+pd_app_label *pd_app_label_new(void); /* NULL if nDPI cannot start; flows stay "Unknown" */
+void pd_app_label_free(pd_app_label *n);
+
+/* nDPI states alive in one shard (*live) and the shard's cap: past it a
+ * new flow is left "Unknown" (counted in *skipped). */
+typedef struct pd_app_budget {
+	size_t live, cap;
+	uint64_t skipped;
+} pd_app_budget;
+
+/* Feeds pkt (IP layer) for the flow if it still needs it. */
+void pd_app_label_feed(pd_app_label *n, pd_flow_slot *s, const pd_packet *pkt, pd_app_budget *b);
+/* Fixes the flow's label (giving up if needed) and frees nDPI's state. */
+void pd_app_label_finish(pd_app_label *n, pd_flow_slot *s, pd_app_budget *b);
+
+#define PD_APP_MAX_PKTS 24
+/* nDPI states alive at once, over all shards. */
+#define PD_APP_MAX_LIVE 32768
+
+#endif

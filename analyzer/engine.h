@@ -1,0 +1,119 @@
+/* The engine's parts and how they meet (analyzer/ only; see docs/hacking.md
+ * for the picture).
+ *
+ *   reader -> summary + router -> worker(s) -> collector
+ *
+ * - The run (run.c) reads frames, counts them (summary.c), routes each to
+ *   the shard of its flow (router.c) and decides when flows may time out
+ *   (a tick each second of capture time).
+ * - The capture's flows are split into a fixed number of shards by flow
+ *   hash; a worker owns some shards outright and does everything per flow
+ *   there: flow table, TCP engine, application label, detectors' flow hooks
+ *   (worker.c). A shard's caps and tables depend only on the packets routed
+ *   to it, never on how many workers there are.
+ * - Each flow that ends leaves its worker with a key (its place in the
+ *   capture) and goes to the collector (collector.c), which takes ended
+ *   flows from all workers in key order, runs the detectors' end hooks and
+ *   owns the findings. So findings never depend on threads either. */
+#ifndef PD_ENGINE_H
+#define PD_ENGINE_H
+
+#include <glib.h>
+
+#include "app_label.h"
+#include "flowtable.h"
+#include "heuristics/ctx.h"
+#include "heuristics/detector.h"
+#include "report/model.h"
+#include "router.h"
+
+/* Idle times after which a flow is finalized (capture time, not wall time). */
+#define PD_CLOSED_LINGER_NS (10 * PD_NS_PER_SEC) /* both FINs ACKed, or RST */
+#define PD_FIN_UNACKED_LINGER_NS (130 * PD_NS_PER_SEC) /* FIN retries back off for minutes */
+#define PD_SYN_ONLY_IDLE_NS (180 * PD_NS_PER_SEC) /* SYN retries last ~131 s by default */
+#define PD_TCP_IDLE_NS (900 * PD_NS_PER_SEC)
+#define PD_UDP_IDLE_NS (120 * PD_NS_PER_SEC)
+#define PD_TICK_NS (PD_NS_PER_SEC)
+
+/* Shards: at most this many (a power of two), fewer for a small
+ * --max-flows so that every shard keeps a useful share of the cap. */
+#define PD_MAX_SHARDS 256
+/* Half-open flows (a SYN, maybe a SYN-ACK, no completed handshake) kept at
+ * once, over all shards. A SYN flood from spoofed sources makes one per
+ * packet; past a shard's share the shard's oldest is finalized early, as a
+ * server's SYN backlog drops its oldest request. */
+#define PD_MAX_HALF_OPEN 16384
+
+/* Which detectors have which hook, and where their blocks are. Read-only
+ * once the run starts; shared by the workers and the collector. */
+typedef struct pd_engine_cfg {
+	uint32_t n_shards;
+	size_t max_flows_per_shard;
+	size_t max_half_open_per_shard;
+	size_t app_live_per_shard;
+	bool no_app_label;
+	size_t n_det;
+	const pd_detector *const *det; /* pd_detectors, or none */
+	size_t *det_offset; /* into the slot's det_state, or data_state when lazy */
+	size_t det_size; /* eager blocks, after each pd_flow */
+	size_t data_size; /* from_payload blocks, at the first payload */
+	/* capture facts the hooks may read (set before the first packet) */
+	pd_time start;
+	uint32_t snaplen;
+} pd_engine_cfg;
+
+void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label);
+void pd_engine_cfg_clear(pd_engine_cfg *cfg);
+/* The detector's block of a flow; NULL for a from_payload detector before
+ * the flow's first payload. */
+void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i);
+
+/* ---------------------------------------------------------------- worker */
+
+typedef struct pd_worker pd_worker;
+
+/* Owns the shards s with s % n_workers == index. */
+pd_worker *pd_worker_new(const pd_engine_cfg *cfg, uint32_t index, uint32_t n_workers);
+void pd_worker_free(pd_worker *w);
+/* A packet routed to one of its shards; pos: the frame being read when it
+ * is delivered (its own frame number, but for held fragments); seq: the
+ * delivery's number in the whole capture (flows it ends are ordered by
+ * it). */
+void pd_worker_packet(pd_worker *w, uint64_t pos, uint64_t seq, const pd_packet *pkt, const pd_route *rt,
+		      bool dup);
+/* Capture time now (reached at frame pos): flows idle past their timeout end. */
+void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now);
+/* The capture is over: every flow ends. */
+void pd_worker_end(pd_worker *w, pd_time now);
+/* The flows that ended since the last call, in capture order (a list
+ * through end_next); the caller owns them. */
+pd_flow_slot *pd_worker_take_ended(pd_worker *w);
+
+/* What a worker counted that the report shows; added up over workers. */
+typedef struct pd_worker_stats {
+	uint64_t flows_evicted, half_open_evicted, app_skipped;
+	uint64_t evicted_frame; /* the first flow evicted by the cap: the frame that made room */
+	pd_time evicted_ts;
+	uint64_t live, peak_live; /* flows in its tables */
+	uint64_t peak_bytes; /* flow blocks and tables at their peak */
+	/* ICMP errors that quote no flow the engine has (ended, never seen) */
+	uint64_t icmp_unmatched, icmp_unmatched_frag_needed;
+	uint32_t icmp_unmatched_min_mtu;
+	uint64_t icmp_unmatched_frame;
+	pd_time icmp_unmatched_ts;
+} pd_worker_stats;
+void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum);
+
+/* ------------------------------------------------------------- collector */
+
+typedef struct pd_collector pd_collector;
+
+pd_collector *pd_collector_new(const pd_engine_cfg *cfg, bool want_flow_rows, size_t max_flow_rows);
+void pd_collector_free(pd_collector *c);
+/* Takes an ended flow (in capture order): end hooks, counts, row; frees it. */
+void pd_collector_flow(pd_collector *c, pd_flow_slot *s);
+/* on_end of every detector, then the findings and what the collector
+ * counted go into r (flow ids renumbered 0, 1, 2... by first frame). */
+void pd_collector_finish(pd_collector *c, pd_report *r, const pd_capture_facts *facts, pd_time last_ts);
+
+#endif

@@ -1,0 +1,294 @@
+/* The capture summary and capture facts; see summary.h. */
+#include "summary.h"
+
+#include <string.h>
+
+#define DUP_WINDOW_NS (10 * 1000 * 1000LL)
+#define DUP_WINDOW6_NS (1000 * 1000LL) /* no IP ID in IPv6: be stricter */
+#define DUP_SLOTS 4096 /* power of two */
+#define MEMO_BITS 10
+
+typedef struct dup_slot {
+	uint64_t sig;
+	pd_time ts;
+} dup_slot;
+
+typedef struct memo {
+	uint64_t key; /* IPv4 source << 32 | destination */
+	uint64_t h; /* sig_addrs of that pair; 0 while empty */
+} memo;
+
+struct pd_summary {
+	pd_capture_summary *cap;
+	pd_capture_facts *facts;
+	GHashTable *linktypes; /* linktype + 1 -> count */
+	int lt_run; /* link type of the current run of frames */
+	uint64_t lt_run_count;
+	bool have_ts;
+	pd_time max_ts;
+	dup_slot *slots;
+	memo memo[1u << MEMO_BITS];
+};
+
+pd_summary *pd_summary_new(pd_capture_summary *cap, pd_capture_facts *facts)
+{
+	pd_summary *s = g_new0(pd_summary, 1);
+	s->cap = cap;
+	s->facts = facts;
+	s->linktypes = g_hash_table_new(g_direct_hash, g_direct_equal);
+	return s;
+}
+
+void pd_summary_free(pd_summary *s)
+{
+	if (!s)
+		return;
+	g_hash_table_destroy(s->linktypes);
+	g_free(s->slots);
+	g_free(s);
+}
+
+static void flush_linktype_run(pd_summary *s)
+{
+	if (!s->lt_run_count)
+		return;
+	gpointer key = GINT_TO_POINTER(s->lt_run + 1);
+	gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(s->linktypes, key));
+	g_hash_table_insert(s->linktypes, key, GSIZE_TO_POINTER(n + s->lt_run_count));
+	s->lt_run_count = 0;
+}
+
+static void count_linktype(pd_summary *s, int lt)
+{
+	/* Captures rarely mix link types: count runs of the same one and only
+	 * touch the table when it changes. */
+	if (s->lt_run_count && lt == s->lt_run) {
+		s->lt_run_count++;
+		return;
+	}
+	flush_linktype_run(s);
+	s->lt_run = lt;
+	s->lt_run_count = 1;
+}
+
+static gint cmp_lt(gconstpointer a, gconstpointer b)
+{
+	const pd_linktype_count *x = a, *y = b;
+	return x->linktype - y->linktype;
+}
+
+void pd_summary_finish(pd_summary *s)
+{
+	flush_linktype_run(s);
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, s->linktypes);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		pd_linktype_count lc = {.linktype = GPOINTER_TO_INT(k) - 1, .packets = GPOINTER_TO_SIZE(v)};
+		g_array_append_val(s->cap->linktypes, lc);
+	}
+	g_array_sort(s->cap->linktypes, cmp_lt);
+	g_hash_table_remove_all(s->linktypes);
+}
+
+/* ----------------------------------------------------------- duplicates */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* The signature's first 16 rounds (one per address byte pair): what the
+ * two addresses alone give. */
+static uint64_t sig_addrs(const pd_ip *ip)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < 16; i++)
+		h = mix(h, ((uint64_t)ip->src.bytes[i] << 8) | ip->dst.bytes[i]);
+	return h;
+}
+
+/* sig_addrs through a small memo of recent IPv4 pairs: most packets come
+ * from a few host pairs, and the 16 rounds are one dependent chain. */
+static uint64_t sig_addrs_v4(pd_summary *s, const pd_ip *ip)
+{
+	uint32_t a, b;
+	memcpy(&a, ip->src.bytes, 4);
+	memcpy(&b, ip->dst.bytes, 4);
+	uint64_t key = (uint64_t)a << 32 | b;
+	memo *m = &s->memo[(key * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS)];
+	if (m->h && m->key == key)
+		return m->h;
+	uint64_t h = sig_addrs(ip);
+	m->key = key;
+	m->h = h;
+	return h;
+}
+
+/* What makes a frame the same packet: addresses, IP ID, and for TCP the
+ * sequence, ACK, flags, length, window, timestamp and SACK blocks. */
+static uint64_t packet_sig(pd_summary *s, const pd_packet *pkt)
+{
+	const pd_ip *ip = &pkt->ip;
+	uint64_t h = ip->version == 4 ? sig_addrs_v4(s, ip) : sig_addrs(ip);
+	h = mix(h, ((uint64_t)ip->version << 40) | ((uint64_t)ip->proto << 32) | ip->total_len);
+	h = mix(h, ((uint64_t)ip->ident << 16) | ip->frag_offset);
+	if (pkt->l4 == PD_L4_TCP) {
+		const pd_tcp *t = &pkt->tcp;
+		h = mix(h, ((uint64_t)t->sport << 16) | t->dport);
+		h = mix(h, ((uint64_t)t->seq << 32) | t->ack);
+		h = mix(h, ((uint64_t)t->flags << 48) | ((uint64_t)t->window << 32) | t->payload_len);
+		h = mix(h, ((uint64_t)t->tsval << 32) | t->tsecr);
+		/* duplicate ACKs may repeat everything above (a stack that keeps
+		 * the IP ID for pure ACKs, a coarse timestamp clock) while their
+		 * SACK blocks move on: those are new packets */
+		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++)
+			h = mix(h, ((uint64_t)t->sack_left[i] << 32) | t->sack_right[i]);
+	} else if (pkt->l4 == PD_L4_UDP) {
+		h = mix(h, ((uint64_t)pkt->udp.sport << 16) | pkt->udp.dport);
+		if (pkt->udp.payload && pkt->udp.payload_captured >= 8) {
+			uint64_t v;
+			memcpy(&v, pkt->udp.payload, 8);
+			h = mix(h, v);
+		}
+	}
+	return h ? h : 1;
+}
+
+static bool dup_candidate(const pd_packet *pkt)
+{
+	const pd_ip *ip = &pkt->ip;
+	if (pkt->malformed != PD_MAL_NONE)
+		return false;
+	if (ip->version == 4 && ip->ident != 0)
+		return true; /* a new datagram gets a new ID */
+	/* No ID to tell copies apart (IPv6, or IPv4 ID 0 as Linux uses for
+	 * SYN-ACKs): identical pure ACKs are normal duplicate ACKs, and a
+	 * SYN-ACK is legitimately re-sent at once for a repeated SYN; only
+	 * data segments are compared (within a tighter window). */
+	if (pkt->l4 != PD_L4_TCP || (pkt->tcp.flags & PD_TCP_SYN))
+		return false;
+	return pkt->tcp.payload_len > 0;
+}
+
+static bool is_dup(pd_summary *s, const pd_packet *pkt)
+{
+	if (!dup_candidate(pkt))
+		return false;
+	if (!s->slots)
+		s->slots = g_new0(dup_slot, DUP_SLOTS);
+	uint64_t sig = packet_sig(s, pkt);
+	dup_slot *d = &s->slots[sig & (DUP_SLOTS - 1)];
+	pd_time win = pkt->ip.version == 4 && pkt->ip.ident ? DUP_WINDOW_NS : DUP_WINDOW6_NS;
+	if (d->sig == sig && pkt->ts >= d->ts && pkt->ts - d->ts <= win)
+		return true; /* keep the first copy's time: a third copy is a dup too */
+	d->sig = sig;
+	d->ts = pkt->ts;
+	return false;
+}
+
+/* --------------------------------------------------------------- frames */
+
+bool pd_summary_frame(pd_summary *s, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
+{
+	pd_capture_summary *cap = s->cap;
+	cap->packets++;
+	cap->wire_bytes += fr->wirelen;
+	cap->captured_bytes += fr->caplen;
+	if (fr->caplen < fr->wirelen)
+		cap->snap_truncated++;
+	if (cap->packets == 1 || fr->ts < cap->first_ts)
+		cap->first_ts = fr->ts;
+	if (cap->packets == 1 || fr->ts > cap->last_ts)
+		cap->last_ts = fr->ts;
+	count_linktype(s, fr->linktype);
+
+	switch (st) {
+	case PD_DISSECT_UNSUPPORTED_LINK:
+		cap->unsupported_link++;
+		return false;
+	case PD_DISSECT_NOT_IP:
+		cap->not_ip++;
+		return false;
+	case PD_DISSECT_TRUNCATED:
+		cap->ip_truncated++;
+		return false;
+	case PD_DISSECT_MALFORMED:
+		if (pkt->malformed < PD_MAL__COUNT)
+			cap->malformed[pkt->malformed]++;
+		break;
+	case PD_DISSECT_OK:
+		break;
+	}
+	if (!pkt->is_ip)
+		return false;
+	if (pkt->ip.version == 4)
+		cap->ipv4++;
+	else
+		cap->ipv6++;
+	if (pkt->ip.is_fragment)
+		cap->fragments++;
+	if (pkt->malformed != PD_MAL_NONE && pkt->malformed != PD_MAL_IP_TOTLEN) {
+		if (pkt->l4 == PD_L4_TCP)
+			cap->tcp++;
+		else if (pkt->l4 == PD_L4_UDP)
+			cap->udp++;
+	} else {
+		switch (pkt->l4) {
+		case PD_L4_TCP:
+			cap->tcp++;
+			break;
+		case PD_L4_UDP:
+			cap->udp++;
+			break;
+		case PD_L4_ICMP:
+		case PD_L4_ICMP6:
+			cap->icmp++;
+			break;
+		default:
+			cap->other_l4++;
+			break;
+		}
+	}
+
+	/* capture facts */
+	pd_capture_facts *fa = s->facts;
+	fa->ip_packets++;
+	if (s->have_ts && pkt->ts < s->max_ts) {
+		pd_time back = s->max_ts - pkt->ts;
+		if (!fa->back_steps) {
+			fa->back_frame = pkt->frame_no;
+			fa->back_ts = pkt->ts;
+		}
+		fa->back_steps++;
+		if (back > fa->back_max)
+			fa->back_max = back;
+	} else {
+		s->max_ts = pkt->ts;
+		s->have_ts = true;
+	}
+	if (pkt->snap_truncated || pkt->caplen < pkt->wirelen) {
+		if (!fa->truncated) {
+			fa->truncated_frame = pkt->frame_no;
+			fa->truncated_ts = pkt->ts;
+		}
+		fa->truncated++;
+	}
+	if (pkt->l4 == PD_L4_TCP) {
+		if (pkt->tcp.payload_len > fa->max_tcp_payload_hdr)
+			fa->max_tcp_payload_hdr = pkt->tcp.payload_len;
+		if (pkt->tcp.payload_captured > fa->max_tcp_payload_captured)
+			fa->max_tcp_payload_captured = pkt->tcp.payload_captured;
+	}
+	if (!is_dup(s, pkt))
+		return false;
+	if (fa->dup_frames < PD_FACT_EXAMPLES) {
+		fa->dup_frame[fa->dup_frames] = pkt->frame_no;
+		fa->dup_ts[fa->dup_frames] = pkt->ts;
+	}
+	fa->dup_frames++;
+	fa->dup_last_frame = pkt->frame_no;
+	fa->dup_last_ts = pkt->ts;
+	return true;
+}

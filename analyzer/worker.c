@@ -1,0 +1,558 @@
+/* A worker: the shards it owns and everything that happens per flow there
+ * (see engine.h). Single-threaded code: a worker runs on one thread, and
+ * nothing else touches its shards. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "tcp_engine.h"
+
+/* The activity queue of a flow: one per idle timeout, so that each queue's
+ * head is its first flow to expire. */
+enum { Q_TCP, Q_UDP, Q_CLOSED, Q_SYN_ONLY, Q_HALF_OPEN };
+
+typedef struct shard {
+	pd_flowtable *ft;
+	pd_app_budget app;
+} shard;
+
+struct pd_worker {
+	const pd_engine_cfg *cfg;
+	uint32_t index, n_workers;
+	shard **shards; /* [n_shards]; NULL where another worker owns it */
+	pd_app_label *app;
+	pd_ctx ctx; /* the flow hooks': no store */
+	pd_flow_slot *ended, *ended_tail;
+	uint64_t pos, seq; /* the current delivery: where in the capture, its number */
+	uint64_t k; /* ends it caused so far */
+	pd_worker_stats st;
+	uint64_t live_bytes;
+};
+
+/* ------------------------------------------------------------- config */
+
+void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	/* every shard keeps at least 64 of the flow cap */
+	uint32_t n = PD_MAX_SHARDS;
+	while (n > 1 && max_flows / n < 64)
+		n /= 2;
+	cfg->n_shards = n;
+	cfg->max_flows_per_shard = max_flows / n ? max_flows / n : 1;
+	cfg->max_half_open_per_shard = PD_MAX_HALF_OPEN / n;
+	cfg->app_live_per_shard = PD_APP_MAX_LIVE / n;
+	cfg->no_app_label = no_app_label;
+	cfg->n_det = no_detectors ? 0 : pd_detectors_len;
+	cfg->det = pd_detectors;
+	cfg->det_offset = g_new0(size_t, pd_detectors_len + 1);
+	for (size_t i = 0; i < cfg->n_det; i++) {
+		const pd_detector *d = pd_detectors[i];
+		size_t *total = d->from_payload ? &cfg->data_size : &cfg->det_size;
+		cfg->det_offset[i] = *total;
+		*total += (d->flow_state_size + 15) & ~(size_t)15;
+	}
+}
+
+void pd_engine_cfg_clear(pd_engine_cfg *cfg)
+{
+	g_free(cfg->det_offset);
+	cfg->det_offset = NULL;
+}
+
+void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i)
+{
+	if (cfg->det[i]->from_payload)
+		return s->data_state ? s->data_state + cfg->det_offset[i] : NULL;
+	return s->det_state + cfg->det_offset[i];
+}
+
+/* --------------------------------------------------------------- life */
+
+pd_worker *pd_worker_new(const pd_engine_cfg *cfg, uint32_t index, uint32_t n_workers)
+{
+	pd_worker *w = g_new0(pd_worker, 1);
+	w->cfg = cfg;
+	w->index = index;
+	w->n_workers = n_workers;
+	w->shards = g_new0(shard *, cfg->n_shards);
+	for (uint32_t s = 0; s < cfg->n_shards; s++) {
+		if (s % n_workers != index)
+			continue;
+		shard *sh = g_new0(shard, 1);
+		sh->ft = pd_flowtable_new(cfg->det_size);
+		sh->app.cap = cfg->app_live_per_shard;
+		w->shards[s] = sh;
+	}
+	w->app = cfg->no_app_label ? NULL : pd_app_label_new();
+	w->ctx.start = cfg->start;
+	w->ctx.snaplen = cfg->snaplen;
+	return w;
+}
+
+void pd_worker_free(pd_worker *w)
+{
+	if (!w)
+		return;
+	for (uint32_t s = 0; s < w->cfg->n_shards; s++) {
+		shard *sh = w->shards[s];
+		if (!sh)
+			continue;
+		pd_flow_slot *f;
+		while ((f = pd_flowtable_oldest(sh->ft))) {
+			pd_flowtable_remove(sh->ft, f);
+			pd_app_label_finish(w->app, f, &sh->app);
+			pd_flow_slot_free(f);
+		}
+		pd_flowtable_free(sh->ft);
+		g_free(sh);
+	}
+	for (pd_flow_slot *f = w->ended; f;) {
+		pd_flow_slot *next = f->end_next;
+		pd_flow_slot_free(f);
+		f = next;
+	}
+	g_free(w->shards);
+	pd_app_label_free(w->app);
+	g_free(w);
+}
+
+static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
+{
+	return sizeof(*s) + w->cfg->det_size + (s->data_state ? w->cfg->data_size : 0);
+}
+
+/* ----------------------------------------------------------- flow ends */
+
+static bool fin_acked(const pd_flow *f, int dir)
+{
+	const pd_tcp_half *h = &f->half[dir], *peer = &f->half[pd_peer(dir)];
+	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
+}
+
+static unsigned flow_queue(const pd_flow *f)
+{
+	if (f->proto != 6 || f->pseudo)
+		return Q_UDP;
+	if (f->state == PD_FLOW_CLOSED)
+		return Q_CLOSED;
+	if (f->syn_frame && !f->synack_frame && !f->half[PD_SERVER].seen)
+		return Q_SYN_ONLY;
+	if (f->state == PD_FLOW_SYN_SENT || f->state == PD_FLOW_SYN_RCVD)
+		return Q_HALF_OPEN; /* same timeout as Q_TCP; kept apart for the cap */
+	return Q_TCP;
+}
+
+static bool flow_expired(const pd_flow *f, pd_time now)
+{
+	pd_time idle = now - f->last_ts;
+	switch (flow_queue(f)) {
+	case Q_UDP:
+		return idle > PD_UDP_IDLE_NS;
+	case Q_SYN_ONLY:
+		return idle > PD_SYN_ONLY_IDLE_NS;
+	case Q_CLOSED:
+		if (f->rst_seen || (fin_acked(f, PD_CLIENT) && fin_acked(f, PD_SERVER)))
+			return idle > PD_CLOSED_LINGER_NS;
+		return idle > PD_FIN_UNACKED_LINGER_NS;
+	default:
+		return idle > PD_TCP_IDLE_NS;
+	}
+}
+
+/* The flow leaves its shard: its label is fixed, its key set, and it
+ * waits in the ended list for the collector. */
+static void end_flow(pd_worker *w, shard *sh, pd_flow_slot *s, uint64_t pos, uint64_t sub, pd_time now,
+		     pd_flow_end why)
+{
+	s->flow.end_reason = (uint8_t)why;
+	pd_flowtable_remove(sh->ft, s);
+	pd_app_label_finish(w->app, s, &sh->app);
+	w->live_bytes -= slot_bytes(w, s);
+	w->st.live--;
+	s->end_pos = pos;
+	s->end_sub = sub;
+	s->end_now = now;
+	s->end_next = NULL;
+	if (w->ended_tail)
+		w->ended_tail->end_next = s;
+	else
+		w->ended = s;
+	w->ended_tail = s;
+}
+
+/* An end caused by the packet being delivered: after the tick's at pos
+ * (their sub keys are last frames, below 2^63), in delivery order. */
+static void end_now(pd_worker *w, shard *sh, pd_flow_slot *s, pd_time now, pd_flow_end why)
+{
+	end_flow(w, sh, s, w->pos, UINT64_C(1) << 63 | w->seq << 2 | (w->k++ & 3), now, why);
+}
+
+static int cmp_last_frame(const void *a, const void *b)
+{
+	const pd_flow_slot *x = *(pd_flow_slot *const *)a, *y = *(pd_flow_slot *const *)b;
+	return x->flow.last_frame < y->flow.last_frame ? -1 : x->flow.last_frame > y->flow.last_frame;
+}
+
+/* Ends every flow of the list, least recently active first. */
+static void end_sorted(pd_worker *w, GPtrArray *gone, uint64_t pos, pd_time now, pd_flow_end why)
+{
+	g_ptr_array_sort(gone, cmp_last_frame);
+	for (guint i = 0; i < gone->len; i++) {
+		pd_flow_slot *s = g_ptr_array_index(gone, i);
+		uint32_t sh = (uint32_t)((s->hash >> 40) % w->cfg->n_shards);
+		end_flow(w, w->shards[sh], s, pos, s->flow.last_frame, now, why);
+	}
+}
+
+void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now)
+{
+	GPtrArray *gone = NULL;
+	for (uint32_t i = 0; i < w->cfg->n_shards; i++) {
+		shard *sh = w->shards[i];
+		if (!sh || !pd_flowtable_count(sh->ft))
+			continue;
+		/* Each queue in order of last activity; a head that has not
+		 * expired stops its queue (closed flows' linger differs by how
+		 * they closed: one that waits for its FIN's ACK holds back those
+		 * behind it, as it always did). */
+		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
+			for (pd_flow_slot *s = pd_flowtable_head(sh->ft, q); s && flow_expired(&s->flow, now);
+			     s = pd_flowtable_next(sh->ft, s)) {
+				if (!gone)
+					gone = g_ptr_array_new();
+				g_ptr_array_add(gone, s);
+			}
+	}
+	if (gone) {
+		end_sorted(w, gone, pos, now, PD_END_TIMEOUT);
+		g_ptr_array_free(gone, TRUE);
+	}
+}
+
+void pd_worker_end(pd_worker *w, pd_time now)
+{
+	GPtrArray *gone = g_ptr_array_new();
+	for (uint32_t i = 0; i < w->cfg->n_shards; i++) {
+		shard *sh = w->shards[i];
+		if (!sh)
+			continue;
+		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
+			for (pd_flow_slot *s = pd_flowtable_head(sh->ft, q); s; s = pd_flowtable_next(sh->ft, s))
+				g_ptr_array_add(gone, s);
+	}
+	end_sorted(w, gone, UINT64_MAX, now, PD_END_CAPTURE);
+	g_ptr_array_free(gone, TRUE);
+}
+
+pd_flow_slot *pd_worker_take_ended(pd_worker *w)
+{
+	pd_flow_slot *s = w->ended;
+	w->ended = w->ended_tail = NULL;
+	return s;
+}
+
+/* ------------------------------------------------------------ new flows */
+
+static pd_flow_slot *new_flow(pd_worker *w, shard *sh, const pd_route *rt, uint8_t proto, const pd_addr *ca,
+			      uint16_t cp, const pd_addr *sa, uint16_t sp, const pd_packet *pkt)
+{
+	const pd_engine_cfg *cfg = w->cfg;
+	if (pd_flowtable_count(sh->ft) >= cfg->max_flows_per_shard) {
+		pd_flow_slot *victim = pd_flowtable_oldest(sh->ft);
+		if (victim) {
+			end_now(w, sh, victim, pkt->ts, PD_END_EVICTED);
+			if (!w->st.flows_evicted || pkt->frame_no < w->st.evicted_frame) {
+				w->st.evicted_frame = pkt->frame_no;
+				w->st.evicted_ts = pkt->ts;
+			}
+			w->st.flows_evicted++;
+		}
+	}
+	if (proto == 6 &&
+	    pd_flowtable_count_in(sh->ft, Q_SYN_ONLY) + pd_flowtable_count_in(sh->ft, Q_HALF_OPEN) >=
+		    cfg->max_half_open_per_shard) {
+		pd_flow_slot *a = pd_flowtable_head(sh->ft, Q_SYN_ONLY), *b = pd_flowtable_head(sh->ft, Q_HALF_OPEN);
+		pd_flow_slot *victim = !a ? b : !b ? a : a->flow.last_frame < b->flow.last_frame ? a : b;
+		if (victim) {
+			end_now(w, sh, victim, pkt->ts, PD_END_EVICTED);
+			w->st.half_open_evicted++;
+		}
+	}
+	pd_flow_slot *s = pd_flowtable_insert(sh->ft, rt->hash, pkt->frame_no, proto, ca, cp, sa, sp);
+	pd_flow *f = &s->flow;
+	f->first_ts = pkt->ts;
+	f->first_frame = pkt->frame_no;
+	if (proto == 6 && !rt->pseudo) {
+		f->roles_from_syn = (pkt->tcp.flags & PD_TCP_SYN) != 0;
+	} else {
+		f->hs_rtt = -1;
+		f->rtt_min = -1;
+	}
+	f->pseudo = rt->pseudo;
+	w->live_bytes += slot_bytes(w, s);
+	w->st.live++;
+	if (w->st.live > w->st.peak_live)
+		w->st.peak_live = w->st.live;
+	return s;
+}
+
+static void account_packet(pd_worker *w, pd_flow *f, const pd_packet *pkt)
+{
+	(void)w;
+	f->last_ts = pkt->ts;
+	f->last_frame = pkt->frame_no;
+}
+
+/* ------------------------------------------------------------ the hooks */
+
+static void set_ctx(pd_worker *w, size_t i, pd_time now)
+{
+	w->ctx.det = w->cfg->det[i];
+	w->ctx.now = now;
+}
+
+static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
+{
+	const pd_engine_cfg *cfg = w->cfg;
+	if (!s->data_state && cfg->data_size && pkt->tcp.payload_len > 0) {
+		s->data_state = g_malloc0(cfg->data_size);
+		w->live_bytes += cfg->data_size;
+	}
+	for (size_t i = 0; i < cfg->n_det; i++) {
+		const pd_detector *d = cfg->det[i];
+		if (!d->on_tcp)
+			continue;
+		void *fs = pd_det_block(cfg, s, i);
+		if (!fs)
+			continue;
+		set_ctx(w, i, pkt->ts);
+		d->on_tcp(&w->ctx, &s->flow, fs, pkt, seg);
+	}
+}
+
+static void udp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
+{
+	const pd_engine_cfg *cfg = w->cfg;
+	for (size_t i = 0; i < cfg->n_det; i++) {
+		const pd_detector *d = cfg->det[i];
+		void *fs;
+		if (!d->on_udp || !(fs = pd_det_block(cfg, s, i)))
+			continue;
+		set_ctx(w, i, pkt->ts);
+		d->on_udp(&w->ctx, &s->flow, fs, pkt, seg);
+	}
+}
+
+static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int dir)
+{
+	const pd_engine_cfg *cfg = w->cfg;
+	for (size_t i = 0; i < cfg->n_det; i++) {
+		const pd_detector *d = cfg->det[i];
+		void *fs;
+		if (!d->on_fragment || !(fs = pd_det_block(cfg, s, i)))
+			continue;
+		set_ctx(w, i, pkt->ts);
+		d->on_fragment(&w->ctx, &s->flow, fs, pkt, dir);
+	}
+}
+
+static void icmp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int dir)
+{
+	const pd_engine_cfg *cfg = w->cfg;
+	for (size_t i = 0; i < cfg->n_det; i++) {
+		const pd_detector *d = cfg->det[i];
+		void *fs;
+		if (!d->on_icmp_error || !(fs = pd_det_block(cfg, s, i)))
+			continue;
+		set_ctx(w, i, pkt->ts);
+		d->on_icmp_error(&w->ctx, &s->flow, fs, pkt, dir);
+	}
+}
+
+/* ------------------------------------------------------------- packets */
+
+static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt, bool dup)
+{
+	const pd_ip *ip = &pkt->ip;
+	const pd_tcp *t = &pkt->tcp;
+	int dir = PD_CLIENT;
+	uint32_t extra = dup ? PD_SEG_CAPTURE_DUP : 0;
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 6, &ip->src, t->sport, &ip->dst, t->dport, &dir);
+	if (s && pd_tcp_starts_new_connection(&s->flow, dir, pkt)) {
+		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
+		s = NULL;
+		extra |= PD_SEG_PORT_REUSE;
+	}
+	if (!s) {
+		if (pd_tcp_sender_is_client(pkt)) {
+			s = new_flow(w, sh, rt, 6, &ip->src, t->sport, &ip->dst, t->dport, pkt);
+			dir = PD_CLIENT;
+		} else {
+			s = new_flow(w, sh, rt, 6, &ip->dst, t->dport, &ip->src, t->sport, pkt);
+			dir = PD_SERVER;
+		}
+		extra |= PD_SEG_NEW_FLOW;
+	}
+	pd_seg seg;
+	account_packet(w, &s->flow, pkt);
+	pd_tcp_engine_update(&s->flow, dir, pkt, &seg);
+	seg.flags |= extra;
+	pd_flowtable_touch(sh->ft, s, flow_queue(&s->flow));
+	pd_app_label_feed(w->app, s, pkt, &sh->app);
+	tcp_hooks(w, s, pkt, &seg);
+}
+
+static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt, bool dup)
+{
+	const pd_ip *ip = &pkt->ip;
+	const pd_udp *u = &pkt->udp;
+	int dir = PD_CLIENT;
+	pd_seg seg;
+	memset(&seg, 0, sizeof(seg));
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 17, &ip->src, u->sport, &ip->dst, u->dport, &dir);
+	if (!s) {
+		bool s_wk = u->sport && u->sport < 1024, d_wk = u->dport && u->dport < 1024;
+		if (s_wk && !d_wk) {
+			s = new_flow(w, sh, rt, 17, &ip->dst, u->dport, &ip->src, u->sport, pkt);
+			dir = PD_SERVER;
+		} else {
+			s = new_flow(w, sh, rt, 17, &ip->src, u->sport, &ip->dst, u->dport, pkt);
+			dir = PD_CLIENT;
+		}
+		seg.flags |= PD_SEG_NEW_FLOW;
+	}
+	pd_flow *f = &s->flow;
+	account_packet(w, f, pkt);
+	f->pkts++;
+	pd_tcp_half *h = &f->half[dir];
+	h->seen = true;
+	h->pkts++;
+	h->ip_bytes += pkt->ip.total_len;
+	h->payload_bytes += pkt->udp.payload_len;
+	h->last_pkt_ts = pkt->ts;
+	seg.dir = dir;
+	if (dup)
+		seg.flags |= PD_SEG_CAPTURE_DUP;
+	pd_flowtable_touch(sh->ft, s, Q_UDP);
+	pd_app_label_feed(w->app, s, pkt, &sh->app);
+	udp_hooks(w, s, pkt, &seg);
+}
+
+/* A fragment without a flow to go to: the pseudo-flow of its datagram's
+ * addresses (sender as client), made on first use. */
+static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
+{
+	const pd_ip *ip = &pkt->ip;
+	int dir = PD_CLIENT;
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &ip->src, 0, &ip->dst, 0, &dir);
+	if (!s)
+		s = new_flow(w, sh, rt, rt->proto, &ip->src, 0, &ip->dst, 0, pkt);
+	pd_flow *f = &s->flow;
+	account_packet(w, f, pkt);
+	f->pkts++;
+	pd_tcp_half *h = &f->half[dir];
+	h->seen = true;
+	h->pkts++;
+	h->ip_bytes += pkt->ip.total_len;
+	h->last_pkt_ts = pkt->ts;
+	pd_flowtable_touch(sh->ft, s, Q_UDP);
+	fragment_hooks(w, s, pkt, dir);
+}
+
+static void handle_fragment(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
+{
+	if (rt->pseudo) {
+		handle_pseudo(w, sh, pkt, rt);
+		return;
+	}
+	int dir = PD_CLIENT;
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	if (!s) {
+		/* its flow ended since the first fragment: on its own */
+		pd_route pseudo = *rt;
+		pseudo.pseudo = true;
+		pseudo.hash = pd_flow_hash(rt->proto, &pkt->ip.src, 0, &pkt->ip.dst, 0);
+		handle_pseudo(w, sh, pkt, &pseudo);
+		return;
+	}
+	fragment_hooks(w, s, pkt, dir);
+}
+
+static void handle_icmp_error(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
+{
+	int dir = PD_CLIENT;
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	if (s) {
+		icmp_hooks(w, s, pkt, dir);
+		return;
+	}
+	pd_worker_stats *st = &w->st;
+	if (!st->icmp_unmatched || pkt->frame_no < st->icmp_unmatched_frame) {
+		st->icmp_unmatched_frame = pkt->frame_no;
+		st->icmp_unmatched_ts = pkt->ts;
+	}
+	st->icmp_unmatched++;
+	if (pkt->icmp.is_frag_needed) {
+		st->icmp_unmatched_frag_needed++;
+		uint32_t mtu = pkt->icmp.mtu;
+		if (mtu && (!st->icmp_unmatched_min_mtu || mtu < st->icmp_unmatched_min_mtu))
+			st->icmp_unmatched_min_mtu = mtu;
+	}
+}
+
+void pd_worker_packet(pd_worker *w, uint64_t pos, uint64_t seq, const pd_packet *pkt, const pd_route *rt,
+		      bool dup)
+{
+	w->pos = pos;
+	w->seq = seq;
+	w->k = 0;
+	shard *sh = w->shards[rt->shard];
+	if (!sh)
+		g_error("pcapdoc: a packet was routed to a shard its worker does not own");
+	switch (rt->kind) {
+	case PD_ROUTE_TCP:
+		handle_tcp(w, sh, pkt, rt, dup);
+		break;
+	case PD_ROUTE_UDP:
+		handle_udp(w, sh, pkt, rt, dup);
+		break;
+	case PD_ROUTE_FRAGMENT:
+		handle_fragment(w, sh, pkt, rt);
+		break;
+	case PD_ROUTE_ICMP_ERROR:
+		handle_icmp_error(w, sh, pkt, rt);
+		break;
+	default:
+		break;
+	}
+	if (w->live_bytes > w->st.peak_bytes)
+		w->st.peak_bytes = w->live_bytes;
+}
+
+void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
+{
+	const pd_worker_stats *st = &w->st;
+	if (st->flows_evicted && (!sum->flows_evicted || st->evicted_frame < sum->evicted_frame)) {
+		sum->evicted_frame = st->evicted_frame;
+		sum->evicted_ts = st->evicted_ts;
+	}
+	sum->flows_evicted += st->flows_evicted;
+	sum->half_open_evicted += st->half_open_evicted;
+	sum->live += st->live;
+	sum->peak_live += st->peak_live;
+	sum->peak_bytes += st->peak_bytes;
+	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
+		if (w->shards[i])
+			sum->app_skipped += w->shards[i]->app.skipped;
+	if (st->icmp_unmatched &&
+	    (!sum->icmp_unmatched || st->icmp_unmatched_frame < sum->icmp_unmatched_frame)) {
+		sum->icmp_unmatched_frame = st->icmp_unmatched_frame;
+		sum->icmp_unmatched_ts = st->icmp_unmatched_ts;
+	}
+	sum->icmp_unmatched += st->icmp_unmatched;
+	sum->icmp_unmatched_frag_needed += st->icmp_unmatched_frag_needed;
+	if (st->icmp_unmatched_min_mtu &&
+	    (!sum->icmp_unmatched_min_mtu || st->icmp_unmatched_min_mtu < sum->icmp_unmatched_min_mtu))
+		sum->icmp_unmatched_min_mtu = st->icmp_unmatched_min_mtu;
+}

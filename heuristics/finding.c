@@ -1,0 +1,606 @@
+/* The finding builder and the store behind it; see finding.h and store.h. */
+#include "heuristics/finding.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "heuristics/ctx.h"
+#include "heuristics/store.h"
+#include "dissect/addr.h"
+#include "knowledge/catalog.h"
+
+/* A finding and the store's bookkeeping about it (the report sees only
+ * `pub`, which must stay first: pd_finding_free frees the whole). */
+typedef struct stored {
+	pd_finding pub;
+	bool spill; /* flows past PD_MAX_FLOW_FINDINGS folded in here */
+	uint64_t last_flow; /* id + 1 of the flow added last (detectors repeat themselves) */
+	/* past the listed flows, which flows flow_count counts: a sparse
+	 * bit set over flow ids (frame numbers), chunk -> bits */
+	GHashTable *counted;
+} stored;
+
+#define COUNTED_CHUNK_BITS 65536
+
+struct pd_store {
+	GHashTable *findings; /* key -> stored* */
+	uint32_t *per_id; /* per-flow findings made, by catalogue index */
+};
+
+static stored *st(pd_finding *f)
+{
+	return (stored *)f;
+}
+
+pd_store *pd_store_new(void)
+{
+	pd_store *s = g_new0(pd_store, 1);
+	s->findings = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	s->per_id = g_new0(uint32_t, pd_catalog_len);
+	return s;
+}
+
+static void stored_free(stored *f)
+{
+	if (f->counted)
+		g_hash_table_destroy(f->counted);
+	f->counted = NULL;
+	pd_finding_free(&f->pub);
+}
+
+void pd_store_free(pd_store *s)
+{
+	if (!s)
+		return;
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, s->findings);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		stored_free(v);
+	g_hash_table_destroy(s->findings);
+	g_free(s->per_id);
+	g_free(s);
+}
+
+/* ------------------------------------------------------------- flows */
+
+void pd_flow_key_of(pd_flow_key *k, const pd_flow *f)
+{
+	memset(k, 0, sizeof(*k));
+	k->id = f->id;
+	k->proto = f->proto;
+	k->addr[0] = f->addr[0];
+	k->addr[1] = f->addr[1];
+	k->port[0] = f->port[0];
+	k->port[1] = f->port[1];
+	k->app = f->app;
+}
+
+void pd_flow_ref_from_key(pd_flow_ref *ref, const pd_flow_key *k)
+{
+	memset(ref, 0, sizeof(*ref));
+	ref->flow_id = k->id;
+	ref->proto = k->proto;
+	ref->client = k->addr[PD_CLIENT];
+	ref->server = k->addr[PD_SERVER];
+	ref->client_port = k->port[PD_CLIENT];
+	ref->server_port = k->port[PD_SERVER];
+	g_strlcpy(ref->app, k->app ? k->app : "Unknown", sizeof(ref->app));
+
+	/* Community ID v1: SHA-1 over seed, ordered endpoints, proto, ports. */
+	const pd_addr *a = &k->addr[0], *b = &k->addr[1];
+	uint16_t pa = k->port[0], pb = k->port[1];
+	size_t alen = pd_addr_len(a);
+	int c = memcmp(a->bytes, b->bytes, alen);
+	if (c > 0 || (c == 0 && pa > pb)) {
+		const pd_addr *ta = a;
+		a = b;
+		b = ta;
+		uint16_t tp = pa;
+		pa = pb;
+		pb = tp;
+	}
+	uint8_t buf[2 + 16 + 16 + 2 + 4];
+	size_t n = 0;
+	buf[n++] = 0;
+	buf[n++] = 0; /* seed 0 */
+	memcpy(buf + n, a->bytes, alen);
+	n += alen;
+	memcpy(buf + n, b->bytes, alen);
+	n += alen;
+	buf[n++] = k->proto;
+	buf[n++] = 0;
+	buf[n++] = (uint8_t)(pa >> 8);
+	buf[n++] = (uint8_t)pa;
+	buf[n++] = (uint8_t)(pb >> 8);
+	buf[n++] = (uint8_t)pb;
+	GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA1);
+	g_checksum_update(ck, buf, n);
+	uint8_t digest[20];
+	gsize dlen = sizeof(digest);
+	g_checksum_get_digest(ck, digest, &dlen);
+	g_checksum_free(ck);
+	gchar *b64 = g_base64_encode(digest, dlen);
+	g_snprintf(ref->community_id, sizeof(ref->community_id), "1:%s", b64);
+	g_free(b64);
+}
+
+/* ----------------------------------------------------------- findings */
+
+static uint64_t finding_key(const pd_finding_def *def, uint64_t flow_id_plus1)
+{
+	uint64_t idx = (uint64_t)(def - pd_catalog) + 1;
+	return (idx << 44) | (flow_id_plus1 & ((UINT64_C(1) << 44) - 1));
+}
+
+static pd_store *store_of(pd_ctx *ctx, const char *what)
+{
+	if (!ctx->store)
+		g_error("pcapdoc: detector '%s' %s in a flow hook: findings are made in on_flow_end and on_end",
+			ctx->det ? ctx->det->name : "?", what);
+	return ctx->store;
+}
+
+static const pd_finding_def *def_of(pd_ctx *ctx, const char *id)
+{
+	const pd_finding_def *def = pd_catalog_find(id);
+	if (!def)
+		g_error("pcapdoc: finding id '%s' is not in the catalogue", id);
+	if (ctx->det) {
+		bool listed = false;
+		for (const char *const *e = ctx->det->emits; e && *e && !listed; e++)
+			listed = strcmp(*e, id) == 0;
+		if (!listed)
+			g_error("pcapdoc: detector '%s' reports '%s', which its emits list lacks", ctx->det->name, id);
+	}
+	return def;
+}
+
+static stored *new_finding(const pd_finding_def *def, bool capture_wide)
+{
+	stored *s = g_new0(stored, 1);
+	pd_finding *f = &s->pub;
+	f->def = def;
+	f->severity = def->severity;
+	f->confidence = 0.5;
+	f->capture_wide = capture_wide;
+	f->flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_ref));
+	f->examples = g_array_new(FALSE, TRUE, sizeof(pd_evidence));
+	f->metrics = g_array_new(FALSE, TRUE, sizeof(pd_metric));
+	for (size_t i = 0; i < PD_DEF_MAX_SETTINGS && def->settings[i]; i++)
+		f->settings[f->n_settings++] = def->settings[i];
+	return s;
+}
+
+/* Marks flow id as counted; returns whether it was already. */
+static bool counted_mark(stored *f, uint64_t id)
+{
+	if (!f->counted)
+		f->counted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	uint64_t chunk = id / COUNTED_CHUNK_BITS, bit = id % COUNTED_CHUNK_BITS;
+	uint8_t *bits = g_hash_table_lookup(f->counted, &chunk);
+	if (!bits) {
+		bits = g_malloc0(COUNTED_CHUNK_BITS / 8);
+		g_hash_table_insert(f->counted, g_memdup2(&chunk, sizeof(chunk)), bits);
+	}
+	uint8_t m = (uint8_t)(1u << (bit % 8));
+	bool was = bits[bit / 8] & m;
+	bits[bit / 8] |= m;
+	return was;
+}
+
+static void add_key(stored *s, const pd_flow_key *k)
+{
+	pd_finding *f = &s->pub;
+	if (s->last_flow == k->id + 1)
+		return;
+	if (s->counted) {
+		if (counted_mark(s, k->id))
+			return;
+	} else {
+		for (guint i = 0; i < f->flows->len; i++)
+			if (g_array_index(f->flows, pd_flow_ref, i).flow_id == k->id)
+				return;
+	}
+	s->last_flow = k->id + 1;
+	f->flow_count++;
+	if (f->flows->len >= PD_FINDING_MAX_FLOWS) {
+		/* past the listed flows: count each once, however often a
+		 * detector reports it */
+		if (!s->counted) {
+			for (guint i = 0; i < f->flows->len; i++)
+				counted_mark(s, g_array_index(f->flows, pd_flow_ref, i).flow_id);
+			counted_mark(s, k->id);
+		}
+		return;
+	}
+	pd_flow_ref ref;
+	pd_flow_ref_from_key(&ref, k);
+	g_array_append_val(f->flows, ref);
+}
+
+pd_finding *pd_finding_get_key(pd_ctx *ctx, const char *id, const pd_flow_key *flow)
+{
+	pd_store *store = store_of(ctx, "made a finding");
+	const pd_finding_def *def = def_of(ctx, id);
+	uint64_t key = finding_key(def, flow ? flow->id + 1 : 0);
+	stored *s = g_hash_table_lookup(store->findings, &key);
+	if (s)
+		return &s->pub;
+	size_t idx = (size_t)(def - pd_catalog);
+	if (flow && store->per_id[idx] >= PD_MAX_FLOW_FINDINGS) {
+		/* Past the cap: the flow joins the id's spill finding, whose
+		 * metrics accumulate (see pd_finding_metric). */
+		uint64_t skey = finding_key(def, (UINT64_C(1) << 44) - 1);
+		s = g_hash_table_lookup(store->findings, &skey);
+		if (!s) {
+			s = new_finding(def, true);
+			s->spill = true;
+			g_hash_table_insert(store->findings, g_memdup2(&skey, sizeof(skey)), s);
+		}
+		add_key(s, flow);
+		return &s->pub;
+	}
+	if (flow)
+		store->per_id[idx]++;
+	s = new_finding(def, flow == NULL);
+	g_hash_table_insert(store->findings, g_memdup2(&key, sizeof(key)), s);
+	if (flow)
+		add_key(s, flow);
+	return &s->pub;
+}
+
+pd_finding *pd_finding_get(pd_ctx *ctx, const char *id, const pd_flow *flow)
+{
+	if (!flow)
+		return pd_finding_get_key(ctx, id, NULL);
+	pd_flow_key k;
+	pd_flow_key_of(&k, flow);
+	return pd_finding_get_key(ctx, id, &k);
+}
+
+void pd_finding_add_key(pd_ctx *ctx, pd_finding *f, const pd_flow_key *flow)
+{
+	store_of(ctx, "named a flow");
+	add_key(st(f), flow);
+}
+
+void pd_finding_add_flow(pd_ctx *ctx, pd_finding *f, const pd_flow *flow)
+{
+	pd_flow_key k;
+	pd_flow_key_of(&k, flow);
+	pd_finding_add_key(ctx, f, &k);
+}
+
+void pd_finding_drop(pd_ctx *ctx, pd_finding *f)
+{
+	pd_store *store = store_of(ctx, "dropped a finding");
+	stored *s = st(f);
+	if (s->spill)
+		return; /* shared by many flows: keep it */
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, store->findings);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		if (v == s) {
+			g_hash_table_iter_remove(&it);
+			break;
+		}
+	}
+	stored_free(s);
+}
+
+/* --------------------------------------------------------------- texts */
+
+static void evidence_text(char *dst, size_t len, const char *src)
+{
+	g_strlcpy(dst, src ? src : "", len);
+	/* never cut a UTF-8 sequence in two */
+	const char *end = NULL;
+	if (!g_utf8_validate(dst, -1, &end))
+		dst[end - dst] = '\0';
+}
+
+void pd_finding_occurrence_(pd_finding *f, uint64_t frame, pd_time ts, const pd_text *what, ...)
+{
+	pd_evidence ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.frame = frame;
+	ev.ts = ts;
+	char *en = NULL, *zh = NULL;
+	va_list ap;
+	va_start(ap, what);
+	pd_text_format(what, &en, &zh, ap);
+	va_end(ap);
+	evidence_text(ev.what, sizeof(ev.what), en);
+	evidence_text(ev.what_zh, sizeof(ev.what_zh), zh);
+	g_free(en);
+	g_free(zh);
+	f->occurrences++;
+	if (!f->first.frame || frame < f->first.frame)
+		f->first = ev;
+	if (frame >= f->last.frame)
+		f->last = ev;
+	if (f->examples->len < PD_FINDING_MAX_EXAMPLES)
+		g_array_append_val(f->examples, ev);
+}
+
+void pd_finding_count(pd_finding *f, uint64_t n)
+{
+	f->occurrences += n;
+}
+
+void pd_finding_detail_(pd_finding *f, const pd_text *t, ...)
+{
+	va_list ap;
+	va_start(ap, t);
+	g_free(f->detail);
+	g_free(f->detail_zh);
+	pd_text_format(t, &f->detail, &f->detail_zh, ap);
+	va_end(ap);
+}
+
+void pd_finding_append_(pd_finding *f, const pd_text *t, ...)
+{
+	char *en = NULL, *zh = NULL;
+	va_list ap;
+	va_start(ap, t);
+	pd_text_format(t, &en, &zh, ap);
+	va_end(ap);
+	char *den = g_strconcat(f->detail ? f->detail : "", en, NULL);
+	char *dzh = g_strconcat(f->detail_zh ? f->detail_zh : (f->detail ? f->detail : ""), zh, NULL);
+	g_free(f->detail);
+	g_free(f->detail_zh);
+	g_free(en);
+	g_free(zh);
+	f->detail = den;
+	f->detail_zh = dzh;
+}
+
+/* ------------------------------------------------------------- values */
+
+const char *pd_unit_name(pd_unit u)
+{
+	switch (u) {
+	case PD_UNIT_COUNT:
+		return "count";
+	case PD_UNIT_S:
+		return "s";
+	case PD_UNIT_MS:
+		return "ms";
+	case PD_UNIT_BYTES:
+		return "bytes";
+	case PD_UNIT_BYTES_PER_S:
+		return "bytes/s";
+	case PD_UNIT_RATIO:
+		return "ratio";
+	case PD_UNIT_TICKS:
+		return "ticks";
+	}
+	return "count";
+}
+
+static double merge(pd_agg agg, double a, double b)
+{
+	switch (agg) {
+	case PD_AGG_SUM:
+		return a + b;
+	case PD_AGG_MIN:
+		return b < a ? b : a;
+	case PD_AGG_MAX:
+		break;
+	}
+	return b > a ? b : a;
+}
+
+void pd_finding_metric(pd_finding *f, const char *key, double value, pd_unit unit, pd_agg agg)
+{
+	if (value != value || value > 1e300 || value < -1e300)
+		value = 0; /* NaN or inf never reaches a report */
+	for (guint i = 0; i < f->metrics->len; i++) {
+		pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
+		if (strcmp(m->key, key) == 0) {
+			m->value = st(f)->spill ? merge(agg, m->value, value) : value;
+			m->unit = pd_unit_name(unit);
+			m->agg = agg;
+			return;
+		}
+	}
+	pd_metric m = {.key = key, .value = value, .unit = pd_unit_name(unit), .agg = agg};
+	g_array_append_val(f->metrics, m);
+}
+
+void pd_finding_settings(pd_finding *f, const char *first, ...)
+{
+	va_list ap;
+	va_start(ap, first);
+	f->n_settings = 0;
+	for (const char *s = first; s && f->n_settings < PD_FINDING_MAX_SETTINGS; s = va_arg(ap, const char *))
+		f->settings[f->n_settings++] = s;
+	va_end(ap);
+}
+
+void pd_finding_set_severity(pd_finding *f, pd_severity sev)
+{
+	f->severity = sev;
+}
+
+void pd_finding_set_confidence(pd_finding *f, double confidence)
+{
+	f->confidence = confidence < 0 ? 0 : confidence > 1 ? 1 : confidence;
+}
+
+void pd_finding_add_impact(pd_finding *f, double seconds)
+{
+	if (seconds == seconds && seconds > 0 && seconds < 1e12)
+		f->impact_s += seconds;
+}
+
+/* ---------------------------------------------------------- the end */
+
+static uint64_t first_flow_id(const pd_finding *f)
+{
+	return f->flows && f->flows->len ? g_array_index(f->flows, pd_flow_ref, 0).flow_id : UINT64_MAX;
+}
+
+/* First frame, then a total order, so the result never depends on the
+ * order findings were made in. */
+static int cmp_first(gconstpointer a, gconstpointer b)
+{
+	const stored *x = *(stored *const *)a, *y = *(stored *const *)b;
+	if (x->pub.first.frame != y->pub.first.frame)
+		return x->pub.first.frame < y->pub.first.frame ? -1 : 1;
+	if (x->pub.def != y->pub.def)
+		return x->pub.def < y->pub.def ? -1 : 1;
+	if (x->spill != y->spill)
+		return x->spill ? 1 : -1;
+	uint64_t fx = first_flow_id(&x->pub), fy = first_flow_id(&y->pub);
+	return fx < fy ? -1 : fx > fy;
+}
+
+/* The finding of the flow that lost most time: its settings and detail
+ * speak for the merged one. */
+static bool worse(const pd_finding *f, const pd_finding *than)
+{
+	return !than || f->impact_s > than->impact_s || (f->impact_s == than->impact_s && f->severity > than->severity);
+}
+
+/* Many flows with one id become one capture-wide finding. */
+static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same)
+{
+	g_ptr_array_sort(same, cmp_first);
+	pd_finding *agg = &new_finding(def, true)->pub;
+	agg->severity = PD_SEV_INFO;
+	agg->confidence = 0;
+	agg->n_settings = 0;
+	pd_finding *w = NULL;
+	for (guint i = 0; i < same->len; i++) {
+		pd_finding *f = &((stored *)g_ptr_array_index(same, i))->pub;
+		if (worse(f, w))
+			w = f;
+		agg->flow_count += f->flow_count;
+		for (guint j = 0; j < f->flows->len && agg->flows->len < PD_FINDING_MAX_FLOWS; j++)
+			g_array_append_val(agg->flows, g_array_index(f->flows, pd_flow_ref, j));
+		agg->occurrences += f->occurrences;
+		agg->impact_s += f->impact_s;
+		if (f->severity > agg->severity)
+			agg->severity = f->severity;
+		if (f->confidence > agg->confidence)
+			agg->confidence = f->confidence;
+		if (!agg->first.frame || f->first.frame < agg->first.frame)
+			agg->first = f->first;
+		if (f->last.frame >= agg->last.frame)
+			agg->last = f->last;
+		if (agg->examples->len < PD_FINDING_MAX_EXAMPLES)
+			g_array_append_val(agg->examples, f->first);
+		for (guint j = 0; j < f->metrics->len; j++) {
+			pd_metric m = g_array_index(f->metrics, pd_metric, j);
+			bool found = false;
+			for (guint k = 0; k < agg->metrics->len && !found; k++) {
+				pd_metric *am = &g_array_index(agg->metrics, pd_metric, k);
+				if (strcmp(am->key, m.key) == 0) {
+					am->value = merge(m.agg, am->value, m.value);
+					found = true;
+				}
+			}
+			if (!found)
+				g_array_append_val(agg->metrics, m);
+		}
+	}
+	g_assert(w); /* same is never empty */
+	memcpy(agg->settings, w->settings, sizeof(agg->settings));
+	agg->n_settings = w->n_settings;
+	agg->detail = g_strdup_printf("%" G_GUINT64_FORMAT " flows; worst: %s", agg->flow_count,
+				      w->detail ? w->detail : def->title_en);
+	agg->detail_zh = g_strdup_printf("%" G_GUINT64_FORMAT " 条流；最严重的一条：%s", agg->flow_count,
+					 w->detail_zh ? w->detail_zh : w->detail ? w->detail : def->title_zh);
+	pd_finding_metric(agg, "flows", (double)agg->flow_count, PD_UNIT_COUNT, PD_AGG_SUM);
+	return agg;
+}
+
+GPtrArray *pd_store_take(pd_store *s)
+{
+	GPtrArray *all = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, s->findings);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(all, v);
+	g_hash_table_remove_all(s->findings); /* frees keys only */
+	memset(s->per_id, 0, sizeof(uint32_t) * pd_catalog_len);
+	g_ptr_array_sort(all, cmp_first);
+
+	GPtrArray *out = g_ptr_array_new();
+	for (size_t d = 0; d < pd_catalog_len; d++) {
+		const pd_finding_def *def = &pd_catalog[d];
+		GPtrArray *same = g_ptr_array_new();
+		for (guint i = 0; i < all->len; i++) {
+			stored *f = g_ptr_array_index(all, i);
+			if (f && f->pub.def == def && (!f->pub.capture_wide || f->spill))
+				g_ptr_array_add(same, f);
+		}
+		if (same->len > PD_AGGREGATE_MIN_FLOWS) {
+			g_ptr_array_add(out, merge_same(def, same));
+			for (guint i = 0; i < all->len; i++) {
+				stored *f = g_ptr_array_index(all, i);
+				if (f && f->pub.def == def && (!f->pub.capture_wide || f->spill)) {
+					stored_free(f);
+					g_ptr_array_index(all, i) = NULL;
+				}
+			}
+		}
+		g_ptr_array_free(same, TRUE);
+	}
+	for (guint i = 0; i < all->len; i++) {
+		stored *f = g_ptr_array_index(all, i);
+		if (!f)
+			continue;
+		if (f->counted)
+			g_hash_table_destroy(f->counted);
+		f->counted = NULL;
+		g_ptr_array_add(out, &f->pub);
+	}
+	g_ptr_array_free(all, TRUE);
+	return out;
+}
+
+/* ---------------------------------------------------------------- ctx */
+
+pd_time pd_ctx_now(const pd_ctx *ctx)
+{
+	return ctx->now;
+}
+
+pd_time pd_ctx_start(const pd_ctx *ctx)
+{
+	return ctx->start;
+}
+
+uint32_t pd_ctx_snaplen(const pd_ctx *ctx)
+{
+	return ctx->snaplen;
+}
+
+const pd_capture_facts *pd_ctx_facts(const pd_ctx *ctx)
+{
+	return ctx->facts;
+}
+
+/* ------------------------------------------------------------ registry */
+
+void pd_detectors_check(void)
+{
+	for (size_t i = 0; i < pd_detectors_len; i++)
+		for (const char *const *e = pd_detectors[i]->emits; e && *e; e++)
+			if (!pd_catalog_find(*e))
+				g_error("pcapdoc: detector '%s' emits '%s', which is not in the catalogue",
+					pd_detectors[i]->name, *e);
+	for (size_t c = 0; c < pd_catalog_len; c++) {
+		bool found = false;
+		for (size_t i = 0; i < pd_detectors_len && !found; i++)
+			for (const char *const *e = pd_detectors[i]->emits; e && *e && !found; e++)
+				found = strcmp(*e, pd_catalog[c].id) == 0;
+		if (!found)
+			g_error("pcapdoc: catalogue id '%s' has no detector that emits it", pd_catalog[c].id);
+	}
+}
