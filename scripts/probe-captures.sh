@@ -8,7 +8,7 @@
 # that the generators still write the committed files, byte for byte.
 # Usage: probe-captures.sh [PCAPDOC] [CAPTURE...]   (default: every one)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bin=${1:-build/pcapdoc}
 shift || true
 threads=(1 2 4)
