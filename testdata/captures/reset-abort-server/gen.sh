@@ -1,0 +1,4 @@
+#!/bin/bash
+# reset-abort-server.pcap is written by ../reset-abort-client/gen.sh (VARIANT=problem), which
+# captures all the vantage points of one run at once; this wrapper runs it. Run as root.
+VARIANT=problem exec "$(dirname "$(readlink -f "$0")")/../reset-abort-client/gen.sh" "$@"
