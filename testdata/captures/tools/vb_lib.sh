@@ -51,8 +51,10 @@ vb_dr_up() {
     ip -n $R tuntap add dev tun0 mode tun
     ip -n $R link set tun0 up mtu 1500 txqueuelen 10000
     ip netns exec $R sysctl -qw net.ipv4.conf.tun0.rp_filter=0
-    ip netns exec $R timeout $((T+5)) $PY "$VB_TOOLS/tun_delay.py" --dev tun0 --delay-ms "$D" --duration "$T" \
-        > "/tmp/$P-tun_delay.log" 2>&1 &
+    # VB_TUN_TOOL / VB_TUN_ARGS (optional): another forwarder with the same
+    # options (tun_shape.py) and its extra arguments
+    ip netns exec $R timeout $((T+5)) $PY "${VB_TUN_TOOL:-$VB_TOOLS/tun_delay.py}" --dev tun0 --delay-ms "$D" --duration "$T" \
+        ${VB_TUN_ARGS:-} > "/tmp/$P-tun_delay.log" 2>&1 &
     echo $! > "/tmp/$P-tun_delay.pid"
     local i
     for i in $(seq 1 50); do grep -q "tun_delay:" "/tmp/$P-tun_delay.log" 2>/dev/null && break; sleep 0.1; done

@@ -5,6 +5,8 @@
 Modes:
   reqresp  client writes --parts (one write() each), reads --resp-size;
            server reads sum(parts), sleeps --server-delay-ms, writes --resp-size.
+           With --req-sizes A,B,..: request i is one write of the i-th size
+           (cycled), on both sides.
   send/recv  bulk: sender writes --bytes (in --bursts bursts separated by
            --idle seconds; first --preamble bytes, then --preamble-pause-ms
            of nothing), receiver reads until EOF (optional --rcvbuf,
@@ -26,6 +28,7 @@ ap.add_argument("--sndbuf", type=int, default=0)
 ap.add_argument("--nodelay", action="store_true")
 ap.add_argument("--parts", default="300")
 ap.add_argument("--resp-size", type=int, default=50)
+ap.add_argument("--req-sizes", default="", help="reqresp: request i is one write of the i-th size (cycled); overrides --parts")
 ap.add_argument("--resp-parts", default="", help="server: write the answer in these pieces (e.g. 50,1000)")
 ap.add_argument("--count", type=int, default=10)
 ap.add_argument("--think-ms", type=float, default=0.0)
@@ -116,6 +119,7 @@ def request(s, parts):
 
 
 parts = [int(x) for x in a.parts.split(",")]
+req_sizes = [int(x) for x in a.req_sizes.split(",") if x]
 res = {"role": a.role, "mode": a.mode}
 if a.role == "server":
     ls = socket.socket(fam, socket.SOCK_STREAM)
@@ -127,7 +131,10 @@ if a.role == "server":
     if a.mode in ("reqresp", "keepalive"):
         n = 0
         reqlen = sum(parts)
-        while recv_exact(s, reqlen) == reqlen:
+        while True:
+            want = req_sizes[n % len(req_sizes)] if req_sizes else reqlen
+            if recv_exact(s, want) != want:
+                break
             if a.server_delay_ms:
                 time.sleep(a.server_delay_ms / 1000)
             for p in ([int(x) for x in a.resp_parts.split(",")] if a.resp_parts else [a.resp_size]):
@@ -151,7 +158,7 @@ else:
     if a.mode == "reqresp":
         lat = []
         for i in range(a.count):
-            l = request(s, parts)
+            l = request(s, [req_sizes[i % len(req_sizes)]] if req_sizes else parts)
             if l is None:
                 break
             lat.append(l)
