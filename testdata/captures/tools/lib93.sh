@@ -21,11 +21,13 @@
 TOOLS93=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$TOOLS93/lib.sh"
 
-# n93_warm NS ADDR: resolve the neighbour of ADDR (no ping on this machine):
-# one UDP datagram to the discard port, so no capture starts with ARP/ND.
+# n93_warm NS ADDR: resolve the neighbours on the way to ADDR (there is no
+# ping on this machine) with a TCP connect to the closed port 9: SYN, RST,
+# before any capture starts, and no ICMP error left in flight.
 n93_warm() {
-    ip netns exec $1 $PY -c 'import socket,sys; a=sys.argv[1]; f=socket.AF_INET6 if ":" in a else socket.AF_INET; socket.socket(f, socket.SOCK_DGRAM).sendto(b"w", (a, 9))' $2 2>/dev/null
-    sleep 0.2
+    ip netns exec $1 $PY -c 'import socket,sys; a=sys.argv[1]; s=socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET); s.settimeout(2)
+try: s.connect((a, 9))
+except OSError: pass' $2 2>/dev/null
 }
 
 _n93_check() {
