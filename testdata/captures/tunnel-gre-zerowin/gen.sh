@@ -1,0 +1,4 @@
+#!/bin/bash
+# tunnel-gre-zerowin: see ../tools/tunnel_zerowin.sh (run as root, ~10 s, cleans up).
+D=$(cd "$(dirname "$0")" && pwd)
+exec "$D/../tools/tunnel_zerowin.sh" gre "$D/tunnel-gre-zerowin.pcap"

@@ -1,0 +1,4 @@
+#!/bin/bash
+# tunnel-gretap-zerowin: see ../tools/tunnel_zerowin.sh (run as root, ~10 s, cleans up).
+D=$(cd "$(dirname "$0")" && pwd)
+exec "$D/../tools/tunnel_zerowin.sh" gretap "$D/tunnel-gretap-zerowin.pcap"
