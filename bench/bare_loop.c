@@ -1,14 +1,28 @@
 /* The baseline pcapdoc is measured against: the least a flow tool can do.
  *
- *   bare_loop FILE
+ *   bare_loop FILE [TCP_IDLE_S [OTHER_IDLE_S]]
  *
  * pcap_next_ex over the file, Ethernet (+ VLAN) / IPv4 / IPv6 / TCP / UDP
  * header parse, and one lookup-or-insert per packet in an open-addressing
  * hash table keyed by the direction-independent 5-tuple (linear probing,
  * power-of-two size, doubled at half load), bumping a packet and a byte
- * counter. Nothing is ever removed. Prints packets, IP packets and flows.
- * The input gets the same 1 MiB stdio buffer pcapdoc's reader uses, so the
- * ratio measures analysis, not I/O tuning.
+ * counter. Nothing is ever removed. The input gets the same 1 MiB stdio
+ * buffer pcapdoc's reader uses, so the ratio measures analysis, not I/O
+ * tuning.
+ *
+ * It also counts the flows that are live, which is what a flow tool must
+ * keep, and prints the peak: a flow is live from its first packet until
+ * it has seen a FIN from both ends or a RST (TCP), or until it has been
+ * idle for more than TCP_IDLE_S (default 300: longer than any idle time
+ * inside a connection of the front-end captures) or, for UDP and other
+ * protocols, OTHER_IDLE_S (default 120, pcapdoc's UDP timeout) seconds of
+ * capture time (to a second). A packet of an idle-expired flow makes it
+ * live again; of a closed one, only a SYN without ACK (a new connection on
+ * the same 5-tuple). Counted, not enforced: the counters are per second
+ * of expiry in a ring, no flow is visited to expire it.
+ *
+ * Prints packets, IP packets, bytes, flows (ever), the peak of live flows
+ * (and how many of them were TCP, and when) and the peak RSS.
  */
 #include <inttypes.h>
 #include <pcap/pcap.h>
@@ -17,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 typedef struct key {
 	uint8_t a[16], b[16]; /* a <= b (memcmp then port) */
@@ -24,11 +39,24 @@ typedef struct key {
 	uint8_t proto, family;
 } key;
 
+enum { ST_LIVE = 1, ST_FIN_A = 2, ST_FIN_B = 4, ST_CLOSED = 8 };
+
 typedef struct slot {
 	key k;
+	uint8_t st; /* ST_* */
 	uint64_t hash; /* 0 = empty */
-	uint64_t pkts, bytes;
+	uint32_t pkts;
+	uint32_t last_s; /* capture second of its last packet while live */
+	uint64_t bytes;
 } slot;
+
+/* Live flows: two counters (TCP, other) and, per class, a ring of how many
+ * live flows expire in each coming second. */
+#define RING 1024 /* seconds; more than the longest idle timeout + 1 */
+static uint32_t idle_s[2] = {300, 120}; /* TCP, other */
+static uint32_t expiring[2][RING];
+static uint64_t live[2], peak_live, peak_tcp;
+static uint32_t cur_s, peak_s;
 
 static slot *tab;
 static size_t mask, used;
@@ -102,11 +130,78 @@ static inline uint16_t be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/* The capture clock reaches second now: flows idle past their timeout
+ * stop being live. */
+static void advance(uint32_t now)
+{
+	if (now <= cur_s)
+		return;
+	uint32_t steps = now - cur_s > RING ? RING : now - cur_s;
+	for (uint32_t i = 1; i <= steps; i++)
+		for (int c = 0; c < 2; c++) {
+			uint32_t *e = &expiring[c][(cur_s + i) % RING];
+			live[c] -= *e;
+			*e = 0;
+		}
+	cur_s = now;
+}
+
+/* Bookkeeping for one packet of flow s: c is 0 for TCP, 1 else; from_a
+ * says the sender is k.a; flags are TCP's. */
+static void track(slot *s, bool fresh, int c, bool from_a, uint8_t flags)
+{
+	uint32_t now = cur_s;
+	if (fresh) {
+		s->st = 0;
+	} else if (s->st & ST_LIVE) {
+		uint32_t exp = s->last_s + idle_s[c] + 1;
+		if (exp > now) { /* still counted: move it to its new second */
+			expiring[c][exp % RING]--;
+			live[c]--;
+		} else {
+			s->st = 0; /* expired while idle: live again from here */
+		}
+	} else if (s->st & ST_CLOSED) {
+		if ((flags & 0x12) != 0x02)
+			return;
+		s->st = 0; /* a new connection on the same 5-tuple */
+	}
+	s->st |= ST_LIVE;
+	if (c == 0) {
+		if (flags & 0x04) {
+			s->st = ST_CLOSED;
+			return;
+		}
+		if (flags & 0x01)
+			s->st |= from_a ? ST_FIN_A : ST_FIN_B;
+		if ((s->st & (ST_FIN_A | ST_FIN_B)) == (ST_FIN_A | ST_FIN_B)) {
+			s->st = ST_CLOSED;
+			return;
+		}
+	}
+	s->last_s = now;
+	expiring[c][(now + idle_s[c] + 1) % RING]++;
+	live[c]++;
+	if (live[0] + live[1] > peak_live) {
+		peak_live = live[0] + live[1];
+		peak_tcp = live[0];
+		peak_s = now;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: bare_loop FILE\n");
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: bare_loop FILE [TCP_IDLE_S [OTHER_IDLE_S]]\n");
 		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		long v = strtol(argv[i], NULL, 10);
+		if (v < 1 || v > RING - 2) {
+			fprintf(stderr, "bare_loop: idle time must be 1-%d s\n", RING - 2);
+			return 2;
+		}
+		idle_s[i - 2] = (uint32_t)v;
 	}
 	char errbuf[PCAP_ERRBUF_SIZE];
 	FILE *fp = fopen(argv[1], "rb");
@@ -131,10 +226,14 @@ int main(int argc, char **argv)
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	uint64_t packets = 0, ip_packets = 0, bytes = 0;
+	uint32_t first_s = 0;
 	int rc;
 	while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
+		if (packets == 0)
+			first_s = cur_s = (uint32_t)h->ts.tv_sec;
 		packets++;
 		bytes += h->len;
+		advance((uint32_t)h->ts.tv_sec);
 		uint32_t n = h->caplen;
 		if (n < 14)
 			continue;
@@ -175,13 +274,18 @@ int main(int argc, char **argv)
 			continue;
 		}
 		ip_packets++;
+		uint8_t tcp_flags = 0;
 		if (l4 && (k.proto == 6 || k.proto == 17) && l4 + 4 <= n) {
 			k.pa = be16(d + l4);
 			k.pb = be16(d + l4 + 2);
+			if (k.proto == 6 && l4 + 14 <= n)
+				tcp_flags = d[l4 + 13];
 		}
 		/* direction-independent: smaller endpoint first */
 		int c = memcmp(k.a, k.b, 16);
+		bool from_a = true;
 		if (c > 0 || (c == 0 && k.pa > k.pb)) {
+			from_a = false;
 			uint8_t t[16];
 			memcpy(t, k.a, 16);
 			memcpy(k.a, k.b, 16);
@@ -190,13 +294,19 @@ int main(int argc, char **argv)
 			k.pa = k.pb;
 			k.pb = tp;
 		}
+		size_t before = used;
 		slot *s = lookup_or_insert(&k);
+		track(s, used != before, k.proto == 6 ? 0 : 1, from_a, tcp_flags);
 		s->pkts++;
 		s->bytes += h->len;
 	}
 	if (rc == PCAP_ERROR)
 		fprintf(stderr, "bare_loop: %s\n", pcap_geterr(p));
-	printf("packets %" PRIu64 " ip %" PRIu64 " bytes %" PRIu64 " flows %zu\n", packets, ip_packets, bytes, used);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("packets %" PRIu64 " ip %" PRIu64 " bytes %" PRIu64 " flows %zu live_peak %" PRIu64 " live_peak_tcp %" PRIu64
+	       " live_peak_at %" PRIu32 " peak_rss_kb %ld\n",
+	       packets, ip_packets, bytes, used, peak_live, peak_tcp, peak_s - first_s, ru.ru_maxrss);
 	pcap_close(p);
 	free(tab);
 	return 0;

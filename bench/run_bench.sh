@@ -25,9 +25,26 @@
 #   PD_BENCH_FLOOR=1     also time pcapdoc with nDPI off (row pd-nondpi), with
 #                        no detector (pd-nodet) and with neither (pd-floor):
 #                        what each part costs, and how fast the rest can be
+#   PD_BENCH_FRONTEND    1: after the slices above, the front-end slices
+#                        (busy reverse proxy: 10^4-10^5 keep-alive connections
+#                        alive at once; gen_capture --frontend); "only": just
+#                        those; 0 (default): not them (they take ~4 minutes)
+#   PD_BENCH_FE_SLICES   front-end slices as NAME:LIVE:MB (default
+#                        "fe10k:12000:1000 fe100k:180000:2000": ~12 000 and
+#                        ~99 000 TCP connections alive at once at their peak)
+#   PD_BENCH_FE_REPEAT   rounds on each front-end slice, best kept (default 3)
+#   PD_BENCH_FE_TCPTRACE rounds of tcptrace among them (default 1; 0 = none)
 #
 # pcapdoc runs with its default --threads (the number of cores), and again
 # with --threads 1 (row pcapdoc-1t; its "pcapdoc x faster" is the scaling).
+#
+# The front-end slices get a table of their own: each tool's best wall time,
+# packets/s, ratio to the bare loop, peak RSS, the peak of live flows (the
+# bare loop's count: pcapdoc does not print its own yet) and the bytes each
+# live flow costs: (peak RSS - the same run's RSS on an empty capture) /
+# peak live flows. pcapdoc runs with its default threads, --threads 1 and
+# --threads 2; the "evicted" column is what its --max-flows cap finalized
+# early (from its JSON report).
 set -u
 export LC_ALL=C
 
@@ -41,6 +58,13 @@ TSHARK_MB=${PD_BENCH_TSHARK_MB:-100}
 TCPTRACE_MB=${PD_BENCH_TCPTRACE_MB:-1000}
 STRICT=${PD_BENCH_STRICT:-0}
 FLOOR=${PD_BENCH_FLOOR:-0}
+FRONTEND=${PD_BENCH_FRONTEND:-0}
+FE_SLICES=${PD_BENCH_FE_SLICES:-"fe10k:12000:1000 fe100k:180000:2000"}
+FE_REPEAT=${PD_BENCH_FE_REPEAT:-3}
+[[ $FE_REPEAT =~ ^[0-9]+$ ]] && [ "$FE_REPEAT" -ge 1 ] || FE_REPEAT=1
+FE_TCPTRACE=${PD_BENCH_FE_TCPTRACE:-1}
+[[ $FE_TCPTRACE =~ ^[0-9]+$ ]] || FE_TCPTRACE=1
+[ "$FRONTEND" = only ] && SIZES=""
 CSV=${PD_BENCH_CSV:-}
 PCAPDOC_ARGS=${PD_BENCH_PCAPDOC_ARGS:-}
 
@@ -68,7 +92,7 @@ time_run() {
 	shift
 	local t0 t1
 	t0=$(date +%s%N)
-	"$TIME" -f '%M' -o "$pfx.time" "$@" >"$pfx.out" 2>"$pfx.err"
+	"$TIME" -f '%M' -o "$pfx.time" "$@" >"${TR_OUT:-$pfx.out}" 2>"$pfx.err"
 	local rc=$?
 	t1=$(date +%s%N)
 	SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b - a) / 1e9}')
@@ -103,7 +127,7 @@ pd_round() {
 	keep_best "$name"
 }
 
-echo "pcapdoc benchmark: slices ${SIZES// /, } MB; bare_loop and pcapdoc take turns, best of $REPEAT rounds"
+[ -n "$SIZES" ] && echo "pcapdoc benchmark: slices ${SIZES// /, } MB; bare_loop and pcapdoc take turns, best of $REPEAT rounds"
 echo "machine: $(nproc) CPU ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr)"
 [ -n "$TSHARK" ] && echo "tshark: $($TSHARK --version 2>/dev/null | head -n1)"
 [ -n "$TCPTRACE" ] && echo "tcptrace: $($TCPTRACE -v 2>&1 | grep -m1 -i version | sed 's/^ *//')"
@@ -183,7 +207,7 @@ for mb in $SIZES; do
 done
 
 # The table. ratio = this tool's packets/s over bare_loop's on the same slice.
-awk -v csv="$CSV" '
+[ -s "$ROWS" ] && awk -v csv="$CSV" '
 {
 	tool[NR] = $1; mb[NR] = $2; s[NR] = $3; p[NR] = $4; b[NR] = $5; rss[NR] = $6
 	if ($1 == "bare_loop") bare[$2] = ($3 > 0 ? $4 / $3 : 0)
@@ -204,12 +228,11 @@ END {
 		printf "%-10s %6d %9.3f %11.0f %9.1f %10.1f %11.3f %9s\n", tool[i], mb[i], s[i], pps, mbs, rss[i] / 1024, ratio, vs
 		if (csv != "") printf "%s,%d,%.3f,%d,%d,%.0f,%.1f,%.1f,%.3f\n", tool[i], mb[i], s[i], p[i], b[i], pps, mbs, rss[i] / 1024, ratio >> csv
 	}
-}' "$ROWS"
-echo
+}' "$ROWS" && echo
 
 # Goals from the issue: >= 0.5 of bare, >= 5x tcptrace, >= 40x tshark,
 # peak RSS under 64 MiB and flat across slices.
-awk -v strict="$STRICT" '
+[ -s "$ROWS" ] && { awk -v strict="$STRICT" '
 {
 	pps = ($3 > 0 ? $4 / $3 : $4 / 0.001)
 	v[$1, $2] = pps; r[$1, $2] = $6 / 1024; has[$1, $2] = 1
@@ -231,6 +254,140 @@ END {
 	if (first != last)
 		verdict(r["pcapdoc", last] <= 1.15 * r["pcapdoc", first] + 4, sprintf("peak RSS %s MB -> %s MB: %.1f -> %.1f MiB (goal: flat)", first, last, r["pcapdoc", first], r["pcapdoc", last]))
 	exit (strict == 1 && miss > 0) ? 1 : 0
-}' "$ROWS" || FAILED=1
+}' "$ROWS" || FAILED=1; }
+
+# ------------------------------------------------------------ front end
+# Slices from a busy front end (gen_capture --frontend LIVE): tens of
+# thousands of keep-alive connections alive at once, mostly idle. Every
+# tool takes turns as above; tcptrace runs under a 16 GiB address-space
+# limit and a 30-minute timeout (it keeps every connection to the end).
+# fe_run NAME FILE: one timed run of tool NAME on FILE
+# shellcheck disable=SC2086 # PCAPDOC_ARGS: words
+fe_run() {
+	local name=$1 f=$2 pfx=$WORK/fe-$1
+	case $name in
+	bare) time_run "$pfx" "$BARE" "$f" ;;
+	pd) time_run "$pfx" "$PCAPDOC" -q $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	pd1) time_run "$pfx" "$PCAPDOC" -q --threads 1 $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	pd2) time_run "$pfx" "$PCAPDOC" -q --threads 2 $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	tcptrace)
+		local lim=()
+		command -v prlimit >/dev/null && lim=(prlimit --as=17179869184)
+		TR_OUT=/dev/null time_run "$pfx" "${lim[@]}" timeout 1800 "$TCPTRACE" -n -l "$f"
+		;;
+	esac
+	local rc=$?
+	case $name in pd*) [ $rc -eq 1 ] && rc=0 ;; esac # 1: findings at --fail-on
+	return $rc
+}
+
+if [ "$FRONTEND" != 0 ]; then
+	FE_T0=$(date +%s)
+	FEROWS=$WORK/fe-rows # tool slice seconds packets bytes rss_kb empty_rss_kb live live_tcp evicted
+	: >"$FEROWS"
+	FE_TOOLS="bare pd pd1 pd2"
+	[ -n "$TCPTRACE" ] && [ "$FE_TCPTRACE" -gt 0 ] && FE_TOOLS="$FE_TOOLS tcptrace"
+	[ -z "$TCPTRACE" ] && echo "run_bench: tcptrace is not installed (Debian: apt-get install tcptrace); its rows are left out"
+	# what each tool takes before any flow: a pcap file header, no packet
+	empty=$WORK/empty.pcap
+	printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00' >"$empty"
+	declare -A EMPTY_M
+	for t in $FE_TOOLS; do
+		if fe_run "$t" "$empty"; then
+			EMPTY_M[$t]=$RSS_KB
+		else
+			echo "run_bench: $t failed on an empty capture: $(head -c 500 "$WORK/fe-$t.err")" >&2
+			EMPTY_M[$t]=0
+		fi
+	done
+	CHECK=$(dirname "$0")/live_conns.py
+	echo "front-end slices: $FE_SLICES (NAME:LIVE:MB); bare_loop, pcapdoc (default, --threads 1, --threads 2)" \
+		"and tcptrace take turns, best of $FE_REPEAT rounds (tcptrace: $FE_TCPTRACE)"
+	echo
+	for spec in $FE_SLICES; do
+		IFS=: read -r name live mb <<<"$spec"
+		cap=$WORK/$name.pcap
+		t0=$(date +%s)
+		if ! "$GEN" --frontend "$live" "$cap" "$mb" 2>"$WORK/gen-$name.log"; then
+			echo "run_bench: gen_capture --frontend $live $mb failed:" >&2
+			cat "$WORK/gen-$name.log" >&2
+			exit 1
+		fi
+		t1=$(date +%s)
+		echo "$name: gen_capture --frontend $live FILE $mb ($((t1 - t0)) s)"
+		cat "$WORK/gen-$name.log"
+		if command -v python3 >/dev/null && [ -f "$CHECK" ]; then
+			echo "  independent count (bench/live_conns.py):"
+			python3 "$CHECK" "$cap" | sed -n '2,$s/^/    /p'
+		fi
+		bytes=$(stat -c %s "$cap")
+		BEST_S=()
+		BEST_M=()
+		declare -A FE_OK=()
+		for t in $FE_TOOLS; do FE_OK[$t]=1; done
+		for ((round = 0; round < FE_REPEAT; round++)); do
+			for t in $FE_TOOLS; do
+				[ "${FE_OK[$t]}" = 1 ] || continue
+				[ "$t" = tcptrace ] && [ "$round" -ge "$FE_TCPTRACE" ] && continue
+				if fe_run "$t" "$cap"; then
+					keep_best "$t"
+				else
+					echo "run_bench: $t failed on $name: $(head -c 1000 "$WORK/fe-$t.err")" >&2
+					FE_OK[$t]=0
+					[ "$t" = bare ] && exit 1
+					[ "$t" = tcptrace ] || FAILED=1
+				fi
+			done
+		done
+		echo "  bare_loop: $(cat "$WORK/fe-bare.out")"
+		packets=$(awk '{print $2}' "$WORK/fe-bare.out")
+		lv=$(sed -n 's/.* live_peak \([0-9]*\).*/\1/p' "$WORK/fe-bare.out")
+		lvt=$(sed -n 's/.* live_peak_tcp \([0-9]*\).*/\1/p' "$WORK/fe-bare.out")
+		for t in $FE_TOOLS; do
+			[ -n "${BEST_S[$t]:-}" ] || continue
+			ev=-
+			if [ -f "$WORK/fe-$t.json" ]; then
+				ev=$(grep -o '"evicted":[[:space:]]*[0-9]*' "$WORK/fe-$t.json" | head -n 1 | grep -o '[0-9]*$')
+				[ -n "$ev" ] || ev="?"
+				rm -f "$WORK/fe-$t.json"
+			fi
+			echo "$t $name ${BEST_S[$t]} $packets $bytes ${BEST_M[$t]} ${EMPTY_M[$t]} ${lv:-0} ${lvt:-0} $ev" >>"$FEROWS"
+		done
+		rm -f "$cap"
+		echo "  $name: $(($(date +%s) - t0)) s in all"
+		echo
+	done
+
+	# The table. vs bare = packets/s over the bare loop's; bytes per live
+	# flow = (peak RSS - RSS on an empty capture) / the bare loop's peak of
+	# live flows (TCP until FIN both ways or RST or 300 s idle, UDP 120 s idle).
+	awk -v csv="${CSV:+${CSV%.csv}-frontend.csv}" '
+	BEGIN {
+		label["bare"] = "bare_loop"; label["pd"] = "pcapdoc"; label["pd1"] = "pcapdoc-1t"
+		label["pd2"] = "pcapdoc-2t"; label["tcptrace"] = "tcptrace"
+	}
+	{
+		tool[NR] = $1; sl[NR] = $2; s[NR] = $3; p[NR] = $4; b[NR] = $5; rss[NR] = $6; er[NR] = $7
+		lv[NR] = $8; lvt[NR] = $9; ev[NR] = $10
+		if ($1 == "bare") bare[$2] = ($3 > 0 ? $4 / $3 : 0)
+		n = NR
+	}
+	END {
+		fmt = "%-11s %-7s %9s %9s %10s %8s %9s %9s %8s %10s %8s\n"
+		printf fmt, "tool", "slice", "packets", "wall s", "packets/s", "vs bare", "peak RSS", "empty RSS", "live", "bytes per", "evicted"
+		printf fmt, "", "", "", "", "", "(pkt/s)", "MiB", "MiB", "flows", "live flow", "flows"
+		if (csv != "") print "tool,slice,packets,bytes,seconds,packets_per_s,ratio_vs_bare,peak_rss_kib,empty_rss_kib,live_flows,live_tcp,bytes_per_live_flow,evicted" > csv
+		for (i = 1; i <= n; i++) {
+			secs = s[i] > 0 ? s[i] : 0.001
+			pps = p[i] / secs
+			ratio = bare[sl[i]] > 0 ? pps / bare[sl[i]] : 0
+			bpl = lv[i] > 0 ? (rss[i] - er[i]) * 1024 / lv[i] : 0
+			printf "%-11s %-7s %9d %9.3f %10.0f %8.3f %9.1f %9.1f %8d %10.0f %8s\n", label[tool[i]], sl[i], p[i], s[i], pps, ratio, rss[i] / 1024, er[i] / 1024, lv[i], bpl, ev[i]
+			if (csv != "") printf "%s,%s,%d,%d,%.3f,%.0f,%.3f,%d,%d,%d,%d,%.0f,%s\n", label[tool[i]], sl[i], p[i], b[i], s[i], pps, ratio, rss[i], er[i], lv[i], lvt[i], bpl, ev[i] >> csv
+		}
+	}' "$FEROWS"
+	echo "(live flows: the bare loop's peak for the file, TCP and UDP, used for every tool; pcapdoc does not"
+	echo " print its own yet. Front-end part: $(($(date +%s) - FE_T0)) s.)"
+fi
 
 exit $FAILED
