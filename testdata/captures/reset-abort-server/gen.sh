@@ -2,6 +2,3 @@
 # reset-abort-server.pcap is written by ../reset-abort-client/gen.sh (VARIANT=problem), which
 # captures all the vantage points of one run at once; this wrapper runs it. Run as root.
 VARIANT=problem exec "$(dirname "$(readlink -f "$0")")/../reset-abort-client/gen.sh" "$@"
-# Made in the same run as ../reset-abort (client and server captures).
-D=$(cd "$(dirname "$0")" && pwd)
-exec "$D/../reset-abort/gen.sh"
