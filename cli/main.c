@@ -26,12 +26,14 @@ typedef enum pd_exit {
 
 static void usage(FILE *out)
 {
-	fputs("usage: pcapdoc [OPTIONS] FILE... [FILTER WORDS]\n"
+	fputs("usage: pcapdoc [OPTIONS] [-r FILE]... [FILE...] [FILTER WORDS]\n"
 	      "       pcapdoc diff OLD.json NEW.json\n"
 	      "\n"
 	      "Reads pcap/pcapng captures (also .gz, or - for standard input), rebuilds every TCP\n"
 	      "flow and prints a diagnosis: what went wrong, where, what it cost, which setting.\n"
 	      "\n"
+	      "  -r FILE             read FILE (repeatable, as in tcpdump and tshark); positional\n"
+	      "                      files are read too\n"
 	      "  --format FMT        text (default), json or markdown\n"
 	      "  -o, --output FILE   write the report to FILE instead of standard output\n"
 	      "  -f, --filter EXPR   BPF filter (tcpdump syntax); words after the files also count\n"
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, 'o'},
+		{"read-file", required_argument, NULL, 'r'},
 		{"filter", required_argument, NULL, 'f'},
 		{"flows", no_argument, NULL, OPT_FLOWS},
 		{"lang", required_argument, NULL, OPT_LANG},
@@ -105,10 +108,17 @@ int main(int argc, char **argv)
 	pd_run_opts_default(&ro);
 	ro.threads = (unsigned)CLAMP(g_get_num_processors(), 1, 16);
 
+	/* freed on every return, the usage errors' too */
+	g_autoptr(GPtrArray) files = g_ptr_array_new();
 	int c;
 	/* '+': stop at the first positional, so filter words like "-" survive. */
-	while ((c = getopt_long(argc, argv, "+o:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:f:r:qh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'r':
+			/* tcpdump's and tshark's habit: -r FILE, as often as wanted;
+			 * read in the order given, before the positional files */
+			g_ptr_array_add(files, optarg);
+			break;
 		case OPT_FORMAT:
 			format = optarg;
 			break;
@@ -198,7 +208,6 @@ int main(int argc, char **argv)
 		return PD_EXIT_USAGE;
 	}
 
-	GPtrArray *files = g_ptr_array_new();
 	int i = optind;
 	for (; i < argc && looks_like_file(argv[i]); i++)
 		g_ptr_array_add(files, argv[i]);
@@ -206,7 +215,6 @@ int main(int argc, char **argv)
 	if (i < argc) {
 		if (filter) {
 			fprintf(stderr, "pcapdoc: give the filter either with -f or as trailing words, not both\n");
-			g_ptr_array_free(files, TRUE);
 			return PD_EXIT_USAGE;
 		}
 		joined_filter = g_strjoinv(" ", argv + i);
@@ -215,7 +223,6 @@ int main(int argc, char **argv)
 	if (files->len == 0) {
 		fprintf(stderr, "pcapdoc: no capture file given (use - for standard input)\n");
 		usage(stderr);
-		g_ptr_array_free(files, TRUE);
 		g_free(joined_filter);
 		return PD_EXIT_USAGE;
 	}
@@ -225,7 +232,6 @@ int main(int argc, char **argv)
 		out = fopen(output, "w");
 		if (!out) {
 			fprintf(stderr, "pcapdoc: cannot write %s: %s\n", output, g_strerror(errno));
-			g_ptr_array_free(files, TRUE);
 			g_free(joined_filter);
 			return PD_EXIT_OUTPUT;
 		}
@@ -310,7 +316,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pcapdoc: warning: input truncated; the report covers what was read\n");
 
 	pd_report_free(report);
-	g_ptr_array_free(files, TRUE);
 	g_free(joined_filter);
 	if (fclose(stdout) != 0 && rc == PD_EXIT_OK) {
 		fprintf(stderr, "pcapdoc: error writing standard output: %s\n", g_strerror(errno));
