@@ -38,6 +38,8 @@ static void usage(FILE *out)
 	      "  -o, --output FILE   write the report to FILE instead of standard output\n"
 	      "  -f, --filter EXPR   BPF filter (tcpdump syntax); words after the files also count\n"
 	      "      --flows         add the per-flow table\n"
+	      "  -v, --verbose       every likely setting in full (text, markdown, html);\n"
+	      "                      otherwise the first two, then their names\n"
 	      "      --lang LANG     en (default) or zh, for text and markdown\n"
 	      "      --fail-on SEV   exit 1 when a finding at or above info|warning|error is present\n"
 	      "      --baseline FILE earlier JSON report: its findings are known and do not fail\n"
@@ -84,6 +86,7 @@ int main(int argc, char **argv)
 		{"read-file", required_argument, NULL, 'r'},
 		{"filter", required_argument, NULL, 'f'},
 		{"flows", no_argument, NULL, OPT_FLOWS},
+		{"verbose", no_argument, NULL, 'v'},
 		{"lang", required_argument, NULL, OPT_LANG},
 		{"fail-on", required_argument, NULL, OPT_FAIL_ON},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
 	};
 	const char *format = "text", *output = NULL, *filter = NULL, *lang = "en";
 	const char *baseline = NULL, *junit = NULL, *color = "auto";
-	bool flows = false, quiet = false, strict = false, fail_on_set = false;
+	bool flows = false, verbose = false, quiet = false, strict = false, fail_on_set = false;
 	pd_severity fail_on = PD_SEV_ERROR;
 	pd_run_opts ro;
 	pd_run_opts_default(&ro);
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
 	g_autoptr(GPtrArray) files = g_ptr_array_new();
 	int c;
 	/* '+': stop at the first positional, so filter words like "-" survive. */
-	while ((c = getopt_long(argc, argv, "+o:f:r:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:f:r:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			/* tcpdump's and tshark's habit: -r FILE, as often as wanted;
@@ -130,6 +133,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FLOWS:
 			flows = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case OPT_LANG:
 			if (strcmp(optarg, "en") && strcmp(optarg, "zh")) {
@@ -272,7 +278,7 @@ int main(int argc, char **argv)
 		if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
 			use_color = false;
 		pd_render_opts o = {.lang = lang, .color = use_color, .show_flows = flows,
-				    .version = PD_VERSION};
+				    .verbose = verbose, .version = PD_VERSION};
 		bool ok = renderer->render(report, &o, out);
 		if (fflush(out) != 0 || ferror(out))
 			ok = false;
