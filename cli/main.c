@@ -34,7 +34,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -r FILE             read FILE (repeatable, as in tcpdump and tshark); positional\n"
 	      "                      files are read too\n"
-	      "  --format FMT        text (default), json or markdown\n"
+	      "  --format FMT        text (default), json, markdown, jsonl (one ECS-shaped\n"
+	      "                      JSON object per finding per line, for a SIEM) or html\n"
 	      "  -o, --output FILE   write the report to FILE instead of standard output\n"
 	      "  -f, --filter EXPR   BPF filter (tcpdump syntax); words after the files also count\n"
 	      "      --flows         add the per-flow table\n"
@@ -210,7 +211,8 @@ int main(int argc, char **argv)
 	}
 	const pd_renderer *renderer = pd_renderer_find(format);
 	if (!renderer) {
-		fprintf(stderr, "pcapdoc: unknown --format '%s' (text, json, markdown)\n", format);
+		fprintf(stderr, "pcapdoc: unknown --format '%s' (text, json, markdown, jsonl, html)\n",
+			format);
 		return PD_EXIT_USAGE;
 	}
 
@@ -271,6 +273,11 @@ int main(int argc, char **argv)
 			rc = PD_EXIT_INPUT;
 		}
 	}
+
+	/* jsonl lines carry the capture's identity: the files' SHA-256, read
+	 * again as bytes (not as packets) once the run is over */
+	if (st != PD_RUN_NONE_READ && strcmp(renderer->name, "jsonl") == 0)
+		pd_report_hash_files(report);
 
 	if (st != PD_RUN_NONE_READ) {
 		bool use_color = strcmp(color, "always") == 0 ||

@@ -46,6 +46,10 @@ void pd_report_free(pd_report *r)
 		g_ptr_array_unref(c->notes);
 	if (c->errors)
 		g_ptr_array_unref(c->errors);
+	if (c->file_sha256)
+		g_ptr_array_unref(c->file_sha256);
+	if (c->file_sizes)
+		g_array_unref(c->file_sizes);
 	if (r->flows)
 		g_array_unref(r->flows);
 	if (r->findings)

@@ -103,6 +103,12 @@ typedef struct pd_capture_summary {
 	bool input_truncated; /* a file ended mid-record */
 	GPtrArray *notes; /* char*: capture notes (truncation, caps hit, ...) */
 	GPtrArray *errors; /* char*: per-file read errors */
+	/* The capture's identity, filled by pd_report_hash_files() (the CLI
+	 * calls it for --format jsonl): the SHA-256 of each file's bytes as
+	 * stored (a .gz file's compressed bytes), parallel to files; "" for
+	 * one that could not be hashed (standard input). NULL when not asked. */
+	GPtrArray *file_sha256; /* char*, lowercase hex */
+	GArray *file_sizes; /* uint64_t bytes, parallel to files; 0 unknown */
 } pd_capture_summary;
 
 typedef struct pd_report {
@@ -114,6 +120,11 @@ typedef struct pd_report {
 
 pd_report *pd_report_new(void);
 void pd_report_free(pd_report *r);
+
+/* Hashes every input file named in r->cap.files (report/identity.c),
+ * reading the files again as bytes (never as packets): ~4 s per GB.
+ * Standard input ("-") and files that cannot be read get "". */
+void pd_report_hash_files(pd_report *r);
 void pd_finding_free(pd_finding *f);
 
 /* Sorts findings in the canonical order. */
