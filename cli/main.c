@@ -12,6 +12,7 @@
 #include "pd_config.h"
 #include "report/render.h"
 #include "analyzer/run.h"
+#include "analyzer/series.h"
 #include "analyzer/sanitizers.h"
 
 /* Documented in pcapdoc(1); 1 is reserved for --fail-on. */
@@ -278,6 +279,18 @@ int main(int argc, char **argv)
 	 * again as bytes (not as packets) once the run is over */
 	if (st != PD_RUN_NONE_READ && strcmp(renderer->name, "jsonl") == 0)
 		pd_report_hash_files(report);
+	/* html draws the flagged flows: their packets are read once more, for
+	 * the pictures only (analyzer/series.c); standard input cannot be */
+	if (st != PD_RUN_NONE_READ && strcmp(renderer->name, "html") == 0) {
+		GError *err = NULL;
+		if (!pd_series_collect(report, (const char *const *)files->pdata, files->len, filter, 0,
+				       0, &err) &&
+		    err) {
+			if (!quiet)
+				fprintf(stderr, "pcapdoc: warning: no pictures: %s\n", err->message);
+			g_clear_error(&err);
+		}
+	}
 
 	if (st != PD_RUN_NONE_READ) {
 		bool use_color = strcmp(color, "always") == 0 ||

@@ -137,8 +137,9 @@ static const pd_labels EN = {
 			 "window the receiver limits the transfer; when it stays below, the "
 			 "sender does.",
 	.rtt_chart = "Round-trip time over time",
-	.rtt_note = "Time from a segment to the ACK that covers it (segments sent once only). "
-		    "A rising floor is queueing on the path.",
+	.rtt_note = "Time from a data segment to the first packet acknowledging it (matched by "
+		    "TCP timestamps when both sides send them, else only segments sent once). A "
+		    "rising floor is queueing on the path.",
 	.gaps = "Gaps between the sender's segments",
 	.gaps_note = "How long the sender waited between data segments (log scale). A cluster "
 		     "near 40 ms is the delayed-ACK timer that Nagle waits for.",
@@ -161,7 +162,7 @@ static const pd_labels EN = {
 	.axis_count = "segments",
 	.sampled_pre = "",
 	.sampled_mid = " of ",
-	.sampled_post = " packets drawn (sampled; every marked packet is kept)",
+	.sampled_post = " packets drawn (a sample; every marked packet is kept).",
 	.no_series_stdin = "No pictures: the capture came from standard input, which cannot be "
 			   "read a second time. Save it to a file and run pcapdoc on the file.",
 	.no_series = "No pictures for this flow: its packets were not found again.",
@@ -305,7 +306,8 @@ static const pd_labels ZH = {
 	.inflight_note = "在途字节：已发送但尚未被确认的字节。它顶到窗口时是接收端在限制传输；"
 			 "一直低于窗口时是发送端自己发得慢。",
 	.rtt_chart = "往返时间随时间的变化",
-	.rtt_note = "从一个数据段发出到确认它的 ACK 到达的时间（只取未重传的段）。底线抬高说明路径上在排队。",
+	.rtt_note = "从一个数据段发出到第一个确认它的报文到达的时间（两端都带 TCP 时间戳时按时间戳匹配，"
+		    "否则只取未重传的段）。底线抬高说明路径上在排队。",
 	.gaps = "发送端数据段之间的间隔",
 	.gaps_note = "发送端相邻两个数据段之间等了多久（对数刻度）。集中在 40 毫秒附近的，"
 		     "就是 Nagle 在等的延迟 ACK 定时器。",
@@ -326,9 +328,9 @@ static const pd_labels ZH = {
 	.axis_rtt_ms = "RTT（毫秒）",
 	.axis_gap = "数据段间隔",
 	.axis_count = "数据段数",
-	.sampled_pre = "共 ",
-	.sampled_mid = " 个报文，画出 ",
-	.sampled_post = " 个（已抽样；所有标记的报文都保留）",
+	.sampled_pre = "画出 ",
+	.sampled_mid = " 个报文（共 ",
+	.sampled_post = " 个，已抽样；所有标记的报文都保留）。",
 	.no_series_stdin = "没有图示：抓包来自标准输入，无法再读一遍。请先存成文件，再对文件运行 pcapdoc。",
 	.no_series = "该流没有图示：再次读取时没有找到它的报文。",
 	.marked_frames = "标出的帧",

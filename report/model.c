@@ -54,7 +54,42 @@ void pd_report_free(pd_report *r)
 		g_array_unref(r->flows);
 	if (r->findings)
 		g_ptr_array_unref(r->findings);
+	pd_series_set_free(r->series);
 	g_free(r);
+}
+
+static void free_series(gpointer p)
+{
+	pd_flow_series *fs = p;
+	if (!fs)
+		return;
+	if (fs->points)
+		g_array_unref(fs->points);
+	if (fs->rtt)
+		g_array_unref(fs->rtt);
+	g_free(fs);
+}
+
+void pd_series_set_free(pd_series_set *s)
+{
+	if (!s)
+		return;
+	for (guint i = 0; s->flows && i < s->flows->len; i++)
+		free_series(s->flows->pdata[i]);
+	if (s->flows)
+		g_ptr_array_free(s->flows, TRUE);
+	g_free(s->unavailable);
+	g_free(s);
+}
+
+const pd_flow_series *pd_series_find(const pd_series_set *s, uint64_t flow_id)
+{
+	for (guint i = 0; s && s->flows && i < s->flows->len; i++) {
+		const pd_flow_series *fs = s->flows->pdata[i];
+		if (fs->ref.flow_id == flow_id)
+			return fs;
+	}
+	return NULL;
 }
 
 void pd_finding_free(pd_finding *f)
