@@ -306,6 +306,7 @@ static void draw_tseq(html *h, const pd_flow_series *fs, const char *title)
 	c.x1 = tmax > 0 ? tmax * 1.02 : 0.001;
 	c.y1 = ymax * 1.08;
 	c.y0 = -ymax * 0.04; /* marks at sequence 0 (SYNs) clear of the frame */
+	c.x0 = -c.x1 * 0.01;
 	chart_axes(&c, l->axis_time, l->axis_seq, true);
 	const char *cls[] = {"s-data", "s-rt", "s-syn", "s-zw", "s-ack", "s-win", "s-ev"};
 	const char *lab[] = {l->legend_data, l->legend_retrans, l->legend_syn, l->legend_zero,
