@@ -426,6 +426,32 @@ Test(cli, readme_examples_run)
 	g_free(dir);
 }
 
+/* The verdict the README shows is what pcapdoc prints for that capture. */
+Test(cli, readme_verdict_is_current)
+{
+	char *readme_path = pd_test_src("README.md");
+	char *readme = NULL;
+	cr_assert(g_file_get_contents(readme_path, &readme, NULL, NULL));
+	const char *cmd_line = "$ pcapdoc testdata/captures/nagle-delack/nagle-delack.pcap\n";
+	char *start = strstr(readme, cmd_line);
+	cr_assert_not_null(start, "README lost its verdict example");
+	start += strlen(cmd_line);
+	char *end = strstr(start, "```");
+	cr_assert_not_null(end);
+	char *shown = g_strndup(start, (gsize)(end - start));
+	char *out = NULL;
+	cr_assert_eq(sh("$PCAPDOC --color never testdata/captures/nagle-delack/nagle-delack.pcap", &out,
+			NULL),
+		     0);
+	cr_expect(g_str_has_prefix(out, shown), "README shows:\n%s\npcapdoc prints:\n%.*s", shown,
+		  (int)strlen(shown), out);
+	cr_expect(strstr(shown, "Verdict"), "the example shows the verdict");
+	g_free(out);
+	g_free(shown);
+	g_free(readme);
+	g_free(readme_path);
+}
+
 /* --threads 2 (the flow thread and one lane running nDPI and its share of
  * the detectors), --threads 4 (pcapdoc still picks one lane: more would be
  * slower) and three lanes forced by PD_TEST_LANES (nDPI with the flows,
