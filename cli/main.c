@@ -12,6 +12,7 @@
 #include "pd_config.h"
 #include "report/render.h"
 #include "analyzer/run.h"
+#include "analyzer/series.h"
 #include "analyzer/sanitizers.h"
 
 /* Documented in pcapdoc(1); 1 is reserved for --fail-on. */
@@ -26,16 +27,21 @@ typedef enum pd_exit {
 
 static void usage(FILE *out)
 {
-	fputs("usage: pcapdoc [OPTIONS] FILE... [FILTER WORDS]\n"
+	fputs("usage: pcapdoc [OPTIONS] [-r FILE]... [FILE...] [FILTER WORDS]\n"
 	      "       pcapdoc diff OLD.json NEW.json\n"
 	      "\n"
 	      "Reads pcap/pcapng captures (also .gz, or - for standard input), rebuilds every TCP\n"
 	      "flow and prints a diagnosis: what went wrong, where, what it cost, which setting.\n"
 	      "\n"
-	      "  --format FMT        text (default), json or markdown\n"
+	      "  -r FILE             read FILE (repeatable, as in tcpdump and tshark); positional\n"
+	      "                      files are read too\n"
+	      "  --format FMT        text (default), json, markdown, jsonl (one ECS-shaped\n"
+	      "                      JSON object per finding per line, for a SIEM) or html\n"
 	      "  -o, --output FILE   write the report to FILE instead of standard output\n"
 	      "  -f, --filter EXPR   BPF filter (tcpdump syntax); words after the files also count\n"
 	      "      --flows         add the per-flow table\n"
+	      "  -v, --verbose       every likely setting in full (text, markdown, html);\n"
+	      "                      otherwise the first two, then their names\n"
 	      "      --lang LANG     en (default) or zh, for text and markdown\n"
 	      "      --fail-on SEV   exit 1 when a finding at or above info|warning|error is present\n"
 	      "      --baseline FILE earlier JSON report: its findings are known and do not fail\n"
@@ -79,8 +85,10 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, 'o'},
+		{"read-file", required_argument, NULL, 'r'},
 		{"filter", required_argument, NULL, 'f'},
 		{"flows", no_argument, NULL, OPT_FLOWS},
+		{"verbose", no_argument, NULL, 'v'},
 		{"lang", required_argument, NULL, OPT_LANG},
 		{"fail-on", required_argument, NULL, OPT_FAIL_ON},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
@@ -99,16 +107,23 @@ int main(int argc, char **argv)
 	};
 	const char *format = "text", *output = NULL, *filter = NULL, *lang = "en";
 	const char *baseline = NULL, *junit = NULL, *color = "auto";
-	bool flows = false, quiet = false, strict = false, fail_on_set = false;
+	bool flows = false, verbose = false, quiet = false, strict = false, fail_on_set = false;
 	pd_severity fail_on = PD_SEV_ERROR;
 	pd_run_opts ro;
 	pd_run_opts_default(&ro);
 	ro.threads = (unsigned)CLAMP(g_get_num_processors(), 1, 16);
 
+	/* freed on every return, the usage errors' too */
+	g_autoptr(GPtrArray) files = g_ptr_array_new();
 	int c;
 	/* '+': stop at the first positional, so filter words like "-" survive. */
-	while ((c = getopt_long(argc, argv, "+o:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:f:r:vqh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'r':
+			/* tcpdump's and tshark's habit: -r FILE, as often as wanted;
+			 * read in the order given, before the positional files */
+			g_ptr_array_add(files, optarg);
+			break;
 		case OPT_FORMAT:
 			format = optarg;
 			break;
@@ -120,6 +135,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FLOWS:
 			flows = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case OPT_LANG:
 			if (strcmp(optarg, "en") && strcmp(optarg, "zh")) {
@@ -194,11 +212,11 @@ int main(int argc, char **argv)
 	}
 	const pd_renderer *renderer = pd_renderer_find(format);
 	if (!renderer) {
-		fprintf(stderr, "pcapdoc: unknown --format '%s' (text, json, markdown)\n", format);
+		fprintf(stderr, "pcapdoc: unknown --format '%s' (text, json, markdown, jsonl, html)\n",
+			format);
 		return PD_EXIT_USAGE;
 	}
 
-	GPtrArray *files = g_ptr_array_new();
 	int i = optind;
 	for (; i < argc && looks_like_file(argv[i]); i++)
 		g_ptr_array_add(files, argv[i]);
@@ -206,7 +224,6 @@ int main(int argc, char **argv)
 	if (i < argc) {
 		if (filter) {
 			fprintf(stderr, "pcapdoc: give the filter either with -f or as trailing words, not both\n");
-			g_ptr_array_free(files, TRUE);
 			return PD_EXIT_USAGE;
 		}
 		joined_filter = g_strjoinv(" ", argv + i);
@@ -215,7 +232,6 @@ int main(int argc, char **argv)
 	if (files->len == 0) {
 		fprintf(stderr, "pcapdoc: no capture file given (use - for standard input)\n");
 		usage(stderr);
-		g_ptr_array_free(files, TRUE);
 		g_free(joined_filter);
 		return PD_EXIT_USAGE;
 	}
@@ -225,7 +241,6 @@ int main(int argc, char **argv)
 		out = fopen(output, "w");
 		if (!out) {
 			fprintf(stderr, "pcapdoc: cannot write %s: %s\n", output, g_strerror(errno));
-			g_ptr_array_free(files, TRUE);
 			g_free(joined_filter);
 			return PD_EXIT_OUTPUT;
 		}
@@ -260,13 +275,30 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* jsonl lines carry the capture's identity: the files' SHA-256, read
+	 * again as bytes (not as packets) once the run is over */
+	if (st != PD_RUN_NONE_READ && strcmp(renderer->name, "jsonl") == 0)
+		pd_report_hash_files(report);
+	/* html draws the flagged flows: their packets are read once more, for
+	 * the pictures only (analyzer/series.c); standard input cannot be */
+	if (st != PD_RUN_NONE_READ && strcmp(renderer->name, "html") == 0) {
+		GError *err = NULL;
+		if (!pd_series_collect(report, (const char *const *)files->pdata, files->len, filter, 0,
+				       0, &err) &&
+		    err) {
+			if (!quiet)
+				fprintf(stderr, "pcapdoc: warning: no pictures: %s\n", err->message);
+			g_clear_error(&err);
+		}
+	}
+
 	if (st != PD_RUN_NONE_READ) {
 		bool use_color = strcmp(color, "always") == 0 ||
 				 (strcmp(color, "auto") == 0 && isatty(fileno(out)) && !getenv("NO_COLOR"));
 		if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
 			use_color = false;
 		pd_render_opts o = {.lang = lang, .color = use_color, .show_flows = flows,
-				    .version = PD_VERSION};
+				    .verbose = verbose, .version = PD_VERSION};
 		bool ok = renderer->render(report, &o, out);
 		if (fflush(out) != 0 || ferror(out))
 			ok = false;
@@ -310,7 +342,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pcapdoc: warning: input truncated; the report covers what was read\n");
 
 	pd_report_free(report);
-	g_ptr_array_free(files, TRUE);
 	g_free(joined_filter);
 	if (fclose(stdout) != 0 && rc == PD_EXIT_OK) {
 		fprintf(stderr, "pcapdoc: error writing standard output: %s\n", g_strerror(errno));

@@ -11,6 +11,7 @@
 
 #include "analyzer/run.h"
 #include "report/render.h"
+#include "analyzer/series.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,6 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)pd_run_files(run, paths, 1);
 	pd_report *rep = pd_run_finish(run);
 	pd_run_free(run);
+	/* the HTML pictures' second read of the flagged flows, small bounds so
+	 * the thinning runs too */
+	(void)pd_series_collect(rep, paths, 1, NULL, 4, 64, NULL);
+	if (rep->cap.files)
+		pd_report_hash_files(rep);
 
 	FILE *null = fopen("/dev/null", "w");
 	if (null) {

@@ -8,111 +8,6 @@
 #include <pcap/pcap.h>
 #include <string.h>
 
-typedef struct md_labels {
-	const char *report, *capture, *files, *packets, *duration, *start, *link_types, *protocols,
-		*flows, *apps, *snaplen, *malformed, *notes, *errors, *summary, *severity,
-		*finding, *time_lost, *occurrences, *findings, *no_findings, *confidence, *known,
-		*seen, *where, *flow, *client, *server, *application, *packets_h, *first, *last,
-		*settings, *default_, *check, *change, *caveat, *removed_in, *alternatives,
-		*flow_details, *omitted, *value, *truncated, *input_truncated, *sev[3];
-} md_labels;
-
-static const md_labels M_EN = {
-	.report = "pcapdoc report",
-	.capture = "Capture",
-	.files = "Files",
-	.packets = "Packets",
-	.duration = "Duration",
-	.start = "First packet",
-	.link_types = "Link types",
-	.protocols = "Protocols",
-	.flows = "Flows",
-	.apps = "Applications",
-	.snaplen = "Snap length",
-	.malformed = "Malformed",
-	.notes = "Notes",
-	.errors = "Errors",
-	.summary = "Summary",
-	.severity = "Severity",
-	.finding = "Finding",
-	.time_lost = "Time lost (s)",
-	.occurrences = "Occurrences",
-	.findings = "Findings",
-	.no_findings = "No problems found.",
-	.confidence = "confidence",
-	.known = "known from baseline",
-	.seen = "What was seen",
-	.where = "Where",
-	.flow = "Flow",
-	.client = "Client",
-	.server = "Server",
-	.application = "Application",
-	.packets_h = "Packets (Wireshark frame numbers)",
-	.first = "first",
-	.last = "last",
-	.settings = "Likely settings, most likely first",
-	.default_ = "default",
-	.check = "check",
-	.change = "change",
-	.caveat = "caveat",
-	.removed_in = "removed in kernel",
-	.alternatives = "What else could explain it",
-	.flow_details = "Flow details",
-	.omitted = "more flows not shown",
-	.value = "Value",
-	.truncated = "frames truncated",
-	.input_truncated = "Input truncated: a file ended in the middle of a packet.",
-	.sev = {"info", "warning", "error"},
-};
-
-static const md_labels M_ZH = {
-	.report = "pcapdoc 诊断报告",
-	.capture = "抓包概况",
-	.files = "文件",
-	.packets = "报文",
-	.duration = "时长",
-	.start = "首个报文",
-	.link_types = "链路类型",
-	.protocols = "协议",
-	.flows = "流",
-	.apps = "应用",
-	.snaplen = "截断长度",
-	.malformed = "畸形报文",
-	.notes = "备注",
-	.errors = "错误",
-	.summary = "摘要",
-	.severity = "严重程度",
-	.finding = "结论",
-	.time_lost = "损失时间（秒）",
-	.occurrences = "次数",
-	.findings = "诊断结论",
-	.no_findings = "未发现问题。",
-	.confidence = "置信度",
-	.known = "基线中已知",
-	.seen = "观察到的现象",
-	.where = "位置",
-	.flow = "流",
-	.client = "客户端",
-	.server = "服务端",
-	.application = "应用",
-	.packets_h = "报文（Wireshark 帧号）",
-	.first = "首个",
-	.last = "最后",
-	.settings = "可能相关的设置（按可能性排序）",
-	.default_ = "默认值",
-	.check = "检查",
-	.change = "修改",
-	.caveat = "注意",
-	.removed_in = "已删除于内核",
-	.alternatives = "其他可能的原因",
-	.flow_details = "流详情",
-	.omitted = "条流未显示",
-	.value = "值",
-	.truncated = "帧被截断",
-	.input_truncated = "输入被截断：文件在报文中间结束。",
-	.sev = {"提示", "警告", "错误"},
-};
-
 static void md_esc_fixed(GString *b, const char *a, size_t n)
 {
 	char *t = g_strndup(a, n);
@@ -125,7 +20,7 @@ static void row2(GString *b, const char *k, const char *v)
 	g_string_append_printf(b, "| %s | %s |\n", k, v);
 }
 
-static void render_capture(GString *o, const md_labels *l, const pd_capture_summary *c)
+static void render_capture(GString *o, const pd_labels *l, const pd_capture_summary *c)
 {
 	GString *v = g_string_new(NULL);
 	char t[PD_TIME_STRLEN];
@@ -137,14 +32,15 @@ static void render_capture(GString *o, const md_labels *l, const pd_capture_summ
 		pd_escape_markdown(v, c->files->pdata[i]);
 	}
 	row2(o, l->files, v->str);
-	g_string_printf(v, "%llu (%llu bytes)", (unsigned long long)c->packets,
-			(unsigned long long)c->wire_bytes);
+	g_string_printf(v, "%llu (%llu%s)", (unsigned long long)c->packets,
+			(unsigned long long)c->wire_bytes, l->u_bytes);
 	row2(o, l->packets, v->str);
 	if (c->packets) {
 		pd_time_iso(c->first_ts, t, sizeof t);
 		row2(o, l->start, t);
 		double dur = c->last_ts > c->first_ts ? (double)(c->last_ts - c->first_ts) / 1e9 : 0;
-		g_string_printf(v, "%.3f s", dur);
+		g_string_truncate(v, 0);
+		pd_labels_seconds(v, l, dur);
 		row2(o, l->duration, v->str);
 	}
 	g_string_truncate(v, 0);
@@ -157,10 +53,10 @@ static void render_capture(GString *o, const md_labels *l, const pd_capture_summ
 	}
 	if (v->len)
 		row2(o, l->link_types, v->str);
-	g_string_printf(v, "IPv4 %llu, IPv6 %llu, TCP %llu, UDP %llu, ICMP %llu, fragments %llu",
+	g_string_printf(v, "IPv4 %llu, IPv6 %llu, TCP %llu, UDP %llu, ICMP %llu, %s %llu",
 			(unsigned long long)c->ipv4, (unsigned long long)c->ipv6,
 			(unsigned long long)c->tcp, (unsigned long long)c->udp,
-			(unsigned long long)c->icmp, (unsigned long long)c->fragments);
+			(unsigned long long)c->icmp, l->fragments, (unsigned long long)c->fragments);
 	row2(o, l->protocols, v->str);
 	g_string_printf(v, "TCP %llu, UDP %llu", (unsigned long long)c->tcp_flows,
 			(unsigned long long)c->udp_flows);
@@ -176,7 +72,7 @@ static void render_capture(GString *o, const md_labels *l, const pd_capture_summ
 	if (v->len)
 		row2(o, l->apps, v->str);
 	g_string_printf(v, "%u (%llu %s)", c->snaplen, (unsigned long long)c->snap_truncated,
-			l->truncated);
+			l->truncated_frames);
 	row2(o, l->snaplen, v->str);
 	g_string_truncate(v, 0);
 	for (int m = 1; m < PD_MAL__COUNT; m++)
@@ -205,7 +101,61 @@ static void render_capture(GString *o, const md_labels *l, const pd_capture_summ
 	g_string_free(v, TRUE);
 }
 
-static void metric_md(GString *o, const pd_metric *m)
+/* The verdict: one numbered entry per root cause, most time lost first. */
+static void render_verdict(GString *o, const pd_labels *l, bool zh, const pd_report *r)
+{
+	double lost = 0;
+	size_t n_info = 0;
+	GPtrArray *v = pd_r_verdict(r, &lost, &n_info);
+	const char *sep = zh ? "；" : "; ";
+	g_string_append_printf(o, "## %s\n\n", l->verdict);
+	if (!v->len) {
+		if (n_info)
+			g_string_append_printf(o, "**%s%zu%s**\n\n", l->no_problems_info_pre, n_info,
+					       l->no_problems_info_post);
+		else
+			g_string_append_printf(o, "**%s**\n\n", l->no_findings);
+		g_ptr_array_free(v, TRUE);
+		return;
+	}
+	g_string_append_printf(o, "%s%u%s", l->problems_pre, v->len,
+			       v->len == 1 ? l->problems_post_one : l->problems_post);
+	if (lost > 0) {
+		g_string_append_printf(o, "%s%s", sep, l->lost_total_pre);
+		pd_labels_seconds(o, l, lost);
+		g_string_append(o, l->lost_total_post);
+	}
+	g_string_append(o, zh ? "。\n\n" : ".\n\n");
+	for (guint i = 0; i < v->len; i++) {
+		const pd_finding *f = v->pdata[i];
+		unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
+		g_string_append_printf(o, "%u. **%s · %s**%s", i + 1, l->sev_lower[sev],
+				       pd_r_title(f->def, zh), zh ? "：" : ": ");
+		GString *w = g_string_new(NULL);
+		pd_r_verdict_where(w, f, l, " → ");
+		g_string_append_printf(o, "`%s`%s", w->str, sep);
+		g_string_free(w, TRUE);
+		pd_r_verdict_cost(o, f, l);
+		g_string_append(o, sep);
+		pd_r_confidence(o, f, l);
+		const char *name = NULL;
+		const pd_setting *s = pd_r_first_setting(f, &name);
+		if (name) {
+			g_string_append_printf(o, "  \n   %s%s**", l->first_step, zh ? "：" : ": ");
+			pd_escape_markdown(o, name);
+			g_string_append(o, "**");
+			if (s)
+				g_string_append_printf(o, "%s%s `%s`%s%s%s%s", zh ? " —— " : " — ",
+						       l->check_cmd, s->check, sep, l->change_cmd,
+						       zh ? "：" : ": ", zh ? s->change_zh : s->change_en);
+		}
+		g_string_append_c(o, '\n');
+	}
+	g_string_append_c(o, '\n');
+	g_ptr_array_free(v, TRUE);
+}
+
+static void metric_md(GString *o, const pd_labels *l, const pd_metric *m)
 {
 	double v = pd_r_finite(m->value);
 	g_string_append_printf(o, "- `%s`: ", m->key);
@@ -213,7 +163,10 @@ static void metric_md(GString *o, const pd_metric *m)
 		g_string_append_printf(o, "%lld", (long long)v);
 	else
 		g_string_append_printf(o, "%.6g", v);
-	if (m->unit && *m->unit && strcmp(m->unit, "count") != 0)
+	const char *u = pd_labels_unit(l, m->unit);
+	if (u)
+		g_string_append(o, u);
+	else
 		g_string_append_printf(o, " %s", m->unit);
 	g_string_append_c(o, '\n');
 }
@@ -225,31 +178,36 @@ static void evidence_md(GString *o, const pd_evidence *e)
 	g_string_append_printf(o, "#%llu (%s)", (unsigned long long)e->frame, iso);
 }
 
-static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
+static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose, size_t n,
 			   const pd_finding *f)
 {
 	const pd_finding_def *d = f->def;
 	unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
 
-	g_string_append_printf(o, "### %zu. %s: %s\n\n", n, l->sev[sev], pd_r_title(d, zh));
+	g_string_append_printf(o, "### %zu. %s: %s\n\n", n, l->sev_lower[sev], pd_r_title(d, zh));
 	g_string_append_printf(o, "`%s` · %s · %s %.2f", d ? d->id : "unknown",
 			       d ? pd_category_name(d->category) : "unknown", l->confidence,
 			       pd_r_finite(f->confidence));
-	if (f->impact_s > 0)
-		g_string_append_printf(o, " · %s %.3f", l->time_lost, pd_r_finite(f->impact_s));
+	if (f->impact_s > 0) {
+		g_string_append_printf(o, " · %s ", l->time_lost);
+		pd_labels_seconds(o, l, f->impact_s);
+	}
+	g_string_append_printf(o, " · %s%llu%s", l->occ_pre, (unsigned long long)f->occurrences,
+			       pd_labels_occurrences(l, f->occurrences));
 	if (f->known)
 		g_string_append_printf(o, " · %s", l->known);
 	g_string_append_printf(o, "\n\n%s\n\n", pd_r_explain(d, zh));
 
 	bool has_metrics = f->metrics && f->metrics->len;
-	if ((f->detail && *f->detail) || has_metrics) {
+	const char *detail = pd_finding_detail_in(f, zh);
+	if ((detail && *detail) || has_metrics) {
 		g_string_append_printf(o, "**%s:** ", l->seen);
-		pd_escape_markdown(o, f->detail ? f->detail : "");
+		pd_escape_markdown(o, detail ? detail : "");
 		g_string_append(o, "\n\n");
 		for (guint i = 0; has_metrics && i < f->metrics->len; i++) {
 			const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
 			if (m->key)
-				metric_md(o, m);
+				metric_md(o, l, m);
 		}
 		if (has_metrics)
 			g_string_append_c(o, '\n');
@@ -260,7 +218,7 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 		g_string_append_printf(o, "**%s** (%llu):\n\n", l->where,
 				       (unsigned long long)f->flow_count);
 		g_string_append_printf(o, "| %s | %s | %s | %s |\n|---|---|---|---|\n", l->flow,
-				       l->client, l->server, l->application);
+				       l->client, l->server_h, l->application);
 		for (guint i = 0; i < listed; i++) {
 			const pd_flow_ref *fr = &g_array_index(f->flows, pd_flow_ref, i);
 			g_string_append_printf(o, "| %llu | ", (unsigned long long)fr->flow_id);
@@ -276,14 +234,15 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 		g_string_append_printf(o, "**%s:** %s ", l->packets_h, l->first);
 		evidence_md(o, &f->first);
 		if (f->last.frame && f->last.frame != f->first.frame) {
-			g_string_append_printf(o, ", %s ", l->last);
+			g_string_append_printf(o, "%s%s ", zh ? "，" : ", ", l->last);
 			evidence_md(o, &f->last);
 		}
 		g_string_append(o, "\n\n");
 		for (guint i = 0; f->examples && i < f->examples->len; i++) {
 			const pd_evidence *e = &g_array_index(f->examples, pd_evidence, i);
 			g_string_append_printf(o, "- #%llu ", (unsigned long long)e->frame);
-			md_esc_fixed(o, e->what, sizeof e->what);
+			char what[128];
+			pd_escape_markdown(o, pd_evidence_what_in(e, zh, what));
 			g_string_append_c(o, '\n');
 		}
 		if (f->examples && f->examples->len)
@@ -294,7 +253,8 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 	size_t ns = pd_r_settings(f, names);
 	if (ns) {
 		g_string_append_printf(o, "**%s**\n\n", l->settings);
-		for (size_t i = 0; i < ns; i++) {
+		size_t full = verbose ? ns : MIN(ns, (size_t)PD_R_SETTINGS_SHOWN);
+		for (size_t i = 0; i < full; i++) {
 			const pd_setting *s = pd_kb_find(names[i]);
 			g_string_append_printf(o, "%zu. **", i + 1);
 			pd_escape_markdown(o, names[i]);
@@ -303,8 +263,7 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 				g_string_append_c(o, '\n');
 				continue;
 			}
-			g_string_append_printf(o, " (%s, %s", pd_kb_kind_name(s->kind),
-					       pd_kb_side_name(s->side));
+			g_string_append_printf(o, " (%s, %s", l->kinds[s->kind], l->sides[s->side]);
 			if (s->default_value)
 				g_string_append_printf(o, "; %s %s", l->default_, s->default_value);
 			if (s->removed_in)
@@ -315,6 +274,15 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 					       zh ? s->change_zh : s->change_en);
 			g_string_append_printf(o, "   - %s: %s\n", l->caveat,
 					       zh ? s->caveat_zh : s->caveat_en);
+		}
+		if (full < ns) {
+			g_string_append_printf(o, "\n%s: ", l->also_settings);
+			for (size_t i = full; i < ns; i++) {
+				if (i > full)
+					g_string_append(o, ", ");
+				pd_escape_markdown(o, names[i]);
+			}
+			g_string_append_printf(o, " (%s)\n", l->fold_pointer);
 		}
 		g_string_append_c(o, '\n');
 	}
@@ -329,7 +297,7 @@ static void render_finding(GString *o, const md_labels *l, bool zh, size_t n,
 	}
 }
 
-static bool render_flows(GString *o, const md_labels *l, const pd_report *r, FILE *out)
+static bool render_flows(GString *o, const pd_labels *l, const pd_report *r, FILE *out)
 {
 	bool ok = true;
 	char tmp[8], t[PD_TIME_STRLEN];
@@ -352,29 +320,28 @@ static bool render_flows(GString *o, const md_labels *l, const pd_report *r, FIL
 
 		g_string_append_printf(o, "| | %s |\n|---|---|\n", l->value);
 		if (row->first_frame)
-			g_string_append_printf(o, "| frames | #%llu to #%llu |\n",
+			g_string_append_printf(o, "| %s | #%llu – #%llu |\n", l->frames,
 					       (unsigned long long)row->first_frame,
 					       (unsigned long long)row->last_frame);
 		pd_time_iso(row->first_ts, t, sizeof t);
-		g_string_append_printf(o, "| first | %s |\n", t);
+		g_string_append_printf(o, "| %s | %s |\n", l->first_packet, t);
 		pd_time_iso(row->last_ts, t, sizeof t);
-		g_string_append_printf(o, "| last | %s |\n", t);
-		g_string_append_printf(o, "| packets c→s / s→c | %llu / %llu |\n",
+		g_string_append_printf(o, "| %s | %s |\n", l->last_packet, t);
+		g_string_append_printf(o, "| %s | %llu / %llu |\n", l->pkts_cs,
 				       (unsigned long long)row->pkts[0],
 				       (unsigned long long)row->pkts[1]);
-		g_string_append_printf(o, "| payload bytes c→s / s→c | %llu / %llu |\n",
+		g_string_append_printf(o, "| %s | %llu / %llu |\n", l->bytes_cs,
 				       (unsigned long long)row->bytes[0],
 				       (unsigned long long)row->bytes[1]);
 		if (row->hs_rtt >= 0)
-			g_string_append_printf(o, "| handshake RTT | %.3f ms |\n",
-					       (double)row->hs_rtt / 1e6);
-		g_string_append_printf(o,
-				       "| retransmissions | %u |\n| out of order | %u |\n"
-				       "| duplicate ACKs | %u |\n| zero windows | %u |\n",
-				       row->retrans, row->ooo, row->dupacks, row->zero_win);
-		g_string_append_printf(o, "| state | %s |\n", row->state ? row->state : "?");
+			g_string_append_printf(o, "| %s | %.3f%s |\n", l->rtt,
+					       (double)row->hs_rtt / 1e6, l->u_ms);
+		g_string_append_printf(o, "| %s | %u |\n| %s | %u |\n| %s | %u |\n| %s | %u |\n",
+				       l->retransmissions, row->retrans, l->out_of_order, row->ooo,
+				       l->dup_acks, row->dupacks, l->zero_windows, row->zero_win);
+		g_string_append_printf(o, "| %s | %s |\n", l->state, pd_labels_state(l, row->state));
 		if (f->community_id[0]) {
-			g_string_append(o, "| community id | ");
+			g_string_append_printf(o, "| %s | ", l->community_id);
 			md_esc_fixed(o, f->community_id, sizeof f->community_id);
 			g_string_append(o, " |\n");
 		}
@@ -390,7 +357,8 @@ static bool render_flows(GString *o, const md_labels *l, const pd_report *r, FIL
 static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE *out)
 {
 	bool zh = pd_r_is_zh(opt);
-	const md_labels *l = zh ? &M_ZH : &M_EN;
+	const pd_labels *l = pd_labels_get(zh);
+	bool verbose = opt && opt->verbose;
 	GString *o = g_string_new(NULL);
 
 	g_string_append_printf(o, "# %s\n\n", l->report);
@@ -399,6 +367,7 @@ static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE 
 		pd_escape_markdown(o, opt->version);
 		g_string_append(o, "\n\n");
 	}
+	render_verdict(o, l, zh, r);
 	render_capture(o, l, &r->cap);
 
 	guint nf = r->findings ? r->findings->len : 0;
@@ -408,13 +377,13 @@ static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE 
 	} else {
 		g_string_append_printf(o, "| # | %s | %s | id | %s | %s | %s |\n",
 				       l->severity, l->finding, l->flows, l->occurrences,
-				       l->time_lost);
+				       l->time_lost_s);
 		g_string_append(o, "|---|---|---|---|---|---|---|\n");
 		for (guint i = 0; i < nf; i++) {
 			const pd_finding *f = r->findings->pdata[i];
 			unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
 			g_string_append_printf(o, "| %u | %s | %s | `%s` | %llu | %llu | %.3f |\n",
-					       i + 1, l->sev[sev], pd_r_title(f->def, zh),
+					       i + 1, l->sev_lower[sev], pd_r_title(f->def, zh),
 					       f->def ? f->def->id : "unknown",
 					       (unsigned long long)f->flow_count,
 					       (unsigned long long)f->occurrences,
@@ -423,7 +392,7 @@ static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE 
 		g_string_append_c(o, '\n');
 		g_string_append_printf(o, "## %s\n\n", l->findings);
 		for (guint i = 0; i < nf; i++)
-			render_finding(o, l, zh, i + 1, r->findings->pdata[i]);
+			render_finding(o, l, zh, verbose, i + 1, r->findings->pdata[i]);
 	}
 
 	/* collapsed, so always included when the run kept the flow table */

@@ -13,146 +13,12 @@
 
 #define WIDTH 100
 
-typedef struct labels {
-	const char *report, *capture, *files, *packets, *on_wire, *from, *to, *link_types,
-		*protocols, *fragments, *flows, *evicted, *apps, *snaplen, *truncated_frames,
-		*malformed, *notes, *errors, *input_truncated, *quality, *no_quality, *findings,
-		*no_findings, *errors_n, *warnings_n, *infos_n, *category, *confidence, *time_lost,
-		*known, *meaning, *seen, *where, *flows_n, *listed, *packets_h, *first, *last, *at,
-		*settings, *default_, *check, *change, *caveat, *removed_in, *alternatives,
-		*flow_table, *omitted, *rtt, *retrans, *state, *occurrences, *other, *non_ip,
-		*frames, *kinds[6], *sides[6],
-		*sev[3];
-} labels;
-
-static const labels L_EN = {
-	.report = "pcapdoc report",
-	.capture = "Capture",
-	.files = "Files",
-	.packets = "Packets",
-	.on_wire = "on the wire",
-	.from = "from",
-	.to = "to",
-	.link_types = "Link types",
-	.protocols = "Protocols",
-	.fragments = "fragments",
-	.flows = "Flows",
-	.evicted = "evicted at the flow-table cap",
-	.apps = "Applications",
-	.snaplen = "Snap length",
-	.truncated_frames = "frames truncated",
-	.malformed = "Malformed",
-	.notes = "Notes",
-	.errors = "Errors",
-	.input_truncated = "input truncated: a file ended in the middle of a packet",
-	.quality = "Capture quality",
-	.no_quality = "no capture problems noticed",
-	.findings = "Findings",
-	.no_findings = "No problems found.",
-	.errors_n = "error(s)",
-	.warnings_n = "warning(s)",
-	.infos_n = "info",
-	.category = "category",
-	.confidence = "confidence",
-	.time_lost = "time lost",
-	.known = "known from baseline",
-	.meaning = "What it means",
-	.seen = "What was seen",
-	.where = "Where",
-	.flows_n = "flow(s)",
-	.listed = "listed",
-	.packets_h = "Packets (Wireshark frame numbers)",
-	.first = "first",
-	.last = "last",
-	.at = "at",
-	.settings = "Likely settings, most likely first",
-	.default_ = "default",
-	.check = "check",
-	.change = "change",
-	.caveat = "caveat",
-	.removed_in = "removed in kernel",
-	.alternatives = "What else could explain it",
-	.flow_table = "Flow table",
-	.omitted = "more flows not shown",
-	.rtt = "handshake RTT",
-	.retrans = "retrans",
-	.state = "state",
-	.occurrences = "occurrences",
-	.other = "other",
-	.non_ip = "non-IP",
-	.frames = "frames",
-	.kinds = {"sysctl", "socket option", "route", "application", "firewall", "interface"},
-	.sides = {"client", "server", "both", "sender", "receiver", "path"},
-	.sev = {"INFO", "WARNING", "ERROR"},
-};
-
-static const labels L_ZH = {
-	.report = "pcapdoc 诊断报告",
-	.capture = "抓包概况",
-	.files = "文件",
-	.packets = "报文",
-	.on_wire = "（线上）",
-	.from = "从",
-	.to = "到",
-	.link_types = "链路类型",
-	.protocols = "协议",
-	.fragments = "分片",
-	.flows = "流",
-	.evicted = "因流表上限被淘汰",
-	.apps = "应用",
-	.snaplen = "截断长度",
-	.truncated_frames = "帧被截断",
-	.malformed = "畸形报文",
-	.notes = "备注",
-	.errors = "错误",
-	.input_truncated = "输入被截断：文件在报文中间结束",
-	.quality = "抓包质量",
-	.no_quality = "未发现抓包问题",
-	.findings = "诊断结论",
-	.no_findings = "未发现问题。",
-	.errors_n = "个错误",
-	.warnings_n = "个警告",
-	.infos_n = "个提示",
-	.category = "类别",
-	.confidence = "置信度",
-	.time_lost = "损失时间",
-	.known = "基线中已知",
-	.meaning = "含义",
-	.seen = "观察到的现象",
-	.where = "位置",
-	.flows_n = "条流",
-	.listed = "已列出",
-	.packets_h = "报文（Wireshark 帧号）",
-	.first = "首个",
-	.last = "最后",
-	.at = "时间",
-	.settings = "可能相关的设置（按可能性排序）",
-	.default_ = "默认值",
-	.check = "检查",
-	.change = "修改",
-	.caveat = "注意",
-	.removed_in = "已删除于内核",
-	.alternatives = "其他可能的原因",
-	.flow_table = "流表",
-	.omitted = "条流未显示",
-	.rtt = "握手 RTT",
-	.retrans = "重传",
-	.state = "状态",
-	.occurrences = "次数",
-	.other = "其他",
-	.non_ip = "非 IP",
-	.frames = "帧",
-	.kinds = {"sysctl", "套接字选项", "路由", "应用", "防火墙", "接口"},
-	.sides = {"客户端", "服务端", "两端", "发送端", "接收端", "路径"},
-	.sev = {"提示", "警告", "错误"},
-};
-
 typedef struct ctx {
 	GString *out;
 	FILE *file; /* where out goes (pd_r_spill) */
 	bool write_failed;
-	const labels *l;
-	bool zh, color;
+	const pd_labels *l;
+	bool zh, color, verbose;
 } ctx;
 
 /* ---------- colour ---------- */
@@ -294,7 +160,7 @@ static void fmt_number(GString *b, double v)
 		g_string_append_printf(b, "%.6g", v);
 }
 
-static void fmt_metric(GString *b, const pd_metric *m)
+static void fmt_metric(GString *b, const pd_labels *l, const pd_metric *m)
 {
 	const char *unit = m->unit ? m->unit : "";
 	g_string_append_printf(b, "%s = ", m->key);
@@ -304,11 +170,14 @@ static void fmt_metric(GString *b, const pd_metric *m)
 		return;
 	}
 	if (strcmp(unit, "s") == 0) {
-		g_string_append_printf(b, "%.3f s", pd_r_finite(m->value));
+		pd_labels_seconds(b, l, m->value);
 		return;
 	}
 	fmt_number(b, m->value);
-	if (*unit && strcmp(unit, "count") != 0)
+	const char *u = pd_labels_unit(l, unit);
+	if (u)
+		g_string_append(b, u);
+	else
 		g_string_append_printf(b, " %s", unit);
 }
 
@@ -349,7 +218,7 @@ static void evidence_text(GString *b, const pd_evidence *e)
 
 static void render_setting(ctx *c, size_t idx, const char *name)
 {
-	const labels *l = c->l;
+	const pd_labels *l = c->l;
 	const pd_setting *s = pd_kb_find(name);
 	GString *b = g_string_new(NULL);
 	g_string_append_printf(b, "%zu. ", idx + 1);
@@ -382,7 +251,7 @@ static void render_setting(ctx *c, size_t idx, const char *name)
 
 static void render_finding(ctx *c, size_t n, const pd_finding *f)
 {
-	const labels *l = c->l;
+	const pd_labels *l = c->l;
 	const pd_finding_def *d = f->def;
 	GString *b = g_string_new(NULL);
 	unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
@@ -398,14 +267,18 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 	color_off(c);
 	g_string_append_c(c->out, '\n');
 
-	g_string_append_printf(b, "id %s; %s %s; %s %.2f", d ? d->id : "unknown", l->category,
-			       d ? pd_category_name(d->category) : "unknown", l->confidence,
+	const char *sep = c->zh ? "；" : "; ";
+	g_string_append_printf(b, "id %s%s%s %s%s%s %.2f", d ? d->id : "unknown", sep, l->category,
+			       d ? pd_category_name(d->category) : "unknown", sep, l->confidence,
 			       pd_r_finite(f->confidence));
-	if (f->impact_s > 0)
-		g_string_append_printf(b, "; %s %.3f s", l->time_lost, pd_r_finite(f->impact_s));
-	g_string_append_printf(b, "; %s %llu", l->occurrences, (unsigned long long)f->occurrences);
+	if (f->impact_s > 0) {
+		g_string_append_printf(b, "%s%s ", sep, l->time_lost);
+		pd_labels_seconds(b, l, f->impact_s);
+	}
+	g_string_append_printf(b, "%s%s%llu%s", sep, l->occ_pre, (unsigned long long)f->occurrences,
+			       pd_labels_occurrences(l, f->occurrences));
 	if (f->known)
-		g_string_append_printf(b, "; %s", l->known);
+		g_string_append_printf(b, "%s%s", sep, l->known);
 	para(c, 3, b->str);
 
 	heading(c, 3, l->meaning);
@@ -413,11 +286,12 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 
 	/* what was seen: detail and metrics */
 	bool has_metrics = f->metrics && f->metrics->len > 0;
-	if ((f->detail && *f->detail) || has_metrics) {
+	const char *detail = pd_finding_detail_in(f, c->zh);
+	if ((detail && *detail) || has_metrics) {
 		heading(c, 3, l->seen);
-		if (f->detail && *f->detail) {
+		if (detail && *detail) {
 			g_string_truncate(b, 0);
-			pd_escape_text(b, f->detail);
+			pd_escape_text(b, detail);
 			para(c, 5, b->str);
 		}
 		if (has_metrics) {
@@ -428,7 +302,7 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 					continue;
 				if (b->len)
 					g_string_append(b, "; ");
-				fmt_metric(b, m);
+				fmt_metric(b, c->l, m);
 			}
 			para(c, 5, b->str);
 		}
@@ -438,15 +312,15 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 	guint listed = f->flows ? f->flows->len : 0;
 	if (!listed && f->flow_count) {
 		g_string_truncate(b, 0);
-		g_string_append_printf(b, "%llu %s", (unsigned long long)f->flow_count, l->flows_n);
+		g_string_append_printf(b, "%llu%s", (unsigned long long)f->flow_count, l->flows_n);
 		labelled(c, 3, l->where, b->str);
 	} else if (listed) {
 		g_string_truncate(b, 0);
-		g_string_append_printf(b, "%s (%llu %s", l->where, (unsigned long long)f->flow_count,
-				       l->flows_n);
+		g_string_append_printf(b, "%s%s%llu%s", l->where, c->zh ? "（" : " (",
+				       (unsigned long long)f->flow_count, l->flows_n);
 		if (listed < f->flow_count)
-			g_string_append_printf(b, ", %u %s", listed, l->listed);
-		g_string_append(b, ")");
+			g_string_append_printf(b, "%s%s %u", c->zh ? "，" : ", ", l->listed, listed);
+		g_string_append(b, c->zh ? "）" : ")");
 		heading(c, 3, b->str);
 		for (guint i = 0; i < listed; i++) {
 			g_string_truncate(b, 0);
@@ -462,7 +336,7 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 		g_string_append_printf(b, "%s ", l->first);
 		evidence_text(b, &f->first);
 		if (f->last.frame && f->last.frame != f->first.frame) {
-			g_string_append_printf(b, ", %s ", l->last);
+			g_string_append_printf(b, "%s%s ", c->zh ? "，" : ", ", l->last);
 			evidence_text(b, &f->last);
 		}
 		para(c, 5, b->str);
@@ -470,9 +344,8 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 			const pd_evidence *e = &g_array_index(f->examples, pd_evidence, i);
 			g_string_truncate(b, 0);
 			g_string_append_printf(b, "#%llu ", (unsigned long long)e->frame);
-			char *what = g_strndup(e->what, sizeof e->what);
-			pd_escape_text(b, what);
-			g_free(what);
+			char what[128];
+			pd_escape_text(b, pd_evidence_what_in(e, c->zh, what));
 			para(c, 5, b->str);
 		}
 	}
@@ -482,8 +355,21 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 	size_t ns = pd_r_settings(f, names);
 	if (ns) {
 		heading(c, 3, l->settings);
-		for (size_t i = 0; i < ns; i++)
+		size_t full = c->verbose ? ns : MIN(ns, (size_t)PD_R_SETTINGS_SHOWN);
+		for (size_t i = 0; i < full; i++)
 			render_setting(c, i, names[i]);
+		if (full < ns) {
+			/* the rest by name only: the verdict and two in full are what a
+			 * reader acts on; the KB has the others */
+			g_string_truncate(b, 0);
+			for (size_t i = full; i < ns; i++) {
+				if (i > full)
+					g_string_append(b, c->zh ? "、" : ", ");
+				pd_escape_text(b, names[i]);
+			}
+			g_string_append_printf(b, c->zh ? "（%s）" : " (%s)", l->fold_pointer);
+			labelled(c, 5, l->also_settings, b->str);
+		}
 	}
 
 	/* alternatives */
@@ -501,9 +387,85 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 	g_string_free(b, TRUE);
 }
 
+/* The first screen: the root causes, most time lost first, one entry
+ * each: a line with what, where, cost and confidence, and a line with the
+ * first setting to check and what to change. */
+static void render_verdict(ctx *c, const pd_report *r)
+{
+	const pd_labels *l = c->l;
+	double lost = 0;
+	size_t n_info = 0;
+	GPtrArray *v = pd_r_verdict(r, &lost, &n_info);
+	GString *b = g_string_new(NULL);
+	const char *sep = c->zh ? "；" : "; ";
+
+	if (!v->len) {
+		color_on(c, "1");
+		g_string_append_printf(c->out, "%s%s", l->verdict, c->zh ? "：" : ": ");
+		color_off(c);
+		if (n_info)
+			g_string_append_printf(b, "%s%zu%s", l->no_problems_info_pre, n_info,
+					       l->no_problems_info_post);
+		else
+			g_string_append(b, l->no_findings);
+		wrap_at(c->out, b->str, str_width(l->verdict) + 2, 2);
+		g_string_append_c(c->out, '\n');
+		g_string_free(b, TRUE);
+		g_ptr_array_free(v, TRUE);
+		return;
+	}
+	g_string_append_printf(b, "%s%s%s%u%s", l->verdict, c->zh ? "（" : " (", l->problems_pre,
+			       v->len, v->len == 1 ? l->problems_post_one : l->problems_post);
+	if (lost > 0) {
+		g_string_append_printf(b, "%s%s", sep, l->lost_total_pre);
+		pd_labels_seconds(b, l, lost);
+		g_string_append(b, l->lost_total_post);
+	}
+	g_string_append(b, c->zh ? "）" : ")");
+	heading(c, 0, b->str);
+
+	for (guint i = 0; i < v->len; i++) {
+		const pd_finding *f = v->pdata[i];
+		unsigned sev = (unsigned)f->severity <= PD_SEV_ERROR ? (unsigned)f->severity : 0;
+		char num[16];
+		int nw = g_snprintf(num, sizeof num, "%2u. ", i + 1);
+		g_string_append(c->out, num);
+		color_on(c, sev_color(f->severity));
+		g_string_append(c->out, l->sev[sev]);
+		color_off(c);
+		g_string_truncate(b, 0);
+		g_string_append_printf(b, " %s%s", pd_r_title(f->def, c->zh), c->zh ? "：" : ": ");
+		pd_r_verdict_where(b, f, l, " -> ");
+		g_string_append(b, sep);
+		pd_r_verdict_cost(b, f, l);
+		g_string_append(b, sep);
+		pd_r_confidence(b, f, l);
+		wrap_at(c->out, b->str, nw + str_width(l->sev[sev]), nw);
+
+		const char *name = NULL;
+		const pd_setting *s = pd_r_first_setting(f, &name);
+		if (name) {
+			g_string_truncate(b, 0);
+			g_string_append_printf(b, "%s%s", l->first_step, c->zh ? "：" : ": ");
+			pd_escape_text(b, name);
+			if (s) {
+				g_string_append_printf(b, "%s%s%s%s", c->zh ? " —— " : " — ", l->check_cmd,
+						       c->zh ? "：" : ": ", s->check);
+				g_string_append_printf(b, "%s%s%s%s", sep, l->change_cmd,
+						       c->zh ? "：" : ": ",
+						       c->zh ? s->change_zh : s->change_en);
+			}
+			para(c, nw, b->str);
+		}
+	}
+	g_string_append_c(c->out, '\n');
+	g_string_free(b, TRUE);
+	g_ptr_array_free(v, TRUE);
+}
+
 static void render_capture(ctx *c, const pd_capture_summary *cap)
 {
-	const labels *l = c->l;
+	const pd_labels *l = c->l;
 	GString *b = g_string_new(NULL);
 	char t1[PD_TIME_STRLEN], t2[PD_TIME_STRLEN];
 
@@ -519,16 +481,19 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 		labelled(c, 2, l->files, b->str);
 
 	g_string_truncate(b, 0);
-	g_string_append_printf(b, "%llu, ", (unsigned long long)cap->packets);
+	g_string_append_printf(b, "%llu%s%s", (unsigned long long)cap->packets, c->zh ? "，" : ", ",
+			       l->on_wire_pre);
 	fmt_bytes(b, cap->wire_bytes);
-	g_string_append_printf(b, " %s", l->on_wire);
+	g_string_append(b, l->on_wire_post);
 	if (cap->packets) {
 		pd_time_iso(cap->first_ts, t1, sizeof t1);
 		pd_time_iso(cap->last_ts, t2, sizeof t2);
 		double dur = cap->last_ts > cap->first_ts
 				     ? (double)(cap->last_ts - cap->first_ts) / 1e9
 				     : 0.0;
-		g_string_append_printf(b, "; %.3f s, %s %s %s %s", dur, l->from, t1, l->to, t2);
+		g_string_append_printf(b, "%s%s", c->zh ? "；" : "; ", l->span_pre);
+		pd_labels_seconds(b, l, dur);
+		g_string_append_printf(b, "%s%s %s %s %s", c->zh ? "，" : ", ", l->from, t1, l->to, t2);
 	}
 	labelled(c, 2, l->packets, b->str);
 
@@ -580,7 +545,7 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 	}
 
 	g_string_truncate(b, 0);
-	g_string_append_printf(b, "%u (%llu %s)", cap->snaplen,
+	g_string_append_printf(b, c->zh ? "%u（%llu %s）" : "%u (%llu %s)", cap->snaplen,
 			       (unsigned long long)cap->snap_truncated, l->truncated_frames);
 	labelled(c, 2, l->snaplen, b->str);
 
@@ -611,37 +576,38 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 
 static void render_flows(ctx *c, const pd_report *r)
 {
-	const labels *l = c->l;
+	const pd_labels *l = c->l;
 	GString *b = g_string_new(NULL);
 	heading(c, 0, l->flow_table);
 	for (guint i = 0; i < r->flows->len; i++) {
 		const pd_flow_row *row = &g_array_index(r->flows, pd_flow_row, i);
 		g_string_truncate(b, 0);
 		flow_line(b, &row->ref);
-		g_string_append_printf(b, "  %s %s", l->state, row->state ? row->state : "?");
+		g_string_append_printf(b, "  %s %s", l->state, pd_labels_state(l, row->state));
 		if (row->first_frame)
 			g_string_append_printf(b, "  %s #%llu-#%llu", l->frames,
 					       (unsigned long long)row->first_frame,
 					       (unsigned long long)row->last_frame);
 		para(c, 2, b->str);
 		g_string_truncate(b, 0);
-		g_string_append_printf(b, "pkts %llu/%llu, bytes %llu/%llu",
+		g_string_append_printf(b, "%s %llu/%llu, %s %llu/%llu", l->pkts,
 				       (unsigned long long)row->pkts[0],
 				       (unsigned long long)row->pkts[1],
-				       (unsigned long long)row->bytes[0],
+				       l->bytes, (unsigned long long)row->bytes[0],
 				       (unsigned long long)row->bytes[1]);
 		if (row->hs_rtt >= 0)
-			g_string_append_printf(b, ", %s %.3f ms", l->rtt, (double)row->hs_rtt / 1e6);
-		g_string_append_printf(b, ", %s %u, ooo %u, dupack %u, zero-win %u", l->retrans,
-				       row->retrans, row->ooo, row->dupacks, row->zero_win);
+			g_string_append_printf(b, ", %s %.3f%s", l->rtt, (double)row->hs_rtt / 1e6, l->u_ms);
+		g_string_append_printf(b, ", %s %u, %s %u, %s %u, %s %u", l->retrans, row->retrans,
+				       l->ooo, row->ooo, l->dupack, row->dupacks, l->zero_win,
+				       row->zero_win);
 		para(c, 6, b->str);
 		if (!pd_r_spill(c->out, c->file))
 			c->write_failed = true;
 	}
 	if (r->flows_omitted) {
 		g_string_truncate(b, 0);
-		g_string_append_printf(b, "(%llu %s)", (unsigned long long)r->flows_omitted,
-				       l->omitted);
+		g_string_append_printf(b, c->zh ? "（%llu %s）" : "(%llu %s)",
+				       (unsigned long long)r->flows_omitted, l->omitted);
 		para(c, 2, b->str);
 	}
 	g_string_free(b, TRUE);
@@ -654,9 +620,10 @@ static bool render_text(const pd_report *r, const pd_render_opts *o, FILE *out)
 		.file = out,
 		.zh = pd_r_is_zh(o),
 		.color = o && o->color,
+		.verbose = o && o->verbose,
 	};
-	c.l = c.zh ? &L_ZH : &L_EN;
-	const labels *l = c.l;
+	c.l = pd_labels_get(c.zh);
+	const pd_labels *l = c.l;
 
 	color_on(&c, "1");
 	g_string_append_printf(c.out, "%s", l->report);
@@ -665,6 +632,7 @@ static bool render_text(const pd_report *r, const pd_render_opts *o, FILE *out)
 		g_string_append_printf(c.out, " (pcapdoc %s)", o->version);
 	g_string_append(c.out, "\n\n");
 
+	render_verdict(&c, r);
 	render_capture(&c, &r->cap);
 
 	guint nf = r->findings ? r->findings->len : 0;
@@ -691,8 +659,8 @@ static bool render_text(const pd_report *r, const pd_render_opts *o, FILE *out)
 			counts[f->severity]++;
 	}
 	GString *b = g_string_new(NULL);
-	g_string_append_printf(b, "%s (%llu %s, %llu %s, %llu %s)", l->findings,
-			       (unsigned long long)counts[2], l->errors_n,
+	g_string_append_printf(b, c.zh ? "%s（%llu%s，%llu%s，%llu%s）" : "%s (%llu%s, %llu%s, %llu%s)",
+			       l->findings, (unsigned long long)counts[2], l->errors_n,
 			       (unsigned long long)counts[1], l->warnings_n,
 			       (unsigned long long)counts[0], l->infos_n);
 	heading(&c, 0, b->str);

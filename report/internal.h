@@ -3,7 +3,9 @@
 #ifndef PD_REPORT_INTERNAL_H
 #define PD_REPORT_INTERNAL_H
 
+#include "dissect/dissect.h"
 #include "knowledge/kb.h"
+#include "report/labels.h"
 #include "report/render.h"
 
 /* "10.0.0.1" / "2001:db8::1"; "" for an empty address. */
@@ -51,5 +53,24 @@ void pd_r_count(const pd_report *r, uint64_t counts[3]);
 
 /* libpcap's name for a link type, or LINKTYPE_<n> when it has none. */
 const char *pd_r_linktype_name(int linktype, char *buf, size_t len);
+
+/* The verdict (verdict.c): the warnings and errors, most time lost first,
+ * problems of the capture itself last; borrowed pointers (free the array
+ * only). total_lost sums their impact_s; n_info counts the info notes. */
+GPtrArray *pd_r_verdict(const pd_report *r, double *total_lost, size_t *n_info);
+/* Where: "client -> server" for one flow, "N flows; server S" when the
+ * listed flows share a server, "N flows; K servers", or "whole capture". */
+void pd_r_verdict_where(GString *b, const pd_finding *f, const pd_labels *l, const char *arrow);
+/* What it cost: "1.269 s lost" / "损失 1.269 秒", or "3 occurrences". */
+void pd_r_verdict_cost(GString *b, const pd_finding *f, const pd_labels *l);
+/* "confidence 95%". */
+void pd_r_confidence(GString *b, const pd_finding *f, const pd_labels *l);
+/* The first setting to look at (its KB entry, NULL when not in the KB or
+ * none; *name NULL when none). */
+const pd_setting *pd_r_first_setting(const pd_finding *f, const char **name);
+
+/* Settings shown in full in a finding's details unless --verbose; the rest
+ * are named in one line with a pointer to docs/settings.md. */
+#define PD_R_SETTINGS_SHOWN 2
 
 #endif

@@ -87,8 +87,11 @@ static cJSON *evidence(const pd_evidence *e, bool with_what)
 	cJSON *o = cJSON_CreateObject();
 	add_u64(o, "frame", e->frame);
 	add_time(o, "ts", e->ts);
-	if (with_what)
+	if (with_what) {
 		cJSON_AddItemToObject(o, "what", safe_fixed(e->what, sizeof e->what));
+		if (e->what_zh[0] && strncmp(e->what_zh, e->what, sizeof e->what))
+			cJSON_AddItemToObject(o, "what_zh", safe_fixed(e->what_zh, sizeof e->what_zh));
+	}
 	return o;
 }
 
@@ -120,6 +123,8 @@ static cJSON *finding_json(const pd_finding *f)
 	cJSON_AddItemToObject(o, "title", cJSON_CreateString(pd_r_title(d, false)));
 	cJSON_AddItemToObject(o, "explanation", cJSON_CreateString(pd_r_explain(d, false)));
 	cJSON_AddItemToObject(o, "detail", safe_string(f->detail));
+	if (f->detail_zh && f->detail && strcmp(f->detail_zh, f->detail))
+		cJSON_AddItemToObject(o, "detail_zh", safe_string(f->detail_zh));
 	cJSON_AddItemToObject(o, "scope", cJSON_CreateString(f->capture_wide ? "capture" : "flow"));
 	add_u64(o, "flow_count", f->flow_count);
 
@@ -221,6 +226,7 @@ static cJSON *capture_json(const pd_capture_summary *c)
 	cJSON *fl = cJSON_AddObjectToObject(o, "flows");
 	add_u64(fl, "tcp", c->tcp_flows);
 	add_u64(fl, "udp", c->udp_flows);
+	add_u64(fl, "fragments_only", c->other_flows);
 	add_u64(fl, "evicted", c->flows_evicted);
 	cJSON *apps = cJSON_AddArrayToObject(o, "applications");
 	for (guint i = 0; c->apps && i < c->apps->len; i++) {

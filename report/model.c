@@ -46,11 +46,50 @@ void pd_report_free(pd_report *r)
 		g_ptr_array_unref(c->notes);
 	if (c->errors)
 		g_ptr_array_unref(c->errors);
+	if (c->file_sha256)
+		g_ptr_array_unref(c->file_sha256);
+	if (c->file_sizes)
+		g_array_unref(c->file_sizes);
 	if (r->flows)
 		g_array_unref(r->flows);
 	if (r->findings)
 		g_ptr_array_unref(r->findings);
+	pd_series_set_free(r->series);
 	g_free(r);
+}
+
+static void free_series(gpointer p)
+{
+	pd_flow_series *fs = p;
+	if (!fs)
+		return;
+	if (fs->points)
+		g_array_unref(fs->points);
+	if (fs->rtt)
+		g_array_unref(fs->rtt);
+	g_free(fs);
+}
+
+void pd_series_set_free(pd_series_set *s)
+{
+	if (!s)
+		return;
+	for (guint i = 0; s->flows && i < s->flows->len; i++)
+		free_series(s->flows->pdata[i]);
+	if (s->flows)
+		g_ptr_array_free(s->flows, TRUE);
+	g_free(s->unavailable);
+	g_free(s);
+}
+
+const pd_flow_series *pd_series_find(const pd_series_set *s, uint64_t flow_id)
+{
+	for (guint i = 0; s && s->flows && i < s->flows->len; i++) {
+		const pd_flow_series *fs = s->flows->pdata[i];
+		if (fs->ref.flow_id == flow_id)
+			return fs;
+	}
+	return NULL;
 }
 
 void pd_finding_free(pd_finding *f)
@@ -192,4 +231,23 @@ void pd_time_iso(pd_time t, char *buf, size_t len)
 	char date[32];
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf, len, "%s.%09" PRId64 "Z", date, nsec);
+}
+
+const char *pd_finding_detail_in(const pd_finding *f, bool zh)
+{
+	if (zh && f->detail_zh && *f->detail_zh)
+		return f->detail_zh;
+	return f->detail;
+}
+
+const char *pd_evidence_what_in(const pd_evidence *e, bool zh, char buf[128])
+{
+	const char *src = zh && e->what_zh[0] ? e->what_zh : e->what;
+	size_t n = zh && e->what_zh[0] ? sizeof e->what_zh : sizeof e->what;
+	size_t len = strnlen(src, n);
+	if (len > 127)
+		len = 127;
+	memcpy(buf, src, len);
+	buf[len] = '\0';
+	return buf;
 }

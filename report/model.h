@@ -107,18 +107,97 @@ typedef struct pd_capture_summary {
 	bool input_truncated; /* a file ended mid-record */
 	GPtrArray *notes; /* char*: capture notes (truncation, caps hit, ...) */
 	GPtrArray *errors; /* char*: per-file read errors */
+	/* The capture's identity, filled by pd_report_hash_files() (the CLI
+	 * calls it for --format jsonl): the SHA-256 of each file's bytes as
+	 * stored (a .gz file's compressed bytes), parallel to files; "" for
+	 * one that could not be hashed (standard input). NULL when not asked. */
+	GPtrArray *file_sha256; /* char*, lowercase hex */
+	GArray *file_sizes; /* uint64_t bytes, parallel to files; 0 unknown */
 } pd_capture_summary;
+
+/* Packet series behind the HTML report's pictures (analyzer/series.c,
+ * only for --format html): per flagged flow, a bounded sample of its
+ * packets. Only the HTML renderer reads them. */
+#define PD_MARK_RETRANS 0x01 /* data below the highest sequence seen that way */
+#define PD_MARK_SYN 0x02
+#define PD_MARK_SYN_RETRY 0x04 /* a SYN (or SYN-ACK) seen again */
+#define PD_MARK_ZERO_WIN 0x08 /* advertises a zero window */
+#define PD_MARK_ZWP 0x10 /* 0-1 byte segment while the peer's window is zero */
+#define PD_MARK_EVIDENCE 0x20 /* a frame one of the flow's findings names */
+#define PD_MARK_FIN 0x40
+#define PD_MARK_RST 0x80
+
+typedef struct pd_series_point {
+	uint64_t frame; /* Wireshark's frame number */
+	pd_time ts;
+	uint32_t seq, len; /* seq relative to the direction's SYN (SYN = 0, first byte = 1) */
+	uint32_t ack; /* relative to the other direction's SYN; 0 without ACK */
+	uint32_t win; /* this packet's window, bytes (scaled when both SYNs showed it) */
+	uint32_t in_flight; /* bytes this direction sent and the other has not ACKed yet */
+	uint32_t peer_win; /* the other direction's last window, bytes */
+	uint8_t dir; /* 0 client->server, 1 server->client */
+	uint8_t flags; /* TCP flags */
+	uint16_t marks; /* PD_MARK_* */
+} pd_series_point;
+
+typedef struct pd_series_rtt {
+	uint64_t frame; /* the segment's frame */
+	pd_time ts;
+	uint32_t rtt_us;
+	uint8_t dir; /* direction of the data segment */
+} pd_series_rtt;
+
+/* Inter-segment gaps: log bins, PD_SERIES_GAP_PER_DECADE per decade from
+ * 10 us; the first bin takes anything shorter, the last anything longer. */
+#define PD_SERIES_GAP_BINS 36
+#define PD_SERIES_GAP_PER_DECADE 5
+#define PD_SERIES_GAP_MIN_S 1e-5
+
+typedef struct pd_flow_series {
+	pd_flow_ref ref;
+	uint64_t first_frame, last_frame;
+	pd_time first_ts, last_ts;
+	uint64_t packets; /* the flow's packets read; points holds a sample */
+	uint64_t payload[2]; /* bytes per direction */
+	GArray *points; /* pd_series_point, frame order, bounded */
+	GArray *rtt; /* pd_series_rtt, bounded */
+	uint32_t gaps[2][PD_SERIES_GAP_BINS]; /* per direction, every data segment counted */
+	uint8_t data_dir; /* direction with more payload */
+	bool wscale_known; /* both SYNs seen: windows are in bytes */
+} pd_flow_series;
+
+typedef struct pd_series_set {
+	GPtrArray *flows; /* pd_flow_series*, in the order the findings name them */
+	char *unavailable; /* why there are none (standard input), or NULL */
+	size_t max_points; /* the bound per flow */
+	size_t flows_left_out; /* flagged flows past the bound on flows */
+} pd_series_set;
+
+void pd_series_set_free(pd_series_set *s);
+/* The series of a flow, or NULL. */
+const pd_flow_series *pd_series_find(const pd_series_set *s, uint64_t flow_id);
 
 typedef struct pd_report {
 	pd_capture_summary cap;
 	GArray *flows; /* pd_flow_row; NULL unless the flow table was asked for */
 	uint64_t flows_omitted; /* rows beyond the cap */
 	GPtrArray *findings; /* pd_finding*, sorted: severity desc, impact desc, id, first frame */
+	pd_series_set *series; /* NULL unless collected for --format html */
 } pd_report;
 
 pd_report *pd_report_new(void);
 void pd_report_free(pd_report *r);
+
+/* Hashes every input file named in r->cap.files (report/identity.c),
+ * reading the files again as bytes (never as packets): ~4 s per GB.
+ * Standard input ("-") and files that cannot be read get "". */
+void pd_report_hash_files(pd_report *r);
 void pd_finding_free(pd_finding *f);
+
+/* The detail and an evidence label in the report's language (zh: Chinese
+ * where the detector gave one, else English). */
+const char *pd_finding_detail_in(const pd_finding *f, bool zh);
+const char *pd_evidence_what_in(const pd_evidence *e, bool zh, char buf[128]);
 
 /* Sorts findings in the canonical order. */
 void pd_report_sort(pd_report *r);

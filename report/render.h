@@ -16,6 +16,7 @@ typedef struct pd_render_opts {
 	const char *lang; /* "en" or "zh" */
 	bool color; /* ANSI colour allowed (TTY and no NO_COLOR) */
 	bool show_flows; /* include the per-flow table */
+	bool verbose; /* every setting in full (otherwise the first two, then names) */
 	const char *version; /* pcapdoc version string */
 } pd_render_opts;
 

@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 
 build_pkgs=(gcc clang pkg-config meson ninja-build python3 libpcap-dev libndpi-dev
             libglib2.0-dev libcjson-dev libcriterion-dev zlib1g-dev)
-# Test-time cross-checks and tools (never runtime dependencies).
-test_pkgs=(tshark tcpdump libclang-rt-14-dev valgrind time)
+# Test-time cross-checks and tools (never runtime dependencies); chromium
+# renders the HTML report in tests/test_html.c.
+test_pkgs=(tshark tcpdump libclang-rt-14-dev valgrind time chromium)
 want=("${build_pkgs[@]}")
 if [ "${PD_WITH_TEST_TOOLS:-0}" = 1 ]; then
 	want+=("${test_pkgs[@]}")

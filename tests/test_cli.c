@@ -186,6 +186,46 @@ Test(cli, several_files_merge_in_time_order)
 	cJSON_Delete(doc);
 }
 
+/* -r FILE as tcpdump and tshark take it: repeatable, beside positional
+ * files, before filter words, "-" for standard input. */
+Test(cli, read_option_like_tcpdump)
+{
+	int rc;
+	char *base = NULL, *viar = NULL;
+	cr_expect_eq(sh("$PCAPDOC -q --format json testdata/captures/linktypes/ipv6.pcap " ETH, &base,
+			NULL), 0);
+	cr_expect_eq(sh("$PCAPDOC -q --format json -r testdata/captures/linktypes/ipv6.pcap -r " ETH,
+			&viar, NULL), 0);
+	cr_assert(base && viar);
+	cr_expect_str_eq(viar, base, "-r A -r B reads what A B reads");
+	g_free(viar);
+	viar = NULL;
+	cr_expect_eq(sh("$PCAPDOC -q --format json --read-file testdata/captures/linktypes/ipv6.pcap "
+			ETH, &viar, NULL), 0);
+	cr_expect_str_eq(viar, base, "-r beside a positional file");
+	g_free(viar);
+	g_free(base);
+
+	cJSON *doc = sh_json("$PCAPDOC -q --format json -r " ETH " -r testdata/captures/linktypes/ipv6.pcap"
+			     " ip6", &rc);
+	cr_assert_not_null(doc);
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(num(doc, "capture.packets"), 10, "trailing words after -r are the filter");
+	cJSON_Delete(doc);
+	doc = sh_json("cat " ETH " | $PCAPDOC -q --format json -r -", &rc);
+	cr_assert_not_null(doc);
+	cr_expect_eq(num(doc, "capture.packets"), 10, "-r - reads standard input");
+	cJSON_Delete(doc);
+
+	char *err = NULL;
+	cr_expect_eq(sh("$PCAPDOC -r", NULL, &err), 2);
+	cr_expect(strstr(err, "usage") != NULL, "%s", err);
+	g_free(err);
+	cr_expect_eq(sh("$PCAPDOC -q -r /nonexistent/x.pcap", NULL, &err), 3);
+	cr_expect(strstr(err, "/nonexistent/x.pcap") != NULL, "%s", err);
+	g_free(err);
+}
+
 /* A filter hides packets but keeps the original frame numbers. */
 Test(cli, filter_keeps_frame_numbers)
 {
@@ -384,6 +424,32 @@ Test(cli, readme_examples_run)
 	sh(rm, NULL, NULL);
 	g_free(rm);
 	g_free(dir);
+}
+
+/* The verdict the README shows is what pcapdoc prints for that capture. */
+Test(cli, readme_verdict_is_current)
+{
+	char *readme_path = pd_test_src("README.md");
+	char *readme = NULL;
+	cr_assert(g_file_get_contents(readme_path, &readme, NULL, NULL));
+	const char *cmd_line = "$ pcapdoc testdata/captures/nagle-delack/nagle-delack.pcap\n";
+	char *start = strstr(readme, cmd_line);
+	cr_assert_not_null(start, "README lost its verdict example");
+	start += strlen(cmd_line);
+	char *end = strstr(start, "```");
+	cr_assert_not_null(end);
+	char *shown = g_strndup(start, (gsize)(end - start));
+	char *out = NULL;
+	cr_assert_eq(sh("$PCAPDOC --color never testdata/captures/nagle-delack/nagle-delack.pcap", &out,
+			NULL),
+		     0);
+	cr_expect(g_str_has_prefix(out, shown), "README shows:\n%s\npcapdoc prints:\n%.*s", shown,
+		  (int)strlen(shown), out);
+	cr_expect(strstr(shown, "Verdict"), "the example shows the verdict");
+	g_free(out);
+	g_free(shown);
+	g_free(readme);
+	g_free(readme_path);
 }
 
 /* The report of N workers is the report of one thread, byte for byte, for

@@ -331,7 +331,9 @@ Test(docs, man_page_lists_options)
 	cr_assert(g_file_get_contents(path, &man, NULL, NULL), "no %s", path);
 	static const char *opts[] = {"format", "filter", "flows", "lang", "fail\\-on", "baseline",
 				     "junit", "threads", "max\\-flows", "strict", "color",
-				     "version", "help", "NO_COLOR", "EXIT STATUS", "diff"};
+				     "version", "help", "NO_COLOR", "EXIT STATUS", "diff",
+				     "\\-r \", \" \\-\\-read\\-file", "\\-\\-verbose", "jsonl | html",
+				     "docs/siem.md", "verdict"};
 	for (size_t i = 0; i < G_N_ELEMENTS(opts); i++)
 		cr_expect(strstr(man, opts[i]), "pcapdoc.1 does not mention %s", opts[i]);
 	g_free(man);

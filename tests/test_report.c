@@ -15,6 +15,7 @@
 #include "heuristics/store.h"
 #include "knowledge/kb.h"
 #include "report/render.h"
+#include "report/labels.h"
 #include "testutil.h"
 
 /* tests/meson.build links each test with testutil.c only */
@@ -163,18 +164,25 @@ static pd_report *sample(bool with_flows, bool extra)
 	return r;
 }
 
-static char *render(const pd_report *r, const char *fmt, const char *lang, bool color,
-		    bool flows)
+static char *render_v(const pd_report *r, const char *fmt, const char *lang, bool color,
+		      bool flows, bool verbose)
 {
 	const pd_renderer *rd = pd_renderer_find(fmt);
 	cr_assert_not_null(rd, "no renderer %s", fmt);
-	pd_render_opts o = {.lang = lang, .color = color, .show_flows = flows, .version = "0.1.0"};
+	pd_render_opts o = {.lang = lang, .color = color, .show_flows = flows, .verbose = verbose,
+			    .version = "0.1.0"};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	cr_assert(rd->render(r, &o, m));
 	fclose(m);
 	return buf;
+}
+
+static char *render(const pd_report *r, const char *fmt, const char *lang, bool color,
+		    bool flows)
+{
+	return render_v(r, fmt, lang, color, flows, false);
 }
 
 static cJSON *load_schema(void)
@@ -521,9 +529,11 @@ Test(text, content_and_wrapping)
 	cr_expect(strstr(en, "10.0.0.1:40000 -> 10.0.0.2:80"), "flow endpoints shown");
 	cr_expect(strstr(en, "\\x1B[31mEVIL\\xFF\\xFE"), "app name escaped visibly");
 	cr_expect(strstr(en, "37.5%"), "ratio as percentage");
-	/* capture-quality findings come before the others */
+	/* capture-quality findings come before the others' details (the
+	 * verdict, above both, names the warnings and errors) */
 	char *tso = strstr(en, pd_catalog_find("capture-offload-tso")->title_en);
-	cr_expect(tso && tso < strstr(en, d->title_en));
+	char *details = strstr(en, "Findings (");
+	cr_expect(tso && details && tso < strstr(details, d->title_en));
 	cr_expect(strstr(en, "pkts 10/12"), "flow table");
 	cr_expect(strstr(zh, d->title_zh), "Chinese title");
 	char *zh_flat = squash(zh), *ex = squash(d->explain_zh);
@@ -567,6 +577,158 @@ Test(markdown, content)
 	char *zh = render(r, "markdown", "zh", false, false);
 	cr_expect(strstr(zh, pd_catalog_find("nagle-delayed-ack")->title_zh));
 	free(zh);
+	pd_report_free(r);
+}
+
+/* ---------------- verdict, folding, labels ---------------- */
+
+/* Position of needle in hay, or SIZE_MAX. */
+static size_t pos(const char *hay, const char *needle)
+{
+	const char *p = hay && needle ? strstr(hay, needle) : NULL;
+	return p ? (size_t)(p - hay) : SIZE_MAX;
+}
+
+Test(verdict, first_and_in_order_of_time_lost)
+{
+	pd_report *r = sample(true, true); /* accept queue 3 s, zero window 1 s, Nagle 0.42 s */
+	const char *aq = pd_catalog_find("accept-queue-overflow")->title_en;
+	const char *zw = pd_catalog_find("zero-window")->title_en;
+	const char *ng = pd_catalog_find("nagle-delayed-ack")->title_en;
+	char *en = render(r, "text", "en", false, false);
+	size_t v = pos(en, "Verdict (3 problems, most time lost first; 4.420 s lost in all):");
+	cr_expect_lt(v, pos(en, "Capture:"), "the verdict opens the report:\n%s", en);
+	cr_expect_lt(pos(en, aq), pos(en, zw));
+	cr_expect_lt(pos(en, zw), pos(en, ng));
+	cr_expect_lt(pos(en, ng), pos(en, "Capture:"));
+	/* what, where, cost, confidence on one line; the first setting after */
+	cr_expect(strstr(en, " 1. ERROR "), "%s", en);
+	char *en_flat = squash(en);
+	cr_expect(strstr(en_flat, "2flow(s);server10.0.0.2:80;3.000slost;confidence80%"), "%s", en);
+	free(en_flat);
+	cr_expect(strstr(en, "10.0.0.1:40002 -> 10.0.0.2:6379; 0.420 s lost"), "%s", en);
+	cr_expect(strstr(en, "First: net.core.somaxconn — check: sysctl net.core.somaxconn"), "%s",
+		  en);
+	/* info notes are not root causes */
+	cr_expect_gt(pos(en, pd_catalog_find("capture-offload-tso")->title_en), pos(en, "Capture:"));
+	free(en);
+
+	char *md = render(r, "markdown", "en", false, false);
+	cr_expect_lt(pos(md, "## Verdict"), pos(md, "## Capture"));
+	cr_expect(strstr(md, "1. **error · "), "%s", md);
+	cr_expect_lt(pos(md, aq), pos(md, zw));
+	cr_expect_lt(pos(md, zw), pos(md, "## Capture"));
+	free(md);
+
+	char *zh = render(r, "text", "zh", false, false);
+	char *zh_flat = squash(zh);
+	cr_expect(strstr(zh, "结论（共 3 个问题，按损失时间从多到少排列；合计损失 4.420 秒）"), "%s", zh);
+	cr_expect(strstr(zh_flat, "损失3.000秒；置信度80%"), "%s", zh);
+	cr_expect(strstr(zh_flat, "2条流；服务端10.0.0.2:80"), "%s", zh);
+	free(zh_flat);
+	free(zh);
+	pd_report_free(r);
+
+	/* nothing at warning or above: said so, explicitly */
+	r = pd_report_new();
+	char *none = render(r, "text", "en", false, false);
+	cr_expect(strstr(none, "Verdict: No problems found."), "%s", none);
+	free(none);
+	none = render(r, "markdown", "zh", false, false);
+	cr_expect(strstr(none, "未发现问题。"), "%s", none);
+	free(none);
+	pd_report_free(r);
+}
+
+Test(verdict, settings_fold_past_two_unless_verbose)
+{
+	pd_report *r = sample(false, false); /* accept queue: somaxconn, backlog, not-in-kb */
+	char *en = render(r, "text", "en", false, false);
+	char *flat = squash(en);
+	cr_expect(strstr(flat, "Alsopossible:not-in-kb(detailsindocs/settings.mdorwith--verbose)"),
+		  "%s", en);
+	cr_expect_null(strstr(en, "3. not-in-kb"));
+	char *v = render_v(r, "text", "en", false, false, true);
+	cr_expect(strstr(v, "3. not-in-kb"), "%s", v);
+	cr_expect_null(strstr(v, "Also possible"));
+	char *md = render(r, "markdown", "en", false, false);
+	cr_expect(strstr(md, "Also possible: not-in-kb (details in docs/settings.md"), "%s", md);
+	char *mdv = render_v(r, "markdown", "en", false, false, true);
+	cr_expect(strstr(mdv, "3. **not-in-kb**"), "%s", mdv);
+	free(en);
+	free(flat);
+	free(v);
+	free(md);
+	free(mdv);
+	pd_report_free(r);
+}
+
+/* A Chinese report carries none of the renderers' English labels: the
+ * sample without the strings detectors and packets supply (those become
+ * bilingual through the finding API), and without the knowledge base's
+ * commands and defaults, which are commands. */
+Test(labels, zh_reports_have_no_english_label)
+{
+	pd_report *r = sample(true, true);
+	for (guint i = 0; i < r->findings->len; i++) {
+		pd_finding *f = r->findings->pdata[i];
+		g_clear_pointer(&f->detail, g_free);
+		g_array_set_size(f->examples, 0);
+		for (guint k = 0; k < f->flows->len; k++)
+			g_array_index(f->flows, pd_flow_ref, k).app[0] = '\0';
+	}
+	g_ptr_array_set_size(r->cap.notes, 0);
+	g_array_set_size(r->cap.apps, 0);
+	for (guint k = 0; k < r->flows->len; k++)
+		g_array_index(r->flows, pd_flow_row, k).ref.app[0] = '\0';
+	const pd_labels *en = pd_labels_get(false), *zh = pd_labels_get(true);
+	const char *const *el = (const char *const *)en, *const *zl = (const char *const *)zh;
+	const char *fmts[] = {"text", "markdown"};
+	for (size_t k = 0; k < G_N_ELEMENTS(fmts); k++) {
+		char *out = render_v(r, fmts[k], "zh", false, true, true);
+		char *flat = squash(out);
+		/* commands and defaults from the KB are not labels */
+		for (size_t i = 0; i < pd_kb_len; i++) {
+			const char *drop[] = {pd_kb[i].check, pd_kb[i].default_value, pd_kb[i].name};
+			for (size_t j = 0; j < G_N_ELEMENTS(drop); j++) {
+				if (!drop[j])
+					continue;
+				char *d = squash(drop[j]);
+				for (char *p; *d && (p = strstr(flat, d));)
+					memset(p, '_', strlen(d));
+				free(d);
+			}
+		}
+		for (size_t i = 0; i < pd_catalog_len; i++) {
+			char *d = squash(pd_catalog[i].id);
+			for (char *p; (p = strstr(flat, d));)
+				memset(p, '_', strlen(d));
+			free(d);
+		}
+		int checked = 0;
+		for (size_t i = 0; i < PD_LABELS_COUNT; i++) {
+			if (!el[i] || !zl[i] || strcmp(el[i], zl[i]) == 0)
+				continue;
+			char *e = squash(el[i]);
+			/* short words ("s", "ms", "ooo") hide inside ids and metric keys */
+			if (strlen(e) >= 5) {
+				/* a hit inside a longer identifier (JavaServerSocket) is not the label */
+				const char *hit = flat;
+				size_t el_len = strlen(e);
+				while ((hit = strstr(hit, e)) &&
+				       ((hit > flat && g_ascii_isalpha(hit[-1]) && g_ascii_isalpha(e[0])) ||
+					(g_ascii_isalpha(hit[el_len]) && g_ascii_isalpha(e[el_len - 1]))))
+					hit += el_len;
+				cr_expect_null(hit, "%s (zh) still says \"%s\": ...%.60s...", fmts[k], el[i],
+					       hit ? (hit - flat > 20 ? hit - 20 : flat) : "");
+				checked++;
+			}
+			free(e);
+		}
+		cr_expect_gt(checked, 100);
+		free(flat);
+		free(out);
+	}
 	pd_report_free(r);
 }
 
