@@ -345,7 +345,7 @@ const pd_finding_def pd_catalog[] = {
 		.explain_zh = "由于数据丢失或确认未到，发送端不得不重发部分数据。"
 			      "每次丢包至少损失一个往返，并且发送端会降速。",
 		S("net.ipv4.tcp_congestion_control", "qdisc limit", "net.core.netdev_max_backlog",
-		  "NIC ring buffers", "net.ipv4.tcp_sack"),
+		  "NIC ring buffers", "local netfilter drops", "net.ipv4.tcp_sack"),
 		AEN("Congestion on the path", "A faulty link or cable (errors on an interface)",
 		    "Policers or shapers on the path"),
 		AZH("路径拥塞", "故障链路或线缆（接口有错误计数）", "路径上的限速或整形设备"),
@@ -389,11 +389,17 @@ const pd_finding_def pd_catalog[] = {
 		.title_en = "Retransmission of a segment that never left the sender",
 		.title_zh = "重传的报文原本从未离开发送端",
 		.explain_en = "On this sender-side capture, a retransmission appeared whose original was "
-			      "never seen. The first copy was dropped inside the sending host (queue, "
-			      "driver) before it reached the capture point.",
+			      "never seen. The capture tap sees a packet when it is handed to the driver, "
+			      "after the qdisc, so the first copy was dropped inside the sending host before "
+			      "that point: by the qdisc, in the neighbour queue, or (seen from the host side "
+			      "of a container's veth) in the per-CPU backlog. A full NIC ring drops after "
+			      "the tap and would show the original.",
 		.explain_zh = "在这份发送端抓包中，出现了重传报文，但原始报文从未出现过。"
-			      "说明第一份在发送主机内部（队列、驱动）被丢弃，没有到达抓包点。",
-		S("qdisc limit", "NIC ring buffers", "net.core.netdev_max_backlog", "capture buffer"),
+			      "抓包点在报文交给网卡驱动时（qdisc 之后）看到它，所以第一份是在到达这一点之前"
+			      "就在发送主机内部被丢弃的：被 qdisc 丢弃、在邻居（ARP）队列中丢弃，或者"
+			      "（在容器 veth 的宿主机一侧抓包时）在每 CPU 的 backlog 队列中丢弃。"
+			      "网卡环形缓冲满时的丢包发生在抓包点之后，抓包中会有原始报文。",
+		S("qdisc limit", "net.core.default_qdisc", "net.core.netdev_max_backlog", "capture buffer"),
 		AEN("The capture itself dropped the original (check the capture's drop count)",
 		    "The capture was not taken on the sender"),
 		AZH("抓包本身丢失了原始报文（检查抓包丢包计数）", "抓包点并不在发送端"),

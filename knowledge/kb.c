@@ -578,6 +578,57 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "很多驱动在修改环形缓冲大小时会短暂重置链路。",
 	},
 	{
+		.name = "net.core.default_qdisc",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "pfifo_fast (kernel default; many distributions set fq_codel through "
+				 "systemd's sysctl.d)",
+		.check = "sysctl net.core.default_qdisc; tc -s qdisc show dev IF (the qdisc in use, its "
+			 "drops and backlog)",
+		.change_en = "Prefer fq_codel (short queues: it drops or marks packets that waited too "
+			     "long) or fq (per-flow pacing, the usual partner of bbr): sysctl -w "
+			     "net.core.default_qdisc=fq_codel, then re-create the device's root qdisc "
+			     "(tc qdisc replace dev IF root fq_codel), since the default only applies to "
+			     "qdiscs created afterwards.",
+		.change_zh = "优先使用 fq_codel（短队列：排队过久的报文会被丢弃或标记）或 fq（按流 pacing，"
+			     "bbr 的常见搭配）：sysctl -w net.core.default_qdisc=fq_codel，然后重建网卡的"
+			     "根 qdisc（tc qdisc replace dev IF root fq_codel），因为默认值只对之后新建的 "
+			     "qdisc 生效。",
+		.caveat_en = "Only in the initial network namespace, and only for devices that have a "
+			     "queue: veth and loopback default to noqueue, so a container's packets queue "
+			     "where they leave the host. fq_codel drops packets after it has accepted them "
+			     "(TCP counted them as sent: a sender-side capture shows the retransmission but "
+			     "not the original); pfifo_fast refuses packets only when its txqueuelen "
+			     "(1000 packets) is full, and TCP then sends that data again as new data.",
+		.caveat_zh = "仅在初始网络命名空间中存在，且只作用于有队列的设备：veth 和 loopback 默认是 "
+			     "noqueue，容器的报文在离开宿主机的网卡处排队。fq_codel 会在接纳报文之后再丢弃"
+			     "（TCP 已认为它发出：发送端抓包只看到重传、看不到原始报文）；pfifo_fast 只在 "
+			     "txqueuelen（1000 个报文）满时拒收，TCP 随后会把这些数据当作新数据重新发送。",
+	},
+	{
+		.name = "local netfilter drops",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "nft list ruleset (counters of drop and reject rules in the input, output and "
+			 "postrouting chains); iptables -L -v -n; iptables -t mangle -L -v -n; conntrack -S "
+			 "(drop, early_drop, invalid, insert_failed)",
+		.change_en = "Find the host's own rule or conntrack check that drops the connection's "
+			     "packets and fix it: allow the traffic, raise the rate limit, or size the "
+			     "conntrack table (net.netfilter.nf_conntrack_max).",
+		.change_zh = "找到本机丢弃该连接报文的规则或 conntrack 检查并修正：放行流量、放宽限速，"
+			     "或调整连接跟踪表大小（net.netfilter.nf_conntrack_max）。",
+		.caveat_en = "On the receiving host an input or prerouting drop happens after the capture "
+			     "tap: the capture shows packets that arrived and were never acknowledged. On "
+			     "the sending host an output or postrouting drop of a TCP segment is reported to "
+			     "TCP at once, and TCP sends the data again as new data: no retransmission and no "
+			     "gap in the capture (measured on kernel 6.18); only the rule counters show it.",
+		.caveat_zh = "在接收主机上，input 或 prerouting 链的丢弃发生在抓包点之后：抓包中能看到"
+			     "报文已到达却始终没有被确认。在发送主机上，output 或 postrouting 链丢弃 TCP "
+			     "报文时会立即通知 TCP，TCP 把这些数据当作新数据重新发送：抓包里既没有重传也没有"
+			     "序号空洞（在 6.18 内核上实测），只有规则计数器能看到。",
+	},
+	{
 		.name = "net.ipv4.tcp_congestion_control",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_SENDER,
