@@ -910,9 +910,11 @@ static void hs_on_end(pd_run *run, void *gv)
 			pd_finding_metric(g->cookies, "synacks_with_options", worst->synack_full, "count");
 			g->cookies->confidence = 0.7;
 			pd_finding_detail(g->cookies,
-					  "%s:%u answered %u SYN(s) with a SYN-ACK lacking window scaling and "
-					  "SACK although the client offered them, while %u other SYN-ACK(s) from it "
-					  "carried them: the signature of SYN cookies (SYN queue overflow)",
+					  "%s:%u answered %u SYN(s) without the timestamp option with a SYN-ACK "
+					  "lacking window scaling and SACK although the client offered them, while %u "
+					  "other SYN-ACK(s) from it carried them: the signature of SYN cookies (SYN "
+					  "queue overflow; to a SYN with timestamps a cookie SYN-ACK keeps both, so "
+					  "such cookies do not show here)",
 					  srv, worst->port, worst->synack_stripped, worst->synack_full);
 		}
 	}
