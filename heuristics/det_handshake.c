@@ -536,16 +536,27 @@ static void hs_accept_queue(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
 	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, "count");
 	pd_finding_metric(f, "stalled_s", hs_sec(stuck), "s");
 	f->confidence = fs->client_data_retx ? 0.8 : 0.7;
+	/* a client that sent nothing: a TCP_DEFER_ACCEPT listener also drops the
+	 * bare ACK and re-sends its SYN-ACK when the deferring period ends */
+	bool quiet = flow->half[PD_CLIENT].payload_bytes == 0;
 	pd_finding_detail(f,
 			  "the client ACKed the SYN-ACK (frame %llu) but the server re-sent its SYN-ACK %u "
 			  "time(s) afterwards (first at frame %llu) and %s; the client re-sent its data %u "
-			  "time(s) unanswered; the connection %s %.2f s after the ACK",
+			  "time(s) unanswered; the connection %s %.2f s after the ACK%s",
 			  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
 			  (unsigned long long)fs->synack_after_ack_frame,
 			  fs->usable_ts ? "later answered" : "never acknowledged any data", fs->client_data_retx,
-			  fs->usable_ts ? "became usable" : "was still stuck when it ended,", hs_sec(stuck));
-	pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
-			    "net.ipv4.tcp_abort_on_overflow", NULL);
+			  fs->usable_ts ? "became usable" : "was still stuck when it ended,", hs_sec(stuck),
+			  quiet ? "; the client sent no data, and a listener with TCP_DEFER_ACCEPT waiting for "
+				  "it looks the same (on the server TcpExtTCPDeferAcceptDrop, not "
+				  "TcpExtListenOverflows, counts that)"
+				: "");
+	if (quiet)
+		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop", "TCP_DEFER_ACCEPT",
+				    "net.ipv4.tcp_abort_on_overflow", NULL);
+	else
+		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
+				    "net.ipv4.tcp_abort_on_overflow", NULL);
 }
 
 /* The handshake completed for the client, which then re-sent its data while
@@ -587,8 +598,9 @@ static void hs_cookie_stall(pd_run *run, hs_g *g, pd_flow *flow, hs_fs *fs)
 			  "lost on the path",
 			  (unsigned long long)flow->hs_ack_frame, fs->client_data_retx, hs_sec(end - flow->synack_ts),
 			  fs->usable_ts ? "was created late, when an ACK got through" : "never got an answer");
+	/* not tcp_max_syn_backlog: with cookies on it decides nothing */
 	pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
-			    "net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", NULL);
+			    "net.ipv4.tcp_syncookies", NULL);
 	hs_keep(g, f, flow, 2);
 }
 
@@ -850,10 +862,12 @@ static void hs_on_end(pd_run *run, void *gv)
 				 !memcmp(k->addr.bytes, (const uint8_t[15]){0}, 15));
 		bool listener = loopback || (s && (s->aq_flows || s->peak_clients >= HS_OVERLOAD_CLIENTS));
 		bool one_client = s && s->n_clients <= 1 && !s->more_clients;
+		/* tcp_syn_retries decides a give-up, not a retry that succeeded */
+		const char *retries = k->kind == 1 ? "net.ipv4.tcp_syn_retries" : "net.ipv4.tcp_syn_linear_timeouts";
 		if (listener) {
 			pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
 					    "net.ipv4.tcp_max_syn_backlog", "net.netfilter.nf_conntrack_max",
-					    "firewall dropping SYN/SYN-ACK", "net.ipv4.tcp_syn_retries", NULL);
+					    "firewall dropping SYN/SYN-ACK", retries, NULL);
 			if (s && s->aq_flows && f->detail) {
 				char *d = g_strdup_printf("%s; the same listener dropped handshake ACKs (accept "
 							  "queue full) on %u connection(s), and Linux also drops new "
@@ -865,7 +879,7 @@ static void hs_on_end(pd_run *run, void *gv)
 		} else if (one_client) {
 			pd_finding_settings(f, "firewall dropping SYN/SYN-ACK", "net.netfilter.nf_conntrack_max",
 					    "net.core.somaxconn", "listen() backlog", "net.ipv4.tcp_max_syn_backlog",
-					    "net.ipv4.tcp_syn_retries", NULL);
+					    retries, NULL);
 			if (f->detail) {
 				char *d = g_strdup_printf("%s; only this client retried toward the server in "
 							  "the capture: loss or filtering on its path is more "
