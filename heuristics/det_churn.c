@@ -362,8 +362,7 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 				  c, e->conns, s, e->sp, dur, e->rate.peak, e->short_conns, e->ended,
 				  e->distinct_ports, e->reuses, e->hs_time_s);
 		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
-				    "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_max_tw_buckets",
-				    NULL);
+				    "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets", NULL);
 	}
 
 	if (g->reuse && worst_reuse) {
@@ -389,12 +388,10 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 				  reuses, c, s, e->sp, e->reuses, (double)e->min_reuse_gap / 1e9, who, reuse_fail);
 		if (e->reuse_tw_client < e->reuse_tw_server)
 			pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
-					    "NAT source-port reuse", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_fin_timeout",
-					    NULL);
+					    "NAT source-port reuse", "net.ipv4.tcp_timestamps", NULL);
 		else
 			pd_finding_settings(f, "net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
-					    "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", "net.ipv4.tcp_fin_timeout",
-					    NULL);
+					    "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", NULL);
 	}
 
 	if (g->ports && !worst_ports) {

@@ -255,7 +255,29 @@ static pd_finding *hs_flow_finding(pd_ctx *ctx, hs_g *g, const char *id, int slo
 	return pd_finding_get(ctx, id, flow);
 }
 
-/* "1.00, 1.02, 2.04 s" from the SYN times kept. */
+/* Leading retry gaps within 25 % of the first one: >= 2 is the linear
+ * phase of Linux 6.5+ (tcp_syn_linear_timeouts, default 4: five gaps of
+ * one initial RTO, then doubling); 1 followed by a gap about twice as long
+ * is the classic doubling; 0 when the SYNs kept cannot tell. */
+static uint32_t hs_equal_gaps(const hs_fs *fs, bool *doubling)
+{
+	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS, m = 1;
+	*doubling = false;
+	if (kept < 3)
+		return 0;
+	pd_time g1 = hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0);
+	for (uint32_t i = 2; i < kept; i++) {
+		pd_time g = hs_syn_ts(fs, i) - hs_syn_ts(fs, i - 1);
+		if (g * 4 < g1 * 3 || g * 4 > g1 * 5)
+			break;
+		m++;
+	}
+	pd_time g2 = hs_syn_ts(fs, 2) - hs_syn_ts(fs, 1);
+	*doubling = m == 1 && g2 * 10 >= g1 * 16 && g2 * 10 <= g1 * 25;
+	return m >= 2 || *doubling ? m : 0;
+}
+
+/* "1.00, 1.02, 2.04 s" from the SYN times kept, and what the shape says. */
 static void hs_schedule(const hs_fs *fs, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -267,7 +289,15 @@ static void hs_schedule(const hs_fs *fs, char *buf, size_t len)
 	if (fs->syns > HS_MAX_SYNS && n + 8 < len)
 		n += (size_t)snprintf(buf + n, len - n, ", ...");
 	if (n + 3 < len)
-		snprintf(buf + n, len - n, " s");
+		n += (size_t)snprintf(buf + n, len - n, " s");
+	bool dbl;
+	uint32_t m = hs_equal_gaps(fs, &dbl);
+	if (m >= 2 && n < len)
+		snprintf(buf + n, len - n, " - equal at first: linear SYN timeouts, "
+			 "net.ipv4.tcp_syn_linear_timeouts, Linux 6.5 or later");
+	else if (dbl && n < len)
+		snprintf(buf + n, len - n, " - doubling from the first: classic backoff, Linux before 6.5, "
+			 "tcp_syn_linear_timeouts=0, or another system");
 }
 
 static void hs_schedule_metrics(pd_finding *f, const hs_fs *fs)
@@ -586,16 +616,27 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "stalled_s", hs_sec(stuck), PD_UNIT_S, PD_AGG_SUM);
 	pd_finding_set_confidence(f, fs->client_data_retx ? 0.8 : 0.7);
+	/* a client that sent nothing: a TCP_DEFER_ACCEPT listener also drops the
+	 * bare ACK and re-sends its SYN-ACK when the deferring period ends */
+	bool quiet = flow->half[PD_CLIENT].payload_bytes == 0;
 	pd_finding_detail(f,
 			  "the client ACKed the SYN-ACK (frame %llu) but the server re-sent its SYN-ACK %u "
 			  "time(s) afterwards (first at frame %llu) and %s; the client re-sent its data %u "
-			  "time(s) unanswered; the connection %s %.2f s after the ACK", NULL,
+			  "time(s) unanswered; the connection %s %.2f s after the ACK%s", NULL,
 			  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
 			  (unsigned long long)fs->synack_after_ack_frame,
 			  fs->usable_ts ? "later answered" : "never acknowledged any data", fs->client_data_retx,
-			  fs->usable_ts ? "became usable" : "was still stuck when it ended,", hs_sec(stuck));
-	pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
-			    "net.ipv4.tcp_abort_on_overflow", NULL);
+			  fs->usable_ts ? "became usable" : "was still stuck when it ended,", hs_sec(stuck),
+			  quiet ? "; the client sent no data, and a listener with TCP_DEFER_ACCEPT waiting for "
+				  "it looks the same (on the server TcpExtTCPDeferAcceptDrop, not "
+				  "TcpExtListenOverflows, counts that)"
+				: "");
+	if (quiet)
+		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop", "TCP_DEFER_ACCEPT",
+				    "net.ipv4.tcp_abort_on_overflow", NULL);
+	else
+		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
+				    "net.ipv4.tcp_abort_on_overflow", NULL);
 }
 
 /* The handshake completed for the client, which then re-sent its data while
@@ -637,8 +678,9 @@ static void hs_cookie_stall(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 			  "lost on the path", NULL,
 			  (unsigned long long)flow->hs_ack_frame, fs->client_data_retx, hs_sec(end - flow->synack_ts),
 			  fs->usable_ts ? "was created late, when an ACK got through" : "never got an answer");
+	/* not tcp_max_syn_backlog: with cookies on it decides nothing */
 	pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
-			    "net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", NULL);
+			    "net.ipv4.tcp_syncookies", NULL);
 	hs_keep(g, f, flow, 2);
 }
 
@@ -707,7 +749,7 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 					   : hs_flow_finding(ctx, g, "syn-unanswered", 1, flow);
 	if (!f)
 		return;
-	char sched[96];
+	char sched[224];
 	hs_schedule(fs, sched, sizeof(sched));
 	char srv[64];
 	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
@@ -789,9 +831,11 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	pd_finding_metric(f, "time_trying_s", hs_sec(lost), PD_UNIT_S, PD_AGG_SUM);
 	pd_finding_metric(f, "silence_after_last_syn_ms", (double)silence / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 	hs_schedule_metrics(f, fs);
-	/* Linux gives up on time, not on a count: tcp_syn_retries=n is a budget of
-	 * (2^(n+1) - 1) initial RTOs, and tcp_syn_linear_timeouts fits more SYNs
-	 * into it. The smallest n whose budget covers the retries seen: */
+	/* Linux stops at the first timeout after n = tcp_syn_retries
+	 * retransmissions (n + tcp_syn_linear_timeouts since 6.5) or after a
+	 * budget of (2^(n+1) - 1) initial RTOs, whichever comes first; before
+	 * 6.5 the two coincide. The smallest n whose budget covers the retries
+	 * seen: */
 	int n_budget = 0;
 	while (n_budget < 15 && (double)((2 << n_budget) - 1) < hs_sec(fs->last_syn_ts - hs_syn_ts(fs, 0)))
 		n_budget++;
@@ -814,8 +858,9 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 				  "no SYN-ACK from %s:%u: the client sent its SYN %u times (gaps %s) over "
 				  "%.1f s and then stopped (%.1f s of silence, more than the next backoff) "
 				  "after %u retransmissions. No net.ipv4.tcp_syn_retries value ends the "
-				  "kernel's attempt there (its give-up is time-based, about 2^(n+1)-1 s with "
-				  "a 1 s initial RTO: the budget that covers these SYNs, n=%d, would have "
+				  "kernel's attempt there (it stops at the first timeout after n retransmissions, "
+				  "n + tcp_syn_linear_timeouts since 6.5, or after about 2^(n+1)-1 initial RTOs, "
+				  "whichever is first; the smallest n that covers these SYNs, n=%d, would have "
 				  "sent another SYN first): the application's own connect timeout (or a "
 				  "close) most likely ended it, between %.1f and %.1f s after the first SYN", NULL,
 				  srv, flow->port[PD_SERVER], fs->syns, sched,
@@ -826,12 +871,22 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		return;
 	}
 	if (gave_up && kept >= 2) {
-		/* connect() fails when the budget runs out, one more timeout after the
-		 * last SYN: (2^(n+1) - 1) initial RTOs (the first gap) from the first
-		 * SYN; never later than the silence the capture shows. */
-		pd_time fail = (pd_time)((2 << n_budget) - 1) * rto0;
-		if (fail < fs->last_syn_ts - flow->syn_ts)
-			fail = fs->last_syn_ts - flow->syn_ts;
+		/* connect() fails at the timeout after the last SYN: one initial RTO
+		 * while the linear phase lasts (5 gaps with the default
+		 * tcp_syn_linear_timeouts=4 when the kept gaps never doubled),
+		 * doubling after it, at most TCP_RTO_MAX (120 s); never later than
+		 * the silence the capture shows. */
+		bool dbl;
+		uint32_t m = hs_equal_gaps(fs, &dbl);
+		if (m < 1)
+			m = 1;
+		if (!dbl && m + 1 == kept && m < 5)
+			m = 5;
+		uint32_t k = fs->syns > m ? fs->syns - m : 0;
+		pd_time next = k >= 8 ? 120 * PD_NS_PER_SEC : rto0 << k;
+		if (next > 120 * PD_NS_PER_SEC)
+			next = 120 * PD_NS_PER_SEC;
+		pd_time fail = fs->last_syn_ts - flow->syn_ts + next;
 		if (fail > fs->last_syn_ts + silence - flow->syn_ts)
 			fail = fs->last_syn_ts + silence - flow->syn_ts;
 		pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), PD_UNIT_S, PD_AGG_MAX);
@@ -844,11 +899,11 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		pd_finding_detail(f,
 				  "no SYN-ACK from %s:%u: the client sent its SYN %u times (gaps %s) over "
 				  "%.1f s and then stopped (%.1f s of silence, more than the next backoff): "
-				  "it gave up after %u retransmissions. Linux's give-up is time-based "
-				  "(net.ipv4.tcp_syn_retries=n allows about 2^(n+1)-1 s with a 1 s initial "
-				  "RTO; linear early timeouts fit more SYNs into that): this fits n=%d, so "
-				  "connect() failed about %.1f s after the first SYN, unless the "
-				  "application's connect timeout fired first", NULL,
+				  "it gave up after %u retransmissions. Linux stops at the first timeout after "
+				  "net.ipv4.tcp_syn_retries=n retransmissions (n + tcp_syn_linear_timeouts since "
+				  "6.5) or after about 2^(n+1)-1 initial RTOs, whichever is first: this fits n=%d, "
+				  "so connect() failed about %.1f s after the first SYN (the next timeout), unless "
+				  "the application's connect timeout fired first", NULL,
 				  srv, flow->port[PD_SERVER], fs->syns, sched,
 				  hs_sec(fs->last_syn_ts - flow->syn_ts), hs_sec(silence), retx, n_budget,
 				  hs_sec(lost));
@@ -943,10 +998,12 @@ static void hs_on_end(pd_ctx *ctx, void *gv)
 				 !memcmp(k->addr.bytes, (const uint8_t[15]){0}, 15));
 		bool listener = loopback || (s && (s->aq_flows || s->peak_clients >= HS_OVERLOAD_CLIENTS));
 		bool one_client = s && s->n_clients <= 1 && !s->more_clients;
+		/* tcp_syn_retries decides a give-up, not a retry that succeeded */
+		const char *retries = k->kind == 1 ? "net.ipv4.tcp_syn_retries" : "net.ipv4.tcp_syn_linear_timeouts";
 		if (listener) {
 			pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
 					    "net.ipv4.tcp_max_syn_backlog", "net.netfilter.nf_conntrack_max",
-					    "firewall dropping SYN/SYN-ACK", "net.ipv4.tcp_syn_retries", NULL);
+					    "firewall dropping SYN/SYN-ACK", retries, NULL);
 			if (s && s->aq_flows && f->detail)
 				pd_finding_append(f,
 						  "; the same listener dropped handshake ACKs (accept queue full) on %u "
@@ -956,7 +1013,7 @@ static void hs_on_end(pd_ctx *ctx, void *gv)
 		} else if (one_client) {
 			pd_finding_settings(f, "firewall dropping SYN/SYN-ACK", "net.netfilter.nf_conntrack_max",
 					    "net.core.somaxconn", "listen() backlog", "net.ipv4.tcp_max_syn_backlog",
-					    "net.ipv4.tcp_syn_retries", NULL);
+					    retries, NULL);
 			if (f->detail)
 				pd_finding_append(f,
 						  "; only this client retried toward the server in the capture: loss or "
@@ -978,9 +1035,11 @@ static void hs_on_end(pd_ctx *ctx, void *gv)
 			pd_finding_metric(g->cookies, "synacks_with_options", worst->synack_full, PD_UNIT_COUNT, PD_AGG_SUM);
 			pd_finding_set_confidence(g->cookies, 0.7);
 			pd_finding_detail(g->cookies,
-					  "%s:%u answered %u SYN(s) with a SYN-ACK lacking window scaling and "
-					  "SACK although the client offered them, while %u other SYN-ACK(s) from it "
-					  "carried them: the signature of SYN cookies (SYN queue overflow)", NULL,
+					  "%s:%u answered %u SYN(s) without the timestamp option with a SYN-ACK "
+					  "lacking window scaling and SACK although the client offered them, while %u "
+					  "other SYN-ACK(s) from it carried them: the signature of SYN cookies (SYN "
+					  "queue overflow; to a SYN with timestamps a cookie SYN-ACK keeps both, so "
+					  "such cookies do not show here)", NULL,
 					  srv, worst->port, worst->synack_stripped, worst->synack_full);
 		}
 	}

@@ -532,7 +532,8 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 				  d->tlp, d->pmtu, d->other, spurious, d->unseen, d->reorder, rtt_ms, sack ? "on" : "off", where,
 				  d->rcv_drop ? " Some first copies reached the receiver's capture yet were never acknowledged: "
 						"the receiving host dropped them (receive buffer full or socket memory "
-						"pressure, see nstat TcpExtTCPRcvQDrop / TcpExtPruneCalled), not the path."
+						"pressure, see nstat TcpExtTCPRcvQDrop / TcpExtPruneCalled, or its own "
+						"netfilter input rules), not the path."
 					      : "");
 		pd_finding_metric(f, "retransmitted_segments", d->retrans, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
@@ -556,12 +557,12 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 		pd_finding_set_confidence(f, 0.8);
 		if (d->rcv_drop * 2 >= real)
 			pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application",
-					    "net.ipv4.tcp_congestion_control", NULL);
+					    "local netfilter drops", NULL);
 		else if (vantage == s && d->unseen * 2 >= real)
 			/* mostly first copies that never left the sending host
 			 * (local-drop): its own queues, not the path or the
 			 * congestion control, are the place to look */
-			pd_finding_settings(f, "qdisc limit", "NIC ring buffers", "net.ipv4.tcp_congestion_control",
+			pd_finding_settings(f, "qdisc limit", "net.core.default_qdisc", "net.ipv4.tcp_congestion_control",
 					    "net.ipv4.tcp_sack", NULL);
 		else if (!sack)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
@@ -675,14 +676,18 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 		pd_finding_detail(f,
 				  "This capture was taken at the sender %s %s (it answers the handshake within a fraction "
 				  "of the %.2f ms RTT), yet %u retransmissions filled sequence gaps whose first copy never "
-				  "passed the capture point: they were dropped inside the sending host (qdisc, driver "
-				  "queue) - or by the capture itself (check tcpdump's 'dropped by kernel').", NULL,
+				  "passed the capture point (the tap sees a packet as it is handed to the driver, after the "
+				  "qdisc): they were dropped inside the sending host after TCP counted them as sent - by a "
+				  "qdisc that drops queued packets (an AQM such as fq_codel, a shaper), in the neighbour "
+				  "queue, or, seen from the host side of a container's veth, in the per-CPU backlog - or by "
+				  "the capture itself (check tcpdump's 'dropped by kernel'). A NIC ring or driver drop comes "
+				  "after the tap and would show the original.", NULL,
 				  sside, sname, rtt_ms, d->unseen);
 		pd_finding_metric(f, "unseen_originals", d->unseen, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_set_severity(f, PD_SEV_WARNING);
 		pd_finding_set_confidence(f, 0.7);
-		pd_finding_settings(f, "qdisc limit", "NIC ring buffers", "net.core.netdev_max_backlog", "capture buffer",
-				    NULL);
+		pd_finding_settings(f, "qdisc limit", "net.core.default_qdisc", "net.core.netdev_max_backlog",
+				    "capture buffer", NULL);
 	}
 }
 

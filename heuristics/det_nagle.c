@@ -236,8 +236,10 @@ static void ng_report(pd_ctx *ctx, const pd_flow *flow, int a, ng_samples *s)
 			  "%u stalls of %u candidates, %.3f s lost = %.0f%% of the flow's %.3f s; RTT %.2f ms; %s.%s", NULL,
 			  aname, holder, bname, acker, period_us / 1000.0, gmin / 1000.0, gmax / 1000.0,
 			  delack_us / 1000.0, stalls, total, lost_s, share * 100.0, dur_s, rtt_us / 1000.0, where,
-			  delack_us > 150000 ? " A timer near 200 ms points to a Windows peer or a Linux peer whose "
-					       "delayed-ACK timeout grew (or was set with the route rto_min/ato)."
+			  delack_us > 150000 ? " A timer near 200 ms points to a Windows peer, or a Linux peer whose "
+					       "delayed-ACK timer grew to its ceiling: Linux caps it at the smoothed RTT "
+					       "(at least 40 ms) and at 200 ms, and since 6.7 just below the route's "
+					       "rto_min, so about 200 ms needs an RTT of 200 ms or more."
 					     : "");
 	pd_finding_metric(f, "stalls", stalls, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "candidate_gaps", total, PD_UNIT_COUNT, PD_AGG_SUM);

@@ -195,8 +195,11 @@ static void sf_on_end(pd_ctx *ctx, void *gv)
 			  (unsigned long long)w->synacks,
 			  w->cookie_synacks ? ", some without WS/SACK (SYN cookies)" : "",
 			  (unsigned long long)w->completed);
-	pd_finding_settings(f, "net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", "net.core.somaxconn",
-			    "net.ipv4.tcp_synack_retries", "firewall dropping SYN/SYN-ACK", NULL);
+	/* the SYN queue is capped by the listen backlog; tcp_max_syn_backlog
+	 * only matters with tcp_syncookies=0 */
+	pd_finding_settings(f, "net.ipv4.tcp_syncookies", "listen() backlog", "net.core.somaxconn",
+			    "net.ipv4.tcp_max_syn_backlog", "net.ipv4.tcp_synack_retries",
+			    "firewall dropping SYN/SYN-ACK", NULL);
 }
 
 static void sf_fini(void *gv)

@@ -364,15 +364,18 @@ static void ts_paws(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs, ts_tup
 				  "the previous connection on it ended; its TSval %u is %d ticks older than that "
 				  "connection's last TSval %u, so the server's TIME_WAIT socket failed the "
 				  "PAWS check and answered with an ACK for the old connection (frame %llu)%s. "
-				  "One Linux host keeps one TS clock per destination, so an older TSval "
-				  "means another host behind the same address (NAT) or a clock reset", NULL,
+				  "A Linux host's TS offset is fixed for a given 4-tuple (per address pair from "
+				  "4.11, per 4-tuple on kernels with the 2026 change and its stable backports), "
+				  "so an older TSval on the same 4-tuple means another host behind the same "
+				  "address (NAT) or a clock reset", NULL,
 				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
 				  since, fs->syn_tsval, -pd_seq_diff(fs->syn_tsval, fs->prev_tsval), fs->prev_tsval,
 				  (unsigned long long)fs->answer_frame,
 				  fs->client_rst_frame ? "; the client reset it and had to retry" : "");
+		/* not tcp_tw_reuse (connect() only: the server holds this
+		 * TIME_WAIT) nor tcp_tw_recycle (it drops SYNs silently) */
 		pd_finding_settings(f, "NAT source-port reuse", "connection pooling / keep-alive",
-				    "net.ipv4.ip_local_port_range", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_tw_reuse",
-				    "net.ipv4.tcp_tw_recycle", NULL);
+				    "net.ipv4.ip_local_port_range", "net.ipv4.tcp_timestamps", NULL);
 	} else if (fs->reused) {
 		pd_finding_set_confidence(f, seq_older ? 0.8 : 0.6);
 		pd_finding_detail(f,
@@ -386,8 +389,7 @@ static void ts_paws(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs, ts_tup
 					    : (fs->syn_has_ts ? "timestamps do not explain it" : "no timestamps to tell new from old"));
 		if (!fs->syn_has_ts)
 			pd_finding_settings(f, "net.ipv4.tcp_timestamps", "connection pooling / keep-alive",
-					    "net.ipv4.ip_local_port_range", "NAT source-port reuse", "net.ipv4.tcp_tw_reuse",
-					    NULL);
+					    "net.ipv4.ip_local_port_range", "NAT source-port reuse", NULL);
 	} else {
 		pd_finding_set_confidence(f, 0.5);
 		pd_finding_detail(f,

@@ -314,7 +314,11 @@ static void tr_report(pd_ctx *ctx, const pd_flow *flow, tr_dir *d, int s)
 		pd_finding_metric(f, "initial_flight_segments", (double)d->iw_bytes / mss, PD_UNIT_COUNT, PD_AGG_MAX);
 		pd_finding_set_severity(f, PD_SEV_INFO);
 		pd_finding_set_confidence(f, 0.5);
-		pd_finding_settings(f, "route initcwnd", "route initrwnd", NULL);
+		/* the receiver's window allowed more: not its initrwnd */
+		if (flow->half[s].lost_segment > 0)
+			pd_finding_settings(f, "route initcwnd", "qdisc limit", NULL);
+		else
+			pd_finding_settings(f, "route initcwnd", NULL);
 	}
 
 	if (d->ka) {

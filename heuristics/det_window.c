@@ -391,12 +391,12 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 		pd_finding_set_confidence(f, 0.85);
 		/* syncookies only strip the option from a SYN-ACK answering a SYN
 		 * that offered it; a client SYN without it is the client's setting
-		 * (or a middlebox stripping it) */
+		 * (or a middlebox stripping it). Not SO_RCVBUF: a small buffer only
+		 * lowers the shift, Linux still sends the option */
 		if (hc->wscale_offered < 0)
-			pd_finding_settings(f, "net.ipv4.tcp_window_scaling", "SO_RCVBUF", NULL);
+			pd_finding_settings(f, "net.ipv4.tcp_window_scaling", NULL);
 		else
-			pd_finding_settings(f, "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies", "SO_RCVBUF",
-					    NULL);
+			pd_finding_settings(f, "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies", NULL);
 		return;
 	}
 

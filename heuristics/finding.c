@@ -8,6 +8,7 @@
 #include "heuristics/store.h"
 #include "dissect/addr.h"
 #include "knowledge/catalog.h"
+#include "knowledge/kb.h"
 
 /* A finding and the store's bookkeeping about it (the report sees only
  * `pub`, which must stay first: pd_finding_free frees the whole). */
@@ -410,13 +411,20 @@ void pd_finding_metric(pd_finding *f, const char *key, double value, pd_unit uni
 	g_array_append_val(f->metrics, m);
 }
 
+/* A ranking may name only settings the knowledge base says can cause the
+ * finding: a wrong one is a programming error, caught by any run that
+ * reaches it (the golden captures reach every ranking). */
 void pd_finding_settings(pd_finding *f, const char *first, ...)
 {
 	va_list ap;
 	va_start(ap, first);
 	f->n_settings = 0;
-	for (const char *s = first; s && f->n_settings < PD_FINDING_MAX_SETTINGS; s = va_arg(ap, const char *))
+	for (const char *s = first; s && f->n_settings < PD_FINDING_MAX_SETTINGS; s = va_arg(ap, const char *)) {
+		if (!pd_kb_can_cause(s, f->def->id))
+			g_error("pcapdoc: '%s' is ranked for '%s', which the knowledge base says it cannot cause", s,
+				f->def->id);
 		f->settings[f->n_settings++] = s;
+	}
 	va_end(ap);
 }
 

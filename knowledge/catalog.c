@@ -1,6 +1,9 @@
 /* The finding catalogue: one entry per id, texts in English and Chinese,
  * the settings that usually lie behind it (KB names, most likely first)
- * and the other causes a capture alone cannot rule out. Ids are stable:
+ * the other causes a capture alone cannot rule out, and the kernel
+ * counters (knowledge/counters.c) that confirm it on the host. Every
+ * setting a finding ranks must list the finding among its causes
+ * (knowledge/kb.h; tests/test_kb.c). Ids are stable:
  * never rename one (reports, baselines and diffs key on them). */
 #include "knowledge/catalog.h"
 
@@ -9,6 +12,7 @@
 #define S(...) .settings = {__VA_ARGS__, NULL}
 #define AEN(...) .alternatives_en = {__VA_ARGS__, NULL}
 #define AZH(...) .alternatives_zh = {__VA_ARGS__, NULL}
+#define C(...) .counters = {__VA_ARGS__, NULL}
 
 const pd_finding_def pd_catalog[] = {
 	/* ================= handshake ================= */
@@ -25,12 +29,14 @@ const pd_finding_def pd_catalog[] = {
 			      "每次重试都要等定时器（约 1 秒，之后更长），所以这些连接都被推迟建立。",
 		S("net.core.somaxconn", "listen() backlog", "net.ipv4.tcp_max_syn_backlog",
 		  "net.netfilter.nf_conntrack_max", "firewall dropping SYN/SYN-ACK",
-		  "net.ipv4.tcp_syn_retries"),
+		  "net.ipv4.tcp_syn_linear_timeouts"),
 		AEN("Packet loss on the path (one client affected rather than many)",
 		    "The server host was busy or briefly unreachable",
 		    "A firewall or rate limiter dropping SYNs"),
 		AZH("路径丢包（只影响单个客户端而非大量客户端时更可能）", "服务器主机繁忙或短暂不可达",
 		    "防火墙或限速设备丢弃 SYN"),
+		C("TcpExtTCPSynRetrans", "TcpExtListenOverflows", "TcpExtListenDrops",
+		  "TcpExtTCPReqQFullDrop"),
 	},
 	{
 		.id = "syn-unanswered",
@@ -42,11 +48,14 @@ const pd_finding_def pd_catalog[] = {
 			      "back. The application saw a connect timeout.",
 		.explain_zh = "客户端不断重传 SYN 直到放弃，始终没有收到 SYN-ACK。应用层看到的是连接超时。",
 		S("firewall dropping SYN/SYN-ACK", "net.core.somaxconn", "listen() backlog",
-		  "net.netfilter.nf_conntrack_max", "net.ipv4.tcp_syn_retries"),
+		  "net.netfilter.nf_conntrack_max", "net.ipv4.tcp_syn_retries",
+		  "net.ipv4.tcp_syn_linear_timeouts"),
 		AEN("The server is down or the address is wrong",
 		    "Routing problem between client and server",
 		    "The capture ended before the answer (check the capture's end time)"),
 		AZH("服务器宕机或地址错误", "客户端与服务器之间的路由问题", "抓包在应答到来前结束（检查抓包结束时间）"),
+		C("TcpExtTCPSynRetrans", "TcpAttemptFails", "TcpExtTCPAbortOnTimeout",
+		  "TcpExtListenDrops"),
 	},
 	{
 		.id = "synack-retransmit",
@@ -59,10 +68,12 @@ const pd_finding_def pd_catalog[] = {
 		.explain_zh = "服务端再次发送 SYN-ACK，因为它没有收到（或没有接受）客户端的 ACK。"
 			      "握手完成被推迟，或根本没有完成。",
 		S("net.core.somaxconn", "listen() backlog", "accept loop",
-		  "firewall dropping SYN/SYN-ACK", "net.ipv4.tcp_synack_retries"),
+		  "firewall dropping SYN/SYN-ACK", "TCP_DEFER_ACCEPT",
+		  "net.ipv4.tcp_synack_retries"),
 		AEN("The client's ACK was lost on the path", "The SYN-ACK was lost on its way to the client",
 		    "The client gave up and never answered"),
 		AZH("客户端的 ACK 在路径上丢失", "SYN-ACK 在发往客户端途中丢失", "客户端已放弃，没有应答"),
+		C("TcpExtTCPSynRetrans", "TcpExtListenOverflows", "TcpExtTCPDeferAcceptDrop"),
 	},
 	{
 		.id = "accept-queue-overflow",
@@ -78,10 +89,15 @@ const pd_finding_def pd_catalog[] = {
 		.explain_zh = "客户端已经完成握手，但服务端表现得好像没有完成：在客户端 ACK 之后仍重发 "
 			      "SYN-ACK（或紧接着重置连接）。这正是 Linux 在监听套接字全连接队列满时的行为："
 			      "应用 accept() 不够快，或者队列相对突发太小。",
-		S("net.core.somaxconn", "listen() backlog", "accept loop", "net.ipv4.tcp_abort_on_overflow"),
+		S("net.core.somaxconn", "listen() backlog", "accept loop",
+		  "net.ipv4.tcp_abort_on_overflow", "TCP_DEFER_ACCEPT"),
 		AEN("The client's ACK was lost on the path (rare when it repeats across many clients)",
-		    "A middlebox dropping the third packet of the handshake"),
-		AZH("客户端的 ACK 在路径上丢失（若多个客户端同时出现则不太可能）", "中间设备丢弃了握手的第三个报文"),
+		    "A middlebox dropping the third packet of the handshake",
+		    "TCP_DEFER_ACCEPT on the listener (nginx deferred) with a protocol where the server "
+		    "speaks first"),
+		AZH("客户端的 ACK 在路径上丢失（若多个客户端同时出现则不太可能）", "中间设备丢弃了握手的第三个报文",
+		    "监听端开启了 TCP_DEFER_ACCEPT（nginx deferred），而协议是服务端先发言"),
+		C("TcpExtListenOverflows", "TcpExtListenDrops", "TcpExtTCPDeferAcceptDrop"),
 	},
 	{
 		.id = "syncookies",
@@ -90,15 +106,20 @@ const pd_finding_def pd_catalog[] = {
 		.title_en = "SYN cookies in use: SYN-ACK lost its options",
 		.title_zh = "启用了 SYN cookie：SYN-ACK 缺少选项",
 		.explain_en = "This server normally answers with window scaling and SACK, but some SYN-ACKs "
-			      "came without them. Linux does that when its SYN queue overflows and it falls "
-			      "back to SYN cookies; those connections may be stuck with a 64 KiB window.",
-		.explain_zh = "该服务器通常在 SYN-ACK 中带窗口扩大和 SACK 选项，但部分 SYN-ACK 没有。"
-			      "这是 Linux 在 SYN 队列溢出、改用 SYN cookie 时的表现；"
-			      "这些连接的窗口可能被限制在 64 KiB。",
-		S("listen() backlog", "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
-		  "net.ipv4.tcp_syncookies", "net.ipv4.tcp_timestamps"),
+			      "came without them although the client offered them. Linux does that when its "
+			      "SYN queue overflows and it answers a SYN that carried no timestamp option with "
+			      "a SYN cookie (to a SYN with timestamps a cookie keeps both options and cannot be "
+			      "seen this way); those connections may be stuck with a 64 KiB window.",
+		.explain_zh = "该服务器通常在 SYN-ACK 中带窗口扩大和 SACK 选项，但尽管客户端提供了这些选项，"
+			      "部分 SYN-ACK 仍没有带。这是 Linux 在 SYN 队列溢出、用 SYN cookie 应答不带"
+			      "时间戳选项的 SYN 时的表现（应答带时间戳的 SYN 时，cookie 会保留这两个选项，"
+			      "因此无法这样看出）；这些连接的窗口可能被限制在 64 KiB。",
+		S("listen() backlog", "net.core.somaxconn", "net.ipv4.tcp_syncookies",
+		  "net.ipv4.tcp_timestamps"),
 		AEN("A SYN flood toward the service", "Several servers behind one address with different settings"),
 		AZH("针对该服务的 SYN 洪泛", "同一地址后面有多台配置不同的服务器"),
+		C("TcpExtSyncookiesSent", "TcpExtSyncookiesRecv", "TcpExtSyncookiesFailed",
+		  "TcpExtTCPReqQFullDoCookies"),
 	},
 	{
 		.id = "listener-overload",
@@ -111,10 +132,13 @@ const pd_finding_def pd_catalog[] = {
 			      "listener whose queues are full, or a full connection-tracking table, does.",
 		.explain_zh = "来自许多不同客户端、发往同一服务端口的 SYN 重传集中在同一时间段。"
 			      "路径丢包很少同时影响所有人；而监听队列满或连接跟踪表满会。",
-		S("net.core.somaxconn", "listen() backlog", "accept loop", "net.ipv4.tcp_max_syn_backlog",
-		  "net.netfilter.nf_conntrack_max", "firewall dropping SYN/SYN-ACK"),
+		S("net.core.somaxconn", "listen() backlog", "accept loop",
+		  "net.ipv4.tcp_max_syn_backlog", "net.netfilter.nf_conntrack_max",
+		  "firewall dropping SYN/SYN-ACK"),
 		AEN("Congestion on a link shared by all the clients", "A load balancer or firewall rate limit"),
 		AZH("所有客户端共用的链路拥塞", "负载均衡或防火墙的速率限制"),
+		C("TcpExtListenOverflows", "TcpExtListenDrops", "TcpExtTCPReqQFullDrop",
+		  "TcpExtTCPReqQFullDoCookies", "TcpExtTCPSynRetrans"),
 	},
 	{
 		.id = "syn-flood",
@@ -126,11 +150,14 @@ const pd_finding_def pd_catalog[] = {
 			      "the listener's SYN queue and looks like a SYN flood (or a scan).",
 		.explain_zh = "大量源地址发送 SYN，服务端应答后握手从未完成。这会填满监听端的 SYN 队列，"
 			      "看起来像 SYN 洪泛（或扫描）。",
-		S("net.ipv4.tcp_syncookies", "net.ipv4.tcp_max_syn_backlog", "net.ipv4.tcp_synack_retries",
+		S("net.ipv4.tcp_syncookies", "listen() backlog", "net.core.somaxconn",
+		  "net.ipv4.tcp_max_syn_backlog", "net.ipv4.tcp_synack_retries",
 		  "firewall dropping SYN/SYN-ACK"),
 		AEN("Clients whose return path is broken (SYN-ACKs never reach them)",
 		    "A load-balancer health check that only half-opens connections"),
 		AZH("客户端回程路径故障（SYN-ACK 无法到达）", "只做半开连接的负载均衡健康检查"),
+		C("TcpExtTCPReqQFullDoCookies", "TcpExtSyncookiesSent", "TcpExtTCPReqQFullDrop",
+		  "TcpExtListenDrops", "TcpExtTCPSynRetrans"),
 	},
 	/* ================= timestamps ================= */
 	{
@@ -146,11 +173,13 @@ const pd_finding_def pd_catalog[] = {
 		.explain_zh = "新连接复用了 60 秒内刚关闭连接的地址和端口，且 TCP 时间戳比旧连接小。"
 			      "服务端仍把旧连接保存在 TIME_WAIT 中，于是回复了旧连接的 ACK（或 RST）"
 			      "而不是 SYN-ACK，客户端只好重试。",
-		S("connection pooling / keep-alive", "net.ipv4.ip_local_port_range", "NAT source-port reuse",
-		  "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_tw_recycle"),
+		S("connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
+		  "NAT source-port reuse", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_rfc1337",
+		  "bind() before connect()"),
 		AEN("Several hosts behind one NAT address sharing the server's view of a 4-tuple",
 		    "A client whose timestamp clock jumped backwards (reboot, VM migration)"),
 		AZH("同一 NAT 地址后的多台主机在服务端看来共用同一四元组", "客户端时间戳时钟回退（重启、虚拟机迁移）"),
+		C("TcpExtPAWSTimewait", "TcpExtPAWSEstab"),
 	},
 	{
 		.id = "nat-timestamp-clocks",
@@ -160,15 +189,15 @@ const pd_finding_def pd_catalog[] = {
 		.title_zh = "同一源地址后面存在多个时间戳时钟",
 		.explain_en = "Connections from one IP address carry TCP timestamps from unrelated clocks: "
 			      "several hosts share that address (NAT, proxy, load balancer). Servers that "
-			      "compare timestamps per IP (old tcp_tw_recycle) drop some of their SYNs, and "
-			      "reused 4-tuples can fail PAWS.",
+			      "compare timestamps per IP (tcp_tw_recycle, kernels before 4.12) drop some of "
+			      "their SYNs, and reused 4-tuples can fail PAWS.",
 		.explain_zh = "来自同一 IP 的连接携带互不相关的时钟产生的 TCP 时间戳：多台主机共用该地址"
-			      "（NAT、代理、负载均衡）。按 IP 比较时间戳的服务器（老的 tcp_tw_recycle）"
-			      "会丢弃其中一部分 SYN，复用的四元组也可能无法通过 PAWS 检查。",
-		S("net.ipv4.tcp_tw_recycle", "NAT source-port reuse", "net.ipv4.tcp_timestamps",
-		  "net.ipv4.tcp_tw_reuse"),
+			      "（NAT、代理、负载均衡）。按 IP 比较时间戳的服务器（tcp_tw_recycle，4.12 之前的"
+			      "内核）会丢弃其中一部分 SYN，复用的四元组也可能无法通过 PAWS 检查。",
+		S("NAT source-port reuse", "net.ipv4.tcp_tw_recycle", "net.ipv4.tcp_timestamps"),
 		AEN("Per-connection timestamp offsets from one host (harmless unless SYNs fail)"),
 		AZH("同一主机的每连接时间戳偏移（除非 SYN 失败，否则无害）"),
+		C("TcpExtPAWSTimewait", "TcpExtPAWSEstab"),
 	},
 	{
 		.id = "rst-closed-port",
@@ -177,12 +206,15 @@ const pd_finding_def pd_catalog[] = {
 		.title_en = "SYN answered by RST: nothing listening",
 		.title_zh = "SYN 被 RST 应答：端口无监听",
 		.explain_en = "The server answered the SYN with a reset: no process was listening on that "
-			      "port, or a middlebox refused the connection for it.",
-		.explain_zh = "服务端用 RST 应答 SYN：该端口没有进程监听，或中间设备代为拒绝了连接。",
-		S("listen() backlog", "firewall dropping SYN/SYN-ACK"),
+			      "address and port, or a firewall or middlebox refused the connection for it. "
+			      "A full queue does not do this: Linux drops such SYNs.",
+		.explain_zh = "服务端用 RST 应答 SYN：该地址和端口没有进程监听，或防火墙、中间设备代为拒绝了"
+			      "连接。队列满不会这样：Linux 会直接丢弃这些 SYN。",
+		S("listen address and port", "firewall dropping SYN/SYN-ACK"),
 		AEN("The service was restarting", "A firewall configured to reject with TCP reset",
 		    "A load balancer or proxy rejecting because its backend is down"),
 		AZH("服务正在重启", "配置为以 TCP RST 拒绝的防火墙", "负载均衡或代理因后端不可用而拒绝连接"),
+		C("TcpOutRsts", "TcpAttemptFails"),
 	},
 	/* ================= connection churn ================= */
 	{
@@ -193,14 +225,17 @@ const pd_finding_def pd_catalog[] = {
 		.title_zh = "大量短连接，每个连接只有一次请求",
 		.explain_en = "The client opens a new connection for each request and closes it right "
 			      "after. Each pays a handshake round trip, leaves a TIME_WAIT socket for 60 s "
-			      "and uses an ephemeral port; at high rates ports and accept queues run out.",
+			      "on the side that closes first and uses an ephemeral port; at high rates ports "
+			      "and accept queues run out.",
 		.explain_zh = "客户端每个请求都新建连接并立即关闭。每次都要付出一次握手往返，"
-			      "留下一个持续 60 秒的 TIME_WAIT 套接字并占用一个临时端口；"
+			      "在先关闭的一方留下一个持续 60 秒的 TIME_WAIT 套接字，并占用一个临时端口；"
 			      "速率高时会耗尽端口和全连接队列。",
-		S("connection pooling / keep-alive", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse",
-		  "net.ipv4.tcp_max_tw_buckets"),
+		S("connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
+		  "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets"),
 		AEN("A protocol or client library without keep-alive support", "Health checks or monitoring probes"),
 		AZH("协议或客户端库不支持长连接", "健康检查或监控探测"),
+		C("TcpActiveOpens", "TcpPassiveOpens", "TcpExtTCPTimeWaitOverflow",
+		  "TcpExtTWRecycled"),
 	},
 	{
 		.id = "port-reuse-timewait",
@@ -214,11 +249,13 @@ const pd_finding_def pd_catalog[] = {
 			      "rejected.",
 		.explain_zh = "新连接使用了 60 秒内刚关闭连接的地址和端口，而旧连接可能仍处于 TIME_WAIT。"
 			      "只有新 SYN 的序列号或时间戳更新时才能成功，否则 SYN 会被拒绝。",
-		S("net.ipv4.ip_local_port_range", "connection pooling / keep-alive", "net.ipv4.tcp_tw_reuse",
-		  "NAT source-port reuse", "net.ipv4.tcp_fin_timeout"),
+		S("net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
+		  "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", "bind() before connect()",
+		  "net.ipv4.tcp_rfc1337"),
 		AEN("A NAT or load balancer mapping many clients onto few source ports",
 		    "A client that binds a fixed source port"),
 		AZH("NAT 或负载均衡把大量客户端映射到少量源端口", "客户端绑定了固定源端口"),
+		C("TcpExtTWRecycled", "TcpExtPAWSTimewait", "TcpExtPAWSEstab"),
 	},
 	{
 		.id = "ephemeral-port-pressure",
@@ -231,10 +268,11 @@ const pd_finding_def pd_catalog[] = {
 			      "EADDRNOTAVAIL or reuse ports still in TIME_WAIT.",
 		.explain_zh = "单个客户端访问同一目的地使用的不同源端口数接近默认临时端口范围的大小。"
 			      "新连接很快会以 EADDRNOTAVAIL 失败，或复用仍处于 TIME_WAIT 的端口。",
-		S("net.ipv4.ip_local_port_range", "connection pooling / keep-alive", "net.ipv4.tcp_tw_reuse",
-		  "NAT source-port reuse"),
+		S("net.ipv4.ip_local_port_range", "connection pooling / keep-alive",
+		  "net.ipv4.tcp_tw_reuse", "NAT source-port reuse", "bind() before connect()"),
 		AEN("A NAT address shared by many clients"),
 		AZH("多个客户端共享同一个 NAT 地址"),
+		C("TcpExtTWRecycled", "TcpActiveOpens"),
 	},
 	/* ================= Nagle / delayed ACK ================= */
 	{
@@ -255,6 +293,7 @@ const pd_finding_def pd_catalog[] = {
 		AEN("The application itself pausing between writes (think time)",
 		    "A peer that really is slow to respond"),
 		AZH("应用自身在两次写之间停顿（处理时间）", "对端确实响应缓慢"),
+		C("TcpExtDelayedACKs"),
 	},
 	/* ================= window ================= */
 	{
@@ -268,9 +307,12 @@ const pd_finding_def pd_catalog[] = {
 			      "window opened again.",
 		.explain_zh = "接收端缓冲区已满：它通知发送端停止发送，发送端只能等待（发送窗口探测），"
 			      "直到应用读走数据、窗口重新打开。",
-		S("slow-reading application", "SO_RCVBUF", "net.ipv4.tcp_rmem", "net.core.rmem_max"),
+		S("slow-reading application", "SO_RCVBUF", "net.ipv4.tcp_rmem", "net.core.rmem_max",
+		  "net.ipv4.tcp_mem"),
 		AEN("The receiving host was overloaded (CPU, memory pressure)"),
 		AZH("接收主机过载（CPU、内存压力）"),
+		C("TcpExtTCPToZeroWindowAdv", "TcpExtTCPFromZeroWindowAdv",
+		  "TcpExtTCPZeroWindowDrop", "TcpExtTCPWinProbe"),
 	},
 	{
 		.id = "window-limited",
@@ -283,10 +325,12 @@ const pd_finding_def pd_catalog[] = {
 			      "Throughput is capped at window / RTT.",
 		.explain_zh = "大部分时间在途数据量等于接收端通告的窗口：发送端本可以发更多，但窗口不允许。"
 			      "吞吐量上限为 窗口 / RTT。",
-		S("net.ipv4.tcp_rmem", "SO_RCVBUF", "net.core.rmem_max", "net.ipv4.tcp_window_scaling",
-		  "net.ipv4.tcp_moderate_rcvbuf", "slow-reading application"),
+		S("net.ipv4.tcp_rmem", "SO_RCVBUF", "net.core.rmem_max",
+		  "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_moderate_rcvbuf",
+		  "slow-reading application", "net.ipv4.tcp_mem"),
 		AEN("The receiving application reads slowly", "A middlebox rewriting the window"),
 		AZH("接收端应用读取缓慢", "中间设备改写了窗口"),
+		C("TcpExtTCPMemoryPressures", "TcpExtPruneCalled"),
 	},
 	{
 		.id = "window-scaling-disabled",
@@ -299,9 +343,11 @@ const pd_finding_def pd_catalog[] = {
 			      "far below the link speed.",
 		.explain_zh = "至少一方的 SYN 中没有窗口扩大选项，双方的通告窗口都不能超过 65535 字节。"
 			      "在长 RTT 路径上，吞吐量会被限制得远低于链路速率。",
-		S("net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies", "SO_RCVBUF"),
+		S("net.ipv4.tcp_window_scaling", "net.ipv4.tcp_syncookies",
+		  "net.ipv4.tcp_timestamps"),
 		AEN("A middlebox that strips TCP options", "A SYN cookie answer without timestamps"),
 		AZH("中间设备剥离了 TCP 选项", "不带时间戳的 SYN cookie 应答"),
+		C("TcpExtSyncookiesSent"),
 	},
 	{
 		.id = "receive-window-fixed",
@@ -314,7 +360,8 @@ const pd_finding_def pd_catalog[] = {
 			      "SO_RCVBUF, which switches autotuning off.",
 		.explain_zh = "在较长的传输过程中，接收端一直通告相同的窗口而没有增长。"
 			      "这通常是应用用 SO_RCVBUF 固定了缓冲区，从而关闭了自动调节。",
-		S("SO_RCVBUF", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem"),
+		S("SO_RCVBUF", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem",
+		  "net.core.rmem_max"),
 		AEN("The transfer was too short for autotuning to act", "A middlebox clamping the window"),
 		AZH("传输太短，自动调节来不及生效", "中间设备钳制了窗口"),
 	},
@@ -328,7 +375,8 @@ const pd_finding_def pd_catalog[] = {
 			      "the sending application or its send buffer was the limit, not the network.",
 		.explain_zh = "接收窗口还有空间，但发送端在途数据更少：瓶颈在发送端应用或其发送缓冲区，"
 			      "而不在网络。",
-		S("net.ipv4.tcp_wmem", "SO_SNDBUF", "net.core.wmem_max"),
+		S("net.ipv4.tcp_wmem", "SO_SNDBUF", "net.core.wmem_max", "TCP_NOTSENT_LOWAT",
+		  "net.ipv4.tcp_notsent_lowat", "pacing (fq, SO_MAX_PACING_RATE)"),
 		AEN("The application produced data slowly", "The congestion window was the limit (after loss)"),
 		AZH("应用产生数据较慢", "瓶颈是拥塞窗口（丢包之后）"),
 	},
@@ -345,10 +393,13 @@ const pd_finding_def pd_catalog[] = {
 		.explain_zh = "由于数据丢失或确认未到，发送端不得不重发部分数据。"
 			      "每次丢包至少损失一个往返，并且发送端会降速。",
 		S("net.ipv4.tcp_congestion_control", "qdisc limit", "net.core.netdev_max_backlog",
-		  "NIC ring buffers", "net.ipv4.tcp_sack"),
+		  "NIC ring buffers", "local netfilter drops", "net.ipv4.tcp_sack",
+		  "shaper queue size"),
 		AEN("Congestion on the path", "A faulty link or cable (errors on an interface)",
 		    "Policers or shapers on the path"),
 		AZH("路径拥塞", "故障链路或线缆（接口有错误计数）", "路径上的限速或整形设备"),
+		C("TcpRetransSegs", "TcpExtTCPFastRetrans", "TcpExtTCPLostRetransmit",
+		  "TcpExtTCPRcvQDrop", "TcpExtTCPBacklogDrop"),
 	},
 	{
 		.id = "rto-timeouts",
@@ -357,15 +408,19 @@ const pd_finding_def pd_catalog[] = {
 		.title_en = "Retransmission timeouts (RTO)",
 		.title_zh = "重传超时（RTO）",
 		.explain_en = "Lost data was resent only after the retransmission timer expired (at least "
-			      "200 ms on Linux, doubling on each repeat), not by fast retransmit. The "
-			      "connection stood still for that time.",
-		.explain_zh = "丢失的数据要等重传定时器超时后才重发（Linux 最少 200 毫秒，每次翻倍），"
-			      "而不是快速重传。在这段时间里连接完全停顿。",
+			      "200 ms on Linux unless lowered with tcp_rto_min_us or a route's rto_min, "
+			      "doubling on each repeat), not by fast retransmit. The connection stood still "
+			      "for that time.",
+		.explain_zh = "丢失的数据要等重传定时器超时后才重发（Linux 最少 200 毫秒，除非用 "
+			      "tcp_rto_min_us 或路由的 rto_min 调低；每次翻倍），而不是快速重传。"
+			      "在这段时间里连接完全停顿。",
 		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
-		  "net.ipv4.tcp_retries2"),
+		  "net.ipv4.tcp_retries2", "net.ipv4.tcp_rto_min_us", "route rto_min",
+		  "TCP_USER_TIMEOUT"),
 		AEN("Loss of the last segments of a burst (nothing after them to trigger duplicate ACKs)",
 		    "A path black hole for large packets", "Heavy loss or an outage"),
 		AZH("突发末尾报文丢失（之后没有报文触发重复确认）", "路径对大包形成黑洞", "严重丢包或中断"),
+		C("TcpExtTCPTimeouts", "TcpExtTCPAbortOnTimeout", "TcpExtTCPSpuriousRTOs"),
 	},
 	{
 		.id = "spurious-retransmissions",
@@ -378,9 +433,11 @@ const pd_finding_def pd_catalog[] = {
 			      "delayed or lost.",
 		.explain_zh = "数据被重发，但接收端已经确认过或确认正在途中：发送端定时器过早触发，"
 			      "或者 ACK 被延迟或丢失。",
-		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery"),
+		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
+		  "net.ipv4.tcp_frto", "net.ipv4.tcp_rto_min_us", "route rto_min"),
 		AEN("Reordering on the path", "A sudden RTT increase (queueing)", "ACK loss in the reverse direction"),
 		AZH("路径上乱序", "RTT 突然增大（排队）", "反向 ACK 丢失"),
+		C("TcpExtTCPSpuriousRTOs", "TcpExtTCPDSACKRecv", "TcpExtTCPDSACKUndo"),
 	},
 	{
 		.id = "local-drop",
@@ -389,11 +446,19 @@ const pd_finding_def pd_catalog[] = {
 		.title_en = "Retransmission of a segment that never left the sender",
 		.title_zh = "重传的报文原本从未离开发送端",
 		.explain_en = "On this sender-side capture, a retransmission appeared whose original was "
-			      "never seen. The first copy was dropped inside the sending host (queue, "
-			      "driver) before it reached the capture point.",
+			      "never seen. The capture tap sees a packet when it is handed to the driver, "
+			      "after the qdisc, so the first copy was dropped inside the sending host before "
+			      "that point: by the qdisc, in the neighbour queue, or (seen from the host side "
+			      "of a container's veth) in the per-CPU backlog. A full NIC ring drops after "
+			      "the tap and would show the original.",
 		.explain_zh = "在这份发送端抓包中，出现了重传报文，但原始报文从未出现过。"
-			      "说明第一份在发送主机内部（队列、驱动）被丢弃，没有到达抓包点。",
-		S("qdisc limit", "NIC ring buffers", "net.core.netdev_max_backlog", "capture buffer"),
+			      "抓包点在报文交给网卡驱动时（qdisc 之后）看到它，所以第一份是在到达这一点之前"
+			      "就在发送主机内部被丢弃的：被 qdisc 丢弃、在邻居（ARP）队列中丢弃，或者"
+			      "（在容器 veth 的宿主机一侧抓包时）在每 CPU 的 backlog 队列中丢弃。"
+			      "网卡环形缓冲满时的丢包发生在抓包点之后，抓包中会有原始报文。",
+		S("qdisc limit", "net.core.default_qdisc", "qdisc choice", "shaper queue size",
+		  "net.core.netdev_max_backlog", "net.ipv4.neigh.default.unres_qlen_bytes",
+		  "capture buffer"),
 		AEN("The capture itself dropped the original (check the capture's drop count)",
 		    "The capture was not taken on the sender"),
 		AZH("抓包本身丢失了原始报文（检查抓包丢包计数）", "抓包点并不在发送端"),
@@ -411,6 +476,7 @@ const pd_finding_def pd_catalog[] = {
 		S("net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery"),
 		AEN("Congestion or a policer at the end of bursts"),
 		AZH("突发末尾遇到拥塞或限速"),
+		C("TcpExtTCPLossProbes", "TcpExtTCPLossProbeRecovery"),
 	},
 	{
 		.id = "slow-start-after-idle",
@@ -436,7 +502,8 @@ const pd_finding_def pd_catalog[] = {
 		.explain_en = "The response was sent in several round trips because the first flight was "
 			      "limited by the initial congestion window (or the receiver's initial window).",
 		.explain_zh = "由于首轮发送受初始拥塞窗口（或接收端初始窗口）限制，响应需要多个往返才发完。",
-		S("route initcwnd", "route initrwnd", "net.ipv4.tcp_slow_start_after_idle"),
+		S("route initcwnd", "route initrwnd", "net.ipv4.tcp_rmem", "SO_RCVBUF",
+		  "qdisc limit"),
 		AEN("The application wrote the response in pieces"),
 		AZH("应用分多次写出响应"),
 	},
@@ -450,9 +517,11 @@ const pd_finding_def pd_catalog[] = {
 			      "peer or a NAT/firewall state on the path is gone.",
 		.explain_zh = "空闲连接上发送了保活探测。探测无应答说明对端或路径上 NAT/防火墙的状态已经消失。",
 		S("net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl",
-		  "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE"),
+		  "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE", "TCP_KEEPIDLE",
+		  "net.netfilter.nf_conntrack_tcp_timeout_established", "TCP_USER_TIMEOUT"),
 		AEN("A NAT or load balancer idle timeout shorter than the keepalive time"),
 		AZH("NAT 或负载均衡的空闲超时比保活时间更短"),
+		C("TcpExtTCPKeepAlive", "TcpExtTCPAbortOnTimeout"),
 	},
 	{
 		.id = "tiny-writes",
@@ -462,11 +531,13 @@ const pd_finding_def pd_catalog[] = {
 		.title_zh = "大量极小报文",
 		.explain_en = "The sender emitted many segments far smaller than the MSS: each application "
 			      "write became its own packet, wasting headers, CPU and round trips.",
-		.explain_zh = "发送端发出大量远小于 MSS 的报文：每次应用写都单独成包，"
+		.explain_zh = "发送端发出大量远小于 MSS 的报文：应用的每次写入都单独成包，"
 			      "浪费报文头、CPU 和往返时间。",
-		S("writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY"),
+		S("writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY",
+		  "net.ipv4.tcp_autocorking"),
 		AEN("An interactive protocol (keystrokes, small RPCs) where small segments are normal"),
 		AZH("交互式协议（按键、小 RPC），小报文本属正常"),
+		C("TcpExtTCPAutoCorking"),
 	},
 	/* ================= fragmentation / PMTU ================= */
 	{
@@ -479,9 +550,11 @@ const pd_finding_def pd_catalog[] = {
 			      "fragment loses the whole datagram, and many firewalls drop fragments.",
 		.explain_zh = "大于 MTU 的数据报被拆成 IP 分片。丢失任何一个分片都会丢掉整个数据报，"
 			      "而且很多防火墙会丢弃分片。",
-		S("application datagram size", "interface MTU", "net.ipv4.ip_no_pmtu_disc"),
+		S("application datagram size", "interface MTU", "net.ipv4.ip_no_pmtu_disc",
+		  "net.ipv4.route.min_pmtu"),
 		AEN("A tunnel with a smaller MTU on the path"),
 		AZH("路径上存在 MTU 更小的隧道"),
+		C("IpFragCreates", "IpReasmReqds", "IpReasmOKs"),
 	},
 	{
 		.id = "fragment-reassembly-incomplete",
@@ -496,6 +569,7 @@ const pd_finding_def pd_catalog[] = {
 		  "net.ipv4.ipfrag_time", "interface MTU"),
 		AEN("A firewall that drops non-first fragments", "The capture missed them (capture drops)"),
 		AZH("防火墙丢弃非首个分片", "抓包遗漏（抓包丢包）"),
+		C("IpReasmFails", "IpReasmTimeout", "Ip6ReasmFails", "Ip6ReasmTimeout"),
 	},
 	{
 		.id = "pmtu-frag-needed",
@@ -511,6 +585,7 @@ const pd_finding_def pd_catalog[] = {
 		S("MSS clamping", "interface MTU"),
 		AEN("A tunnel or VPN with encapsulation overhead on the path"),
 		AZH("路径上存在带封装开销的隧道或 VPN"),
+		C("IcmpInDestUnreachs", "Icmp6InPktTooBigs"),
 	},
 	{
 		.id = "pmtu-not-adapted",
@@ -524,10 +599,11 @@ const pd_finding_def pd_catalog[] = {
 		.explain_zh = "路径已报告了更小的 MTU，但发送端仍在发送过大的报文。"
 			      "ICMP 消息很可能没有到达发送端（在其一侧被过滤）或未被采信。",
 		S("firewall dropping ICMP frag-needed", "MSS clamping", "net.ipv4.ip_no_pmtu_disc",
-		  "net.ipv4.tcp_mtu_probing"),
+		  "net.ipv4.tcp_mtu_probing", "net.ipv4.route.min_pmtu"),
 		AEN("The ICMP was rate limited by the router", "The capture point is between the router and a "
 		    "filter that dropped the ICMP"),
 		AZH("路由器对 ICMP 限速", "抓包点位于路由器与丢弃 ICMP 的过滤设备之间"),
+		C("IcmpInDestUnreachs", "Icmp6InPktTooBigs"),
 	},
 	{
 		.id = "pmtu-blackhole",
@@ -545,6 +621,7 @@ const pd_finding_def pd_catalog[] = {
 		  "interface MTU", "net.ipv4.tcp_base_mss"),
 		AEN("Heavy loss of large packets only (a faulty link)", "A middlebox dropping large packets"),
 		AZH("仅大包严重丢失（故障链路）", "中间设备丢弃大包"),
+		C("TcpExtTCPMTUPFail", "TcpExtTCPMTUPSuccess", "TcpExtTCPTimeouts"),
 	},
 	{
 		.id = "mss-exceeds-path",
@@ -560,6 +637,7 @@ const pd_finding_def pd_catalog[] = {
 		S("MSS clamping", "interface MTU", "net.ipv4.tcp_mtu_probing"),
 		AEN("The sender never had that much data to send at once (no full-size segment needed)"),
 		AZH("发送端从未一次有那么多数据要发（并不需要满尺寸报文）"),
+		C("IcmpInDestUnreachs", "Icmp6InPktTooBigs"),
 	},
 	/* ================= capture ================= */
 	{
@@ -646,7 +724,7 @@ const pd_finding_def pd_catalog[] = {
 		.explain_en = "Flows show packets in one direction only. Round-trip times, loss and window "
 			      "findings need both directions.",
 		.explain_zh = "流中只有单方向的报文。往返时间、丢包和窗口相关的分析需要双向流量。",
-		S("capture buffer"),
+		S("capture interface and filter"),
 		AEN("Asymmetric routing", "A capture filter that matched one direction"),
 		AZH("非对称路由", "抓包过滤器只匹配了一个方向"),
 	},
@@ -676,7 +754,7 @@ const pd_finding_def pd_catalog[] = {
 			      "duplicated them. They are not retransmissions.",
 		.explain_zh = "相同的报文在短时间内出现两次：抓包在两个接口上看到了它们（例如 any "
 			      "接口配合 VLAN 或网桥），或镜像端口重复了它们。它们不是重传。",
-		.settings = {NULL},
+		S("capture interface and filter"),
 		AEN("A real duplicate on the network (loops, misbehaving NIC)"),
 		AZH("网络上确实出现重复（环路、网卡异常）"),
 	},

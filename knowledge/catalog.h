@@ -26,6 +26,7 @@ typedef enum pd_category {
 
 #define PD_DEF_MAX_SETTINGS 8
 #define PD_DEF_MAX_ALTS 6
+#define PD_DEF_MAX_COUNTERS 8
 
 typedef struct pd_finding_def {
 	const char *id; /* kebab-case, stable once released */
@@ -36,6 +37,10 @@ typedef struct pd_finding_def {
 	const char *settings[PD_DEF_MAX_SETTINGS]; /* KB names, NULL-terminated */
 	const char *alternatives_en[PD_DEF_MAX_ALTS]; /* other causes, NULL-terminated */
 	const char *alternatives_zh[PD_DEF_MAX_ALTS];
+	/* Kernel counters (nstat names, knowledge/counters.c) that confirm the
+	 * finding on the host, NULL-terminated; none when the kernel counts
+	 * nothing that would. */
+	const char *counters[PD_DEF_MAX_COUNTERS];
 } pd_finding_def;
 
 extern const pd_finding_def pd_catalog[];

@@ -4,12 +4,23 @@
  * its own. Defaults are those of current mainline Linux (checked on 6.18 in
  * a fresh network namespace, which shows the per-namespace defaults);
  * where a default scales with memory or changed recently, the entry says
- * so instead of pretending to a single number. Check commands must be
- * harmless to run. Texts are plain: no backquotes (the Markdown renderer
- * puts commands in code spans). */
+ * so instead of pretending to a single number, and where the behaviour
+ * depends on the kernel version the entry says which versions.
+ *
+ * Check commands must be safe on a production host: they read state, they
+ * never change it, and they never stop or slow a process (no tracer
+ * attached to a pid, no sysctl -w; tests/test_kb.c rejects such forms).
+ * What no safe command can show is said in the caveat. Texts are plain: no
+ * backquotes (the Markdown renderer puts commands in code spans).
+ *
+ * causes: the findings the setting can produce, or whose limit or delay it
+ * sets (kb.h). A catalogue or detector ranking may name a setting only for
+ * a finding listed here. */
 #include "knowledge/kb.h"
 
 #include <string.h>
+
+#define CAUSES(...) .causes = {__VA_ARGS__, NULL}
 
 const pd_setting pd_kb[] = {
 	/* ---------------- handshake, listen queues ---------------- */
@@ -23,17 +34,22 @@ const pd_setting pd_kb[] = {
 			 "TcpExtListenDrops",
 		.change_en = "Raise it (e.g. sysctl -w net.core.somaxconn=8192, persist in "
 			     "/etc/sysctl.d/) and raise the application's listen() backlog with it; "
-			     "the effective accept queue is min(backlog, somaxconn).",
+			     "the limit in effect is min(backlog, somaxconn), and the queue holds one "
+			     "connection more than that.",
 		.change_zh = "调大该值（如 sysctl -w net.core.somaxconn=8192，并写入 /etc/sysctl.d/ "
-			     "持久化），同时调大应用 listen() 的 backlog；实际全连接队列长度为 "
-			     "min(backlog, somaxconn)。",
+			     "持久化），同时调大应用 listen() 的 backlog；实际生效的上限为 "
+			     "min(backlog, somaxconn)，队列能比它多容纳一个连接。",
 		.caveat_en = "The value is read when listen() is called: restart (or re-listen) the "
 			     "service after changing it. A bigger queue only absorbs bursts; if the "
 			     "application accepts too slowly the queue fills again and connections wait "
-			     "longer instead of failing fast.",
+			     "longer instead of failing fast. The same limit also caps the listener's "
+			     "SYN queue, so a small one sends SYN cookies early.",
 		.caveat_zh = "该值在调用 listen() 时读取，修改后需重启服务（或重新 listen）才生效。"
 			     "更大的队列只能吸收突发；如果应用 accept 太慢，队列仍会被填满，"
-			     "连接只是等待更久而不是快速失败。",
+			     "连接只是等待更久而不是快速失败。这个上限同样限制监听套接字的 SYN 队列，"
+			     "所以上限过小时会很早就开始发送 SYN cookie。",
+		CAUSES("syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
+		       "syncookies", "listener-overload", "syn-flood"),
 	},
 	{
 		.name = "listen() backlog",
@@ -48,9 +64,14 @@ const pd_setting pd_kb[] = {
 			     "ServerSocket 的 backlog 参数；Python socket.listen(N)），并保证 "
 			     "net.core.somaxconn 不小于它。",
 		.caveat_en = "The kernel silently truncates the backlog to net.core.somaxconn, so a "
-			     "large backlog in the configuration may not be what ss -lnt shows.",
+			     "large backlog in the configuration may not be what ss -lnt shows. A full "
+			     "queue never makes Linux answer a SYN with a RST: it drops the SYN (or the "
+			     "handshake's last ACK) and the client retries.",
 		.caveat_zh = "内核会把 backlog 静默截断为 net.core.somaxconn，配置里写得很大不等于"
-			     "实际生效，以 ss -lnt 显示为准。",
+			     "实际生效，以 ss -lnt 显示为准。队列满时 Linux 从不用 RST 应答 SYN：它丢弃 "
+			     "SYN（或握手的最后一个 ACK），由客户端重试。",
+		CAUSES("syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
+		       "syncookies", "listener-overload", "syn-flood"),
 	},
 	{
 		.name = "accept loop",
@@ -69,25 +90,50 @@ const pd_setting pd_kb[] = {
 			     "failure.",
 		.caveat_zh = "全连接队列满通常是应用过载或卡住的表现；只加大队列而不提高处理速度，"
 			     "只是推迟故障。",
+		CAUSES("syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
+		       "listener-overload"),
+	},
+	{
+		.name = "TCP_DEFER_ACCEPT",
+		.kind = PD_KB_SOCKOPT,
+		.side = PD_SIDE_SERVER,
+		.default_value = "off (nginx listen ... deferred, HAProxy defer-accept turn it on)",
+		.check = "The server's configuration (nginx deferred, HAProxy defer-accept, "
+			 "setsockopt TCP_DEFER_ACCEPT); nstat -az TcpExtTCPDeferAcceptDrop",
+		.change_en = "Turn it off for protocols where the server speaks first (SMTP, FTP, "
+			     "MySQL, SSH), or keep its timeout short; it only helps protocols where the "
+			     "client sends the first bytes.",
+		.change_zh = "对服务端先发言的协议（SMTP、FTP、MySQL、SSH）关闭它，或把超时设短；"
+			     "它只对客户端先发送数据的协议有用。",
+		.caveat_en = "The listener drops the handshake's bare ACK and waits for data, and "
+			     "re-sends its SYN-ACK only when the deferring period ends: in a capture this "
+			     "looks exactly like an accept-queue overflow (SYN-ACK repeated after the "
+			     "client's ACK). TcpExtTCPDeferAcceptDrop tells the two apart.",
+		.caveat_zh = "监听端丢弃握手中不带数据的 ACK，等待数据到来，直到延迟期结束才重发 "
+			     "SYN-ACK：在抓包中这与全连接队列溢出完全相同（客户端 ACK 之后又出现 "
+			     "SYN-ACK）。可用 TcpExtTCPDeferAcceptDrop 区分两者。",
+		CAUSES("accept-queue-overflow", "synack-retransmit"),
 	},
 	{
 		.name = "net.ipv4.tcp_max_syn_backlog",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_SERVER,
 		.default_value = "scaled with memory at boot, at least 128 (often 1024-4096)",
-		.check = "sysctl net.ipv4.tcp_max_syn_backlog; nstat -az TcpExtListenDrops "
-			 "TcpExtTCPReqQFullDrop TcpExtTCPReqQFullDoCookies",
+		.check = "sysctl net.ipv4.tcp_max_syn_backlog net.ipv4.tcp_syncookies; nstat -az "
+			 "TcpExtListenDrops TcpExtTCPReqQFullDrop TcpExtTCPReqQFullDoCookies",
 		.change_en = "Raise it together with net.core.somaxconn and the listen() backlog "
 			     "when many half-open connections are legitimate (high connection rate, "
-			     "long RTTs).",
-		.change_zh = "当大量半连接是正常业务（高建连速率、长 RTT）时，与 net.core.somaxconn "
-			     "和 listen() backlog 一起调大。",
+			     "long RTTs) and tcp_syncookies is 0.",
+		.change_zh = "当大量半连接是正常业务（高建连速率、长 RTT）且 tcp_syncookies 为 0 时，"
+			     "与 net.core.somaxconn 和 listen() backlog 一起调大。",
 		.caveat_en = "On current kernels a listener's half-open (SYN) queue is also capped by "
 			     "its accept backlog; this sysctl mainly matters with tcp_syncookies=0, where "
-			     "SYNs from unverified peers are dropped once the queue is three-quarters full.",
+			     "SYNs from unverified peers are dropped once the queue is three-quarters full. "
+			     "With cookies on it decides nothing about when they are sent.",
 		.caveat_zh = "在当前内核中，监听套接字的半连接（SYN）队列同样受其 accept backlog 限制；"
 			     "该参数主要在 tcp_syncookies=0 时起作用：队列满四分之三后，"
-			     "来自未验证对端的 SYN 会被丢弃。",
+			     "来自未验证对端的 SYN 会被丢弃。开启 cookie 时，何时发送 cookie 与它无关。",
+		CAUSES("syn-retransmit", "syn-unanswered", "listener-overload", "syn-flood"),
 	},
 	{
 		.name = "net.ipv4.tcp_syncookies",
@@ -101,46 +147,109 @@ const pd_setting pd_kb[] = {
 			     "changing this.",
 		.change_zh = "保持为 1。若正常负载下也在发送 cookie，说明队列太小：应调大 listen() "
 			     "backlog 和 net.core.somaxconn，而不是改这个参数。",
-		.caveat_en = "A cookie SYN-ACK cannot keep per-connection state: without the client's "
-			     "timestamp option it loses window scaling and SACK, so such connections run "
-			     "with a 64 KiB window. 2 sends cookies always; 0 drops SYNs under a flood.",
-		.caveat_zh = "cookie 方式的 SYN-ACK 不保存连接状态：若客户端没有带时间戳选项，"
-			     "窗口扩大和 SACK 会丢失，连接窗口被限制在 64 KiB。设为 2 表示总是发送 cookie；"
-			     "设为 0 则在 SYN 洪泛时直接丢弃 SYN。",
+		.caveat_en = "A cookie SYN-ACK keeps no per-connection state: to a SYN without the "
+			     "timestamp option it carries no window scaling and no SACK, so such "
+			     "connections run with a 64 KiB window; to a SYN with timestamps it keeps both. "
+			     "2 sends cookies always; 0 drops SYNs under a flood.",
+		.caveat_zh = "cookie 方式的 SYN-ACK 不保存连接状态：应答不带时间戳选项的 SYN 时，"
+			     "它不带窗口扩大和 SACK，这些连接的窗口被限制在 64 KiB；应答带时间戳的 SYN "
+			     "时两者都会保留。设为 2 表示总是发送 cookie；设为 0 则在 SYN 洪泛时直接丢弃 SYN。",
+		CAUSES("syncookies", "syn-flood", "window-scaling-disabled", "syn-retransmit",
+		       "syn-unanswered", "listener-overload", "accept-queue-overflow"),
 	},
 	{
 		.name = "net.ipv4.tcp_syn_retries",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_CLIENT,
 		.default_value = "6",
-		.check = "sysctl net.ipv4.tcp_syn_retries net.ipv4.tcp_syn_linear_timeouts",
+		.check = "sysctl net.ipv4.tcp_syn_retries net.ipv4.tcp_syn_linear_timeouts; nstat -az "
+			 "TcpExtTCPSynRetrans TcpAttemptFails",
 		.change_en = "Lower it (or set a connect timeout in the application) to fail over "
 			     "faster to another server; it does not make the server answer.",
 		.change_zh = "调小它（或在应用里设置连接超时）可以更快地切换到其他服务器；"
 			     "它并不能让服务端应答。",
-		.caveat_en = "With the classic 1 s initial RTO doubling, 6 retries give up after about "
-			     "127 s. Kernels that have net.ipv4.tcp_syn_linear_timeouts keep the first "
-			     "retries about 1 s apart before doubling; trust the schedule seen in the "
-			     "capture. Per-socket TCP_SYNCNT overrides it.",
-		.caveat_zh = "按经典的 1 秒初始 RTO 指数退避，6 次重试约 127 秒后放弃。"
-			     "带有 net.ipv4.tcp_syn_linear_timeouts 的内核前几次重试间隔约 1 秒，"
-			     "之后才翻倍；以抓包中实际观察到的间隔为准。套接字选项 TCP_SYNCNT 可单独覆盖。",
+		.caveat_en = "With n retries and a 1 s initial RTO, kernels before 6.5 send n "
+			     "retransmissions, 1, 3, 7 ... s after the first SYN, and connect() fails "
+			     "after about 2^(n+1)-1 s (127 s for 6). Since 6.5 the kernel stops at the "
+			     "first timeout after n + tcp_syn_linear_timeouts retransmissions or after "
+			     "2^(n+1)-1 initial RTOs, whichever is first, and the first retries come 1 s "
+			     "apart: with the defaults 10 retransmissions at 1, 2, 3, 4, 5, 7, 11, 19, 35 "
+			     "and 67 s, and connect() fails after about 131 s (133 s measured on 6.18). "
+			     "The capture shows which schedule ran. Per-socket TCP_SYNCNT overrides n; "
+			     "TCP_USER_TIMEOUT also bounds connect().",
+		.caveat_zh = "设重试次数为 n、初始 RTO 为 1 秒：6.5 之前的内核在首个 SYN 之后第 1、3、"
+			     "7 …… 秒发出 n 次重传，connect() 约 2^(n+1)-1 秒后失败（n 为 6 时约 127 秒）。"
+			     "从 6.5 起，内核在重传满 n + tcp_syn_linear_timeouts 次或经过 2^(n+1)-1 "
+			     "个初始 RTO 之后（以先到者为准）的下一次超时放弃，且前几次重试间隔 1 秒："
+			     "默认设置下共重传 10 次，分别在第 1、2、3、4、5、7、11、19、35、67 秒，"
+			     "connect() 约 131 秒后失败（在 6.18 上实测 133 秒）。抓包可以看出实际是哪种"
+			     "节奏。套接字选项 TCP_SYNCNT 可覆盖 n；TCP_USER_TIMEOUT 同样限制 connect()。",
+		CAUSES("syn-unanswered"),
+	},
+	{
+		.name = "net.ipv4.tcp_syn_linear_timeouts",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_CLIENT,
+		.default_value = "4",
+		.added_in = "6.5",
+		.check = "sysctl net.ipv4.tcp_syn_linear_timeouts net.ipv4.tcp_syn_retries; in the "
+			 "capture, SYN retries about 1 s apart before the gaps double",
+		.change_en = "Nothing to fix: it makes a lost SYN cost about 1 s instead of up to 3 s. "
+			     "To give up sooner on an unreachable server lower tcp_syn_retries or set a "
+			     "connect timeout; 0 restores the classic doubling.",
+		.change_zh = "无需修改：它让一个丢失的 SYN 只耽误约 1 秒，而不是最多 3 秒。"
+			     "若要更快放弃不可达的服务器，应调小 tcp_syn_retries 或设置连接超时；"
+			     "设为 0 则恢复经典的翻倍退避。",
+		.caveat_en = "Only for connect() (SYN_SENT), not for a server's SYN-ACKs. Retransmissions "
+			     "1 to this value + 1 each wait one initial RTO, then the wait doubles; it also "
+			     "adds this many retransmissions to tcp_syn_retries, "
+			     "so with the defaults a client sends 10 SYN retransmissions and gives up "
+			     "after about 131 s.",
+		.caveat_zh = "只作用于 connect()（SYN_SENT），不影响服务端的 SYN-ACK。第 1 次到第"
+			     "（该值 + 1）次重传各等待一个初始 RTO，之后等待时间翻倍；它还会在 "
+			     "tcp_syn_retries 之外再增加同样次数的重传，因此默认设置下客户端会重传 10 次 "
+			     "SYN，约 131 秒后放弃。",
+		CAUSES("syn-retransmit", "syn-unanswered"),
+	},
+	{
+		.name = "TCP_USER_TIMEOUT",
+		.kind = PD_KB_SOCKOPT,
+		.side = PD_SIDE_BOTH,
+		.default_value = "0 (off: the retries sysctls decide)",
+		.check = "The application's or library's configuration (gRPC, database drivers, "
+			 "HAProxy and others expose it) or source",
+		.change_en = "Set it (in milliseconds) on sockets that must notice a dead peer or "
+			     "path within a bounded time, e.g. 30000; it caps how long sent data may "
+			     "stay unacknowledged before the connection is closed.",
+		.change_zh = "在需要在限定时间内发现对端或路径失效的套接字上设置（单位毫秒，如 "
+			     "30000）；它限定已发送数据最长可以多久得不到确认，超时即关闭连接。",
+		.caveat_en = "It also bounds connect() and overrides the keepalive give-up "
+			     "(keepalive_probes x intvl). Too low breaks connections across short outages. "
+			     "No command shows it from outside the process.",
+		.caveat_zh = "它同样限制 connect()，并取代保活的放弃条件（keepalive_probes × intvl）。"
+			     "设得过小会在短暂中断时断开连接。无法从进程外部用命令查看它。",
+		CAUSES("syn-unanswered", "rto-timeouts", "keepalive"),
 	},
 	{
 		.name = "net.ipv4.tcp_synack_retries",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_SERVER,
 		.default_value = "5",
-		.check = "sysctl net.ipv4.tcp_synack_retries",
+		.check = "sysctl net.ipv4.tcp_synack_retries; nstat -az TcpExtTCPSynRetrans",
 		.change_en = "Rarely the fix. Lowering it frees half-open entries sooner under a SYN "
 			     "flood; find why the client's ACK does not arrive or is dropped first.",
 		.change_zh = "通常不是根本解法。在 SYN 洪泛时调小可更快释放半连接；"
 			     "应先查明客户端的 ACK 为何没到或被丢弃。",
-		.caveat_en = "With a 1 s initial RTO, 5 retries keep a half-open entry for about 63 s. "
-			     "SYN-ACK retransmits after the client's ACK point to the accept queue, not "
-			     "to this setting.",
-		.caveat_zh = "初始 RTO 为 1 秒时，5 次重试会让半连接保留约 63 秒。"
-			     "若客户端已经 ACK 后服务端仍重传 SYN-ACK，问题在全连接队列，而不在此参数。",
+		.caveat_en = "With a 1 s initial RTO, 5 retries keep a half-open entry for about 63 s "
+			     "on a quiet listener; once more than half of the SYN queue is in use, the "
+			     "kernel retries older entries fewer times (down to 2), so under a flood they "
+			     "go sooner. SYN-ACK retransmits after the client's ACK point to the accept "
+			     "queue (or TCP_DEFER_ACCEPT), not to this setting.",
+		.caveat_zh = "初始 RTO 为 1 秒时，在空闲的监听端上 5 次重试会让半连接保留约 63 秒；"
+			     "当 SYN 队列使用超过一半时，内核会减少较老表项的重试次数（最少 2 次），"
+			     "所以洪泛时它们会更早被清除。若客户端已经 ACK 后服务端仍重传 SYN-ACK，"
+			     "问题在全连接队列（或 TCP_DEFER_ACCEPT），而不在此参数。",
+		CAUSES("synack-retransmit", "syn-flood"),
 	},
 	{
 		.name = "net.ipv4.tcp_abort_on_overflow",
@@ -154,9 +263,10 @@ const pd_setting pd_kb[] = {
 		.change_zh = "突发负载下保持 0（丢弃客户端的 ACK，握手稍后完成）。"
 			     "只有在希望客户端立刻收到 RST 快速失败时才设为 1。",
 		.caveat_en = "With 1 a short burst turns into connection resets seen by users; it "
-			     "hides nothing about the cause (a full accept queue).",
+			     "fixes nothing about the cause (a full accept queue).",
 		.caveat_zh = "设为 1 后，短暂的突发就会变成用户可见的连接重置；"
 			     "它并不能解决根因（全连接队列满）。",
+		CAUSES("accept-queue-overflow"),
 	},
 	{
 		.name = "net.netfilter.nf_conntrack_max",
@@ -164,33 +274,60 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_PATH,
 		.default_value = "scaled with memory (e.g. 262144)",
 		.check = "sysctl net.netfilter.nf_conntrack_count net.netfilter.nf_conntrack_max; "
-			 "conntrack -S (drop, insert_failed); dmesg | grep 'table full'",
+			 "conntrack -S (drop, early_drop, insert_failed); dmesg | grep 'table full'",
 		.change_en = "Raise nf_conntrack_max (and the hash size, nf_conntrack_buckets) on the "
-			     "host or firewall that tracks connections, or exempt high-rate traffic from "
-			     "tracking (notrack).",
+			     "host or firewall that tracks connections. Exempting traffic from tracking "
+			     "(notrack) is safe only for traffic that needs no NAT and is matched by "
+			     "stateless rules in both directions: untracked packets are never NATed and "
+			     "match ct state untracked, not established.",
 		.change_zh = "在做连接跟踪的主机或防火墙上调大 nf_conntrack_max（以及哈希桶 "
-			     "nf_conntrack_buckets），或对高速率流量关闭跟踪（notrack）。",
-		.caveat_en = "Only exists when the nf_conntrack module is loaded. When the table is "
+			     "nf_conntrack_buckets）。对流量关闭跟踪（notrack）只适用于不需要 NAT、"
+			     "且两个方向都由无状态规则匹配的流量：不被跟踪的报文不会做 NAT，匹配的是 "
+			     "ct state untracked 而不是 established。",
+		.caveat_en = "Only exists when the nf_conntrack module is loaded, and is read-only in a "
+			     "container's network namespace: change it on the host. When the table is "
 			     "full new flows' first packets (SYNs) are dropped for every client at once; "
 			     "each entry costs a few hundred bytes of kernel memory. The conntrack "
 			     "timeouts (nf_conntrack_tcp_timeout_*) decide how long entries stay.",
-		.caveat_zh = "仅在加载 nf_conntrack 模块时存在。表满时所有客户端新连接的首包（SYN）"
-			     "都会被丢弃；每个表项占用几百字节内核内存。conntrack 的各类超时"
+		.caveat_zh = "仅在加载 nf_conntrack 模块时存在，且在容器的网络命名空间中只读："
+			     "需在宿主机上修改。表满时所有客户端新连接的首包（SYN）都会被丢弃；"
+			     "每个表项占用几百字节内核内存。conntrack 的各类超时"
 			     "（nf_conntrack_tcp_timeout_*）决定表项保留多久。",
+		CAUSES("syn-retransmit", "syn-unanswered", "listener-overload"),
 	},
 	{
 		.name = "firewall dropping SYN/SYN-ACK",
 		.kind = PD_KB_FIREWALL,
 		.side = PD_SIDE_PATH,
 		.default_value = NULL,
-		.check = "nft list ruleset; iptables -S; iptables -L -v -n (drop counters); cloud "
+		.check = "nft list ruleset; iptables -L -v -n (drop and reject counters); cloud "
 			 "security groups / network ACLs; capture on both sides of the firewall",
 		.change_en = "Find the rule, rate limit or security group that drops the handshake "
-			     "packets and allow the service's port.",
-		.change_zh = "找到丢弃握手报文的规则、限速或安全组，放行该服务端口。",
+			     "packets (or rejects them with a RST) and allow the service's port.",
+		.change_zh = "找到丢弃握手报文（或以 RST 拒绝）的规则、限速或安全组，放行该服务端口。",
 		.caveat_en = "A capture on one side cannot tell a drop on the path from an overloaded "
 			     "listener; capture at the server too, or compare its counters.",
 		.caveat_zh = "单侧抓包无法区分是路径上丢包还是监听端过载；请同时在服务端抓包或对比其计数器。",
+		CAUSES("syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
+		       "listener-overload", "syn-flood", "rst-closed-port"),
+	},
+	{
+		.name = "listen address and port",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_SERVER,
+		.default_value = NULL,
+		.check = "ss -ltn (is there a LISTEN socket on that address and port?); the service's "
+			 "configuration (bind address, port); systemctl status SERVICE",
+		.change_en = "Start the service, or make it listen on the address and port the clients "
+			     "use (0.0.0.0, :: or the external address, not only 127.0.0.1).",
+		.change_zh = "启动服务，或让它监听客户端实际访问的地址和端口（0.0.0.0、:: 或对外地址，"
+			     "而不是只监听 127.0.0.1）。",
+		.caveat_en = "Linux answers a SYN with a RST only when no socket listens there (or a "
+			     "rule rejects it); a full queue never resets a SYN. A listener bound to IPv4 "
+			     "only refuses IPv6 clients and the reverse.",
+		.caveat_zh = "只有在没有套接字监听（或有规则拒绝）时 Linux 才用 RST 应答 SYN；"
+			     "队列满从不会导致 SYN 被重置。只监听 IPv4 的服务会拒绝 IPv6 客户端，反之亦然。",
+		CAUSES("rst-closed-port"),
 	},
 	/* ---------------- timestamps, TIME_WAIT, ports ---------------- */
 	{
@@ -198,24 +335,32 @@ const pd_setting pd_kb[] = {
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_BOTH,
 		.default_value = "1",
-		.check = "sysctl net.ipv4.tcp_timestamps",
+		.check = "sysctl net.ipv4.tcp_timestamps; nstat -az TcpExtPAWSTimewait TcpExtPAWSEstab",
 		.change_en = "Keep timestamps on (1). They provide PAWS protection and RTT samples, "
 			     "and tcp_tw_reuse depends on them. Fix the 4-tuple reuse instead of "
 			     "disabling them.",
 		.change_zh = "保持开启（1）。时间戳提供 PAWS 保护和 RTT 采样，tcp_tw_reuse 也依赖它。"
 			     "应解决四元组复用问题，而不是关闭时间戳。",
-		.caveat_en = "0 disables them, 1 enables them with a random offset per connection, "
-			     "2 enables them without the offset. Disabling them on one side turns off "
-			     "PAWS, TIME_WAIT reuse and window scaling for syncookie connections.",
-		.caveat_zh = "0 关闭；1 开启并按连接加随机偏移；2 开启但不加偏移。"
+		.caveat_en = "0 disables them, 1 enables them with a random offset, 2 enables them "
+			     "without the offset. The offset is a fixed function of the connection's "
+			     "addresses: per address pair from 4.11, per 4-tuple on kernels with the "
+			     "change that added the ports back (7.0 and stable updates such as 6.12.94; "
+			     "6.18.44 measured). Disabling them on one side turns off PAWS, TIME_WAIT "
+			     "reuse and window scaling for syncookie connections.",
+		.caveat_zh = "0 关闭；1 开启并加随机偏移；2 开启但不加偏移。偏移量由连接的地址决定："
+			     "从 4.11 起按地址对计算，在把端口重新加入计算的内核上按四元组计算"
+			     "（7.0 以及 6.12.94 等稳定版更新；已在 6.18.44 上实测）。"
 			     "一端关闭后，PAWS、TIME_WAIT 复用以及 syncookie 连接的窗口扩大都会失效。",
+		CAUSES("paws-rejected-syn", "nat-timestamp-clocks", "port-reuse-timewait", "syncookies",
+		       "window-scaling-disabled"),
 	},
 	{
 		.name = "net.ipv4.tcp_tw_reuse",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_CLIENT,
 		.default_value = "2 (loopback connections only)",
-		.check = "sysctl net.ipv4.tcp_tw_reuse; ss -tan state time-wait | wc -l",
+		.check = "sysctl net.ipv4.tcp_tw_reuse; ss -tan state time-wait | wc -l; nstat -az "
+			 "TcpExtTWRecycled",
 		.change_en = "Set 1 on the host that opens the connections (the client) when it runs "
 			     "out of ports to the same destination; better, reuse connections.",
 		.change_zh = "当发起连接的一方（客户端）到同一目的地的端口耗尽时，可在客户端设为 1；"
@@ -223,10 +368,11 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "It only affects outgoing connections (connect()), never a server's "
 			     "accepted ones, and needs tcp_timestamps on both ends; a TIME_WAIT socket is "
 			     "reused only after it is about 1 s old (net.ipv4.tcp_tw_reuse_delay on newer "
-			     "kernels).",
+			     "kernels). It cannot help when the server holds the TIME_WAIT.",
 		.caveat_zh = "只对本机主动发起的连接（connect()）生效，对服务端 accept 的连接无效；"
 			     "需要两端都开启 tcp_timestamps；TIME_WAIT 套接字须存在约 1 秒后才能被复用"
-			     "（新内核可由 net.ipv4.tcp_tw_reuse_delay 调整）。",
+			     "（新内核可由 net.ipv4.tcp_tw_reuse_delay 调整）。TIME_WAIT 在服务端时它无能为力。",
+		CAUSES("port-reuse-timewait", "connection-churn", "ephemeral-port-pressure"),
 	},
 	{
 		.name = "net.ipv4.tcp_tw_recycle",
@@ -236,29 +382,81 @@ const pd_setting pd_kb[] = {
 		.check = "ls /proc/sys/net/ipv4/tcp_tw_recycle (absent on kernels 4.12 and later)",
 		.change_en = "Set 0 on old kernels that still have it; upgrade the kernel.",
 		.change_zh = "在仍有此参数的老内核上设为 0；建议升级内核。",
-		.caveat_en = "Removed in Linux 4.12. With 1 the server drops SYNs whose timestamp is "
-			     "older than the last one seen from the same IP, which breaks clients behind "
-			     "NAT (their clocks are unrelated): connects time out at random.",
-		.caveat_zh = "已在 Linux 4.12 中删除。设为 1 时，服务端会丢弃时间戳比同一 IP 上次更旧的 SYN，"
+		.caveat_en = "Removed in Linux 4.12. With 1 the server silently drops SYNs whose "
+			     "timestamp is older than the last one seen from the same IP, which breaks "
+			     "clients behind NAT (their clocks are unrelated): connects time out at random.",
+		.caveat_zh = "已在 Linux 4.12 中删除。设为 1 时，服务端会静默丢弃时间戳比同一 IP 上次更旧的 SYN，"
 			     "这会破坏 NAT 后面的客户端（它们的时钟互不相关），导致随机的连接超时。",
 		.removed_in = "4.12",
+		CAUSES("nat-timestamp-clocks", "syn-retransmit", "syn-unanswered"),
+	},
+	{
+		.name = "net.ipv4.tcp_rfc1337",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SERVER,
+		.default_value = "0",
+		.check = "sysctl net.ipv4.tcp_rfc1337",
+		.change_en = "Keep 0 on servers that see 4-tuples reused quickly: the client's RST then "
+			     "removes the TIME_WAIT socket that rejected its SYN, and the retry succeeds.",
+		.change_zh = "在四元组会被很快复用的服务端保持 0：这样客户端的 RST 会清除拒绝其 SYN 的 "
+			     "TIME_WAIT 套接字，重试即可成功。",
+		.caveat_en = "With 1 (protection against TIME_WAIT assassination, RFC 1337) a TIME_WAIT "
+			     "socket ignores RSTs, so a client whose SYN it rejected keeps failing until "
+			     "the TIME_WAIT ends, up to 60 s later.",
+		.caveat_zh = "设为 1（RFC 1337 所述的防 TIME_WAIT 暗杀保护）时，TIME_WAIT 套接字忽略 "
+			     "RST，被它拒绝过 SYN 的客户端会一直失败，直到 TIME_WAIT 结束（最长 60 秒）。",
+		CAUSES("paws-rejected-syn", "port-reuse-timewait"),
 	},
 	{
 		.name = "net.ipv4.ip_local_port_range",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_CLIENT,
 		.default_value = "32768 60999 (28232 ports)",
-		.check = "sysctl net.ipv4.ip_local_port_range; ss -tan state time-wait | wc -l; "
-			 "nstat -az TcpExtTCPTimeWaitOverflow",
-		.change_en = "Widen it on the connecting host, e.g. 10000 65000, and list ports used by "
-			     "local services in net.ipv4.ip_local_reserved_ports.",
-		.change_zh = "在发起连接的主机上扩大范围，如 10000 65000，并把本机服务使用的端口加入 "
-			     "net.ipv4.ip_local_reserved_ports。",
-		.caveat_en = "The limit applies per destination (IP, port): each closed connection holds "
-			     "its port in TIME_WAIT for 60 s, so about range/60 new connections per "
-			     "second to one destination is the ceiling without reuse.",
-		.caveat_zh = "限制是按目的（IP，端口）计算的：每个关闭的连接在 TIME_WAIT 中占用端口 60 秒，"
-			     "因此不复用连接时，到同一目的地的新建速率上限约为 端口数/60 每秒。",
+		.check = "sysctl net.ipv4.ip_local_port_range net.ipv4.ip_local_reserved_ports; "
+			 "ss -tan state time-wait | wc -l",
+		.change_en = "Widen it on the connecting host, e.g. 10000 64999 (keep the two ends of "
+			     "different parity: connect() takes ports of one parity first and leaves the "
+			     "other to bind()), and list ports used by local services in "
+			     "net.ipv4.ip_local_reserved_ports.",
+		.change_zh = "在发起连接的主机上扩大范围，如 10000 64999（两端取不同的奇偶性："
+			     "connect() 先使用一种奇偶性的端口，把另一种留给 bind()），并把本机服务使用的"
+			     "端口加入 net.ipv4.ip_local_reserved_ports。",
+		.caveat_en = "For ports chosen by connect() the limit applies per destination (address "
+			     "and port); a socket that bind()s before connect() takes a port from every "
+			     "destination's share. A port stays busy only on the side that closed first, "
+			     "which holds it in TIME_WAIT for 60 s: when the server closes first the "
+			     "client's port is free at once. When the client closes first, about range/60 "
+			     "new connections per second to one destination is the ceiling without reuse. "
+			     "Running out has no counter: connect() fails with EADDRNOTAVAIL.",
+		.caveat_zh = "对由 connect() 自动选择的端口，限制按目的（地址和端口）计算；在 connect() "
+			     "之前先 bind() 的套接字则会占用所有目的共享的端口。只有先关闭的一方会把端口"
+			     "在 TIME_WAIT 中保留 60 秒：服务端先关闭时，客户端的端口立即可用。"
+			     "客户端先关闭且不复用连接时，到同一目的地的新建速率上限约为每秒 端口数/60 个新连接。"
+			     "端口耗尽没有计数器：connect() 会以 EADDRNOTAVAIL 失败。",
+		CAUSES("connection-churn", "port-reuse-timewait", "ephemeral-port-pressure",
+		       "paws-rejected-syn"),
+	},
+	{
+		.name = "bind() before connect()",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_CLIENT,
+		.default_value = "not done (connect() picks the port)",
+		.check = "The client's configuration or source (a fixed local port, or bind() to pick "
+			 "a source address); ss -tan state time-wait (the same local port again and "
+			 "again)",
+		.change_en = "Let connect() choose the port; when only the source address matters, set "
+			     "IP_BIND_ADDRESS_NO_PORT before bind(). Never use a fixed source port for "
+			     "short connections.",
+		.change_zh = "让 connect() 选择端口；只需要指定源地址时，在 bind() 之前设置 "
+			     "IP_BIND_ADDRESS_NO_PORT。短连接不要使用固定源端口。",
+		.caveat_en = "bind() to port 0 reserves a port against every destination, so the "
+			     "ephemeral range is shared by all destinations instead of counted per "
+			     "destination; a fixed source port makes each new connection reuse the same "
+			     "4-tuple, which is in TIME_WAIT for 60 s after every close.",
+		.caveat_zh = "bind() 到 0 端口会让端口对所有目的地都被占用，临时端口范围由所有目的共享，"
+			     "而不是按目的分别计算；固定源端口会让每个新连接复用同一个四元组，"
+			     "而它在每次关闭后都要处于 TIME_WAIT 60 秒。",
+		CAUSES("ephemeral-port-pressure", "port-reuse-timewait", "paws-rejected-syn"),
 	},
 	{
 		.name = "net.ipv4.tcp_fin_timeout",
@@ -271,10 +469,14 @@ const pd_setting pd_kb[] = {
 		.change_zh = "仅当大量孤儿套接字因对端不关闭而停留在 FIN_WAIT_2 时才调小；"
 			     "它不是控制 TIME_WAIT 的参数。",
 		.caveat_en = "A common myth: it does NOT shorten TIME_WAIT, which is fixed at 60 s "
-			     "(TCP_TIMEWAIT_LEN, a compile-time constant). It bounds how long an orphaned "
-			     "socket waits in FIN_WAIT_2.",
-		.caveat_zh = "常见误区：它并不能缩短 TIME_WAIT，TIME_WAIT 固定为 60 秒"
-			     "（TCP_TIMEWAIT_LEN，编译期常量）。它限制的是孤儿套接字在 FIN_WAIT_2 的等待时间。",
+			     "(TCP_TIMEWAIT_LEN, a compile-time constant; with tcp_fin_timeout=5 a "
+			     "TIME_WAIT timer still showed 58 s right after close on 6.18). It bounds how "
+			     "long an orphaned socket waits in FIN_WAIT_2, so no finding here is caused "
+			     "by it.",
+		.caveat_zh = "常见误区：它并不能缩短 TIME_WAIT，TIME_WAIT 固定为 60 秒（TCP_TIMEWAIT_LEN，"
+			     "编译期常量；在 6.18 上 tcp_fin_timeout=5 时，关闭后 TIME_WAIT 定时器仍显示 "
+			     "58 秒）。它限制的是孤儿套接字在 FIN_WAIT_2 的等待时间，所以这里的任何结论"
+			     "都不是它造成的。",
 	},
 	{
 		.name = "net.ipv4.tcp_max_tw_buckets",
@@ -282,14 +484,18 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "scaled with memory (e.g. 131072)",
 		.check = "sysctl net.ipv4.tcp_max_tw_buckets; ss -s (timewait); nstat -az "
-			 "TcpExtTCPTimeWaitOverflow; dmesg | grep 'time wait bucket'",
+			 "TcpExtTCPTimeWaitOverflow",
 		.change_en = "Leave it; reduce the connection rate (pooling, keep-alive) instead.",
 		.change_zh = "保持不变；应通过连接池、长连接降低建连速率。",
 		.caveat_en = "When exceeded, the kernel destroys TIME_WAIT sockets at once, which removes "
 			     "TIME_WAIT's protection against old duplicates; lowering it is not a fix for "
-			     "port exhaustion.",
+			     "port exhaustion. Current kernels log nothing then: only "
+			     "TcpExtTCPTimeWaitOverflow counts it (the old 'time wait bucket table "
+			     "overflow' message is gone).",
 		.caveat_zh = "超过上限时内核会直接销毁 TIME_WAIT 套接字，失去 TIME_WAIT 对旧重复报文的保护；"
-			     "调小它不能解决端口耗尽。",
+			     "调小它不能解决端口耗尽。当前内核此时不打印日志，只有 TcpExtTCPTimeWaitOverflow "
+			     "计数（旧内核的 'time wait bucket table overflow' 消息已不存在）。",
+		CAUSES("connection-churn", "port-reuse-timewait"),
 	},
 	{
 		.name = "connection pooling / keep-alive",
@@ -297,7 +503,8 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_CLIENT,
 		.default_value = NULL,
 		.check = "Application or HTTP client configuration (keep-alive, pool size, max idle); "
-			 "ss -tan state time-wait | wc -l",
+			 "ss -tan state time-wait | wc -l; nstat TcpActiveOpens (new connections per "
+			 "interval)",
 		.change_en = "Reuse connections: HTTP keep-alive, a connection pool in the client or "
 			     "database driver, upstream keepalive in proxies (nginx: keepalive N).",
 		.change_zh = "复用连接：开启 HTTP keep-alive，在客户端或数据库驱动中使用连接池，"
@@ -306,23 +513,36 @@ const pd_setting pd_kb[] = {
 			     "balancers; validate or refresh idle connections before use.",
 		.caveat_zh = "池中的连接可能被服务端、NAT 或负载均衡的空闲超时关闭；"
 			     "使用前应校验或定期刷新空闲连接。",
+		CAUSES("connection-churn", "port-reuse-timewait", "ephemeral-port-pressure",
+		       "paws-rejected-syn"),
 	},
 	{
 		.name = "NAT source-port reuse",
 		.kind = PD_KB_FIREWALL,
 		.side = PD_SIDE_PATH,
 		.default_value = NULL,
-		.check = "NAT / load balancer configuration and its port allocation; conntrack -L on "
-			 "a Linux NAT; compare SYN timestamps per source IP in the capture",
-		.change_en = "Give the NAT more source addresses or ports, use random port allocation, "
-			     "or keep connections alive so fewer 4-tuples are reused within 60 s.",
-		.change_zh = "为 NAT 增加源地址或端口池，使用随机端口分配，或保持长连接，"
-			     "减少 60 秒内复用同一四元组。",
-		.caveat_en = "Hosts behind one NAT address have unrelated timestamp clocks; a reused "
-			     "4-tuple can then carry an older timestamp than the server's TIME_WAIT entry "
-			     "and be rejected.",
-		.caveat_zh = "同一 NAT 地址后面的主机时间戳时钟互不相关；复用的四元组可能携带比服务端 "
-			     "TIME_WAIT 记录更旧的时间戳而被拒绝。",
+		.check = "NAT / load balancer configuration and its port allocation; conntrack -S "
+			 "on a Linux NAT; compare SYN timestamps per source IP in the capture; on the "
+			 "server, nstat -az TcpExtPAWSTimewait TcpExtPAWSEstab",
+		.change_en = "Give the NAT more source addresses (a bigger port pool), and keep "
+			     "connections alive so fewer 4-tuples are reused within 60 s. Random port "
+			     "allocation (MASQUERADE --random-fully) does not prevent it.",
+		.change_zh = "给 NAT 增加源地址（扩大端口池），并保持长连接，减少 60 秒内复用同一四元组。"
+			     "随机端口分配（MASQUERADE --random-fully）并不能避免这个问题。",
+		.caveat_en = "Hosts behind one NAT address have unrelated timestamp clocks, and on "
+			     "current kernels every 4-tuple of one host gets its own offset too: when the "
+			     "NAT maps a new connection onto a 4-tuple the server still holds in TIME_WAIT, "
+			     "its timestamp is unrelated to the old one and is rejected when it is older. "
+			     "A Linux NAT avoids 4-tuples still in its table, except when short of ports "
+			     "(since 6.5 it then takes over one in TIME_WAIT if the new sequence number is "
+			     "higher, whatever the timestamp).",
+		.caveat_zh = "同一 NAT 地址后面的主机时间戳时钟互不相关，而且在当前内核上，同一主机的"
+			     "每个四元组也有各自的偏移：当 NAT 把新连接映射到服务端仍处于 TIME_WAIT 的"
+			     "四元组上时，新时间戳与旧的毫无关系，比旧的小时就会被拒绝。Linux NAT 会避开"
+			     "仍在其连接跟踪表中的四元组，但端口不足时例外（从 6.5 起，只要新的序列号更大，"
+			     "它就会接管处于 TIME_WAIT 的表项，而不管时间戳）。",
+		CAUSES("paws-rejected-syn", "nat-timestamp-clocks", "port-reuse-timewait",
+		       "ephemeral-port-pressure"),
 	},
 	/* ---------------- Nagle / delayed ACK ---------------- */
 	{
@@ -330,50 +550,65 @@ const pd_setting pd_kb[] = {
 		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_SENDER,
 		.default_value = "off (Nagle enabled)",
-		.check = "strace -f -e trace=setsockopt -p PID (look for TCP_NODELAY); application or "
-			 "library settings (e.g. tcp_nodelay in nginx, Redis clients, gRPC)",
+		.check = "Application or library settings (tcp_nodelay in nginx, Redis clients, gRPC, "
+			 "database drivers) or source (setsockopt TCP_NODELAY); in the capture, a small "
+			 "segment held until the previous data is acknowledged",
 		.change_en = "Set TCP_NODELAY on the socket that sends small writes "
 			     "(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, 1)), and send each message in "
 			     "one write.",
 		.change_zh = "在发送小块数据的套接字上设置 TCP_NODELAY（setsockopt(fd, IPPROTO_TCP, "
 			     "TCP_NODELAY, 1)），并且每条消息一次写出。",
 		.caveat_en = "With Nagle off, every small write becomes its own packet; a chatty sender "
-			     "then emits many tiny segments. Coalescing writes fixes the cause.",
-		.caveat_zh = "关闭 Nagle 后，每次小写都会单独成包；频繁小写的程序会发出大量小报文。"
-			     "合并写才是治本。",
+			     "then emits many tiny segments. Coalescing writes fixes the cause. No command "
+			     "shows a socket's TCP_NODELAY from outside: ss and /proc do not report it, and "
+			     "a tracer attached to the process (strace -p) stops it at every system call "
+			     "and sees only calls made after attaching, long after the option was set.",
+		.caveat_zh = "关闭 Nagle 后，每次小数据量的写入都会单独成包；频繁小块写入的程序会发出"
+			     "大量小报文。合并写入才是治本。没有命令能从外部看到套接字的 TCP_NODELAY："
+			     "ss 和 /proc 都不显示它；对进程挂上跟踪器（strace -p）会在每次系统调用时"
+			     "暂停进程，而且只能看到挂上之后的调用，而该选项通常早已设置完毕。",
+		CAUSES("nagle-delayed-ack", "tiny-writes"),
 	},
 	{
 		.name = "TCP_CORK",
 		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_SENDER,
 		.default_value = "off",
-		.check = "strace -f -e trace=setsockopt -p PID",
-		.change_en = "Cork the socket while writing the pieces of one message and uncork it at "
-			     "the end, so they leave as full segments.",
-		.change_zh = "在写一条消息的各部分时设置 TCP_CORK，写完后取消，使其以满段发送。",
-		.caveat_en = "Forgetting to uncork delays data by up to 200 ms (the kernel's cork "
-			     "ceiling).",
-		.caveat_zh = "忘记取消 cork 会让数据最多延迟 200 毫秒（内核的 cork 上限）。",
+		.check = "Application or library settings (nginx tcp_nopush sets it) or source; "
+			 "ss -tmi (notsent: bytes written but held back)",
+		.change_en = "Set TCP_CORK while writing the pieces of one message and clear it at the "
+			     "end, so they leave as full-sized segments.",
+		.change_zh = "在写一条消息的各部分时设置 TCP_CORK，写完后取消，使其以满 MSS 的报文段发送。",
+		.caveat_en = "Forgetting to uncork holds the last partial segment until the kernel sends "
+			     "it anyway, with its window-probe timer: about 200 ms on a LAN (the minimum "
+			     "RTO; 207 ms measured on loopback, 6.18) and about one RTO on longer paths. "
+			     "Like TCP_NODELAY it cannot be read from outside the process.",
+		.caveat_zh = "忘记取消 cork 时，最后一个不满的报文段会一直被扣住，直到内核用窗口探测"
+			     "定时器把它发出：局域网上约 200 毫秒（最小 RTO；在 6.18 的 loopback 上实测 "
+			     "207 毫秒），更长的路径上约一个 RTO。与 TCP_NODELAY 一样，无法从进程外部读取。",
+		CAUSES("nagle-delayed-ack", "tiny-writes"),
 	},
 	{
 		.name = "MSG_MORE",
 		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_SENDER,
 		.default_value = NULL,
-		.check = "strace -f -e trace=sendto,sendmsg -p PID (look for MSG_MORE)",
+		.check = "Application or library source (the flags of send()/sendmsg())",
 		.change_en = "Pass MSG_MORE on every send() of a message except the last one.",
 		.change_zh = "对一条消息的除最后一次外的每次 send() 传入 MSG_MORE 标志。",
 		.caveat_en = "Per-call equivalent of TCP_CORK; the final send without the flag must "
-			     "follow or the data waits.",
-		.caveat_zh = "相当于单次调用的 TCP_CORK；最后必须有一次不带该标志的发送，否则数据会被滞留。",
+			     "follow or the data waits. A per-call flag leaves no trace outside the process.",
+		.caveat_zh = "相当于单次调用的 TCP_CORK；最后必须有一次不带该标志的发送，否则数据会被滞留。"
+			     "这是每次调用的标志，在进程外部看不到痕迹。",
+		CAUSES("nagle-delayed-ack", "tiny-writes"),
 	},
 	{
 		.name = "writev coalescing",
 		.kind = PD_KB_APP,
 		.side = PD_SIDE_SENDER,
 		.default_value = NULL,
-		.check = "strace -f -e trace=write,writev,sendto,sendmsg -p PID (several small writes "
-			 "per request)",
+		.check = "The capture (several small segments per request); application source (one "
+			 "write for the header, another for the body)",
 		.change_en = "Build the request (headers and body) in one buffer, or hand the pieces to "
 			     "one writev()/sendmsg() call, instead of write-write-read.",
 		.change_zh = "把请求（头和体）放到一个缓冲区，或用一次 writev()/sendmsg() 发出，"
@@ -381,13 +616,32 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "This fixes the cause of Nagle/delayed-ACK stalls without giving up Nagle "
 			     "for the rest of the connection.",
 		.caveat_zh = "这样能从根源上消除 Nagle 与延迟确认的相互等待，同时保留 Nagle 的好处。",
+		CAUSES("nagle-delayed-ack", "tiny-writes"),
+	},
+	{
+		.name = "net.ipv4.tcp_autocorking",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "1",
+		.check = "sysctl net.ipv4.tcp_autocorking; nstat -az TcpExtTCPAutoCorking",
+		.change_en = "Keep 1: small writes issued while an earlier packet of the socket still "
+			     "waits in the qdisc or the NIC are merged into fewer segments.",
+		.change_zh = "保持 1：当该套接字更早的报文仍在 qdisc 或网卡中排队时，之后的小块写入会被"
+			     "合并成更少的报文段。",
+		.caveat_en = "It holds data only while the host itself is still sending, so it adds "
+			     "microseconds, not a delayed-ACK wait; with 0 every small write leaves as its "
+			     "own segment.",
+		.caveat_zh = "它只在本机仍在发送时暂缓数据，因此只增加微秒级延迟，而不是一次延迟确认的"
+			     "等待；设为 0 时每次小块写入都单独成为一个报文段。",
+		CAUSES("tiny-writes"),
 	},
 	{
 		.name = "TCP_QUICKACK",
 		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_RECEIVER,
 		.default_value = "off (delayed ACK, 40 ms minimum on Linux)",
-		.check = "strace -f -e trace=setsockopt -p PID",
+		.check = "ss -ti on the receiver (ato: its delayed-ACK timeout now); application source "
+			 "(setsockopt TCP_QUICKACK after reads)",
 		.change_en = "On the receiver, set TCP_QUICKACK after each recv() when the peer waits "
 			     "for an ACK before sending more.",
 		.change_zh = "在接收端每次 recv() 之后设置 TCP_QUICKACK，适用于对端需等 ACK 才继续发送的场景。",
@@ -395,6 +649,7 @@ const pd_setting pd_kb[] = {
 			     "set again after reads. Windows peers delay ACKs up to 200 ms by default.",
 		.caveat_zh = "不是永久生效：内核可能回到延迟确认模式，需要在每次读取后重新设置。"
 			     "Windows 对端默认的延迟确认最长 200 毫秒。",
+		CAUSES("nagle-delayed-ack"),
 	},
 	{
 		.name = "route quickack",
@@ -410,56 +665,71 @@ const pd_setting pd_kb[] = {
 			     "must be re-created with the attribute after reboots (persist it in the "
 			     "network configuration).",
 		.caveat_zh = "影响走该路由的所有连接，并增加 ACK 数量；重启后需重新设置（请写入网络配置持久化）。",
+		CAUSES("nagle-delayed-ack"),
 	},
 	/* ---------------- windows and buffers ---------------- */
 	{
 		.name = "net.ipv4.tcp_rmem",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_RECEIVER,
-		.default_value = "4096 131072 33554432 on kernel 6.18 (max 6291456 on older kernels)",
-		.check = "sysctl net.ipv4.tcp_rmem net.ipv4.tcp_mem; ss -tmi (rb, rcv_space, rcv_wnd)",
+		.default_value = "4096 131072 and a maximum scaled with RAM: up to 33554432 (32 MiB) since "
+				 "kernel 6.16, up to 6291456 (6 MiB) before",
+		.check = "sysctl net.ipv4.tcp_rmem net.ipv4.tcp_mem; ss -tmi (rb, rcv_space; on the "
+			 "sender, rwnd_limited: the share of time the receive window was the limit)",
 		.change_en = "Raise the third value (max) on the receiver so the window can reach the "
 			     "bandwidth-delay product: bandwidth x RTT, e.g. 1 Gbit/s x 50 ms = 6.25 MB.",
 		.change_zh = "在接收端调大第三个值（最大值），使窗口能达到带宽时延积：带宽 × RTT，"
 			     "例如 1 Gbit/s × 50 ms = 6.25 MB。",
 		.caveat_en = "The advertised window is only a fraction of the buffer (about half on older "
-			     "kernels with tcp_adv_win_scale=1; newer kernels measure the overhead per "
-			     "socket). Memory: max bytes x busy sockets, bounded overall by "
+			     "kernels with tcp_adv_win_scale=1; since 6.6 the kernel measures the overhead "
+			     "per socket). The middle value sets the initial window (about 64 KB in the SYN "
+			     "since 4.20). Memory: max bytes x busy sockets, bounded overall by "
 			     "net.ipv4.tcp_mem. Sockets that set SO_RCVBUF ignore it.",
 		.caveat_zh = "通告窗口只是缓冲区的一部分（老内核 tcp_adv_win_scale=1 时约一半；"
-			     "新内核按套接字实际开销估算）。内存：最大值 × 活跃套接字数，"
-			     "总量受 net.ipv4.tcp_mem 限制。设置了 SO_RCVBUF 的套接字不受其影响。",
+			     "从 6.6 起内核按套接字实际开销估算）。中间值决定初始窗口（从 4.20 起 SYN 中"
+			     "约 64 KB）。内存：最大值 × 活跃套接字数，总量受 net.ipv4.tcp_mem 限制。"
+			     "设置了 SO_RCVBUF 的套接字不受其影响。",
+		CAUSES("zero-window", "window-limited", "receive-window-fixed", "initial-window",
+		       "retransmissions"),
 	},
 	{
 		.name = "net.core.rmem_max",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_RECEIVER,
-		.default_value = "4194304 on kernel 6.18 (212992 on many older kernels)",
+		.default_value = "4194304 since kernel 6.18 (212992 before)",
 		.check = "sysctl net.core.rmem_max",
 		.change_en = "Raise it only if the application sets SO_RCVBUF and needs more than this "
 			     "cap; autotuned sockets are bounded by tcp_rmem instead.",
 		.change_zh = "仅当应用设置了 SO_RCVBUF 且需要超过此上限时才调大；"
 			     "自动调节的套接字受 tcp_rmem 限制，而非此值。",
 		.caveat_en = "It caps SO_RCVBUF requests (the kernel doubles the requested value for "
-			     "bookkeeping). It applies to all protocols, UDP included.",
-		.caveat_zh = "它限制 SO_RCVBUF 的请求值（内核会把请求值翻倍用于记账开销）。"
-			     "对所有协议生效，包括 UDP。",
+			     "bookkeeping: a 64 MiB request gave 8 MiB with the 4 MiB cap on 6.18). It "
+			     "applies to all protocols, UDP included.",
+		.caveat_zh = "它限制 SO_RCVBUF 的请求值（内核会把请求值翻倍用于记账开销：在 6.18 上限为 "
+			     "4 MiB 时，请求 64 MiB 实际得到 8 MiB）。对所有协议生效，包括 UDP。",
+		CAUSES("zero-window", "window-limited", "receive-window-fixed"),
 	},
 	{
 		.name = "SO_RCVBUF",
 		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_RECEIVER,
 		.default_value = "not set (autotuning)",
-		.check = "ss -tmi (rb stays constant: a fixed buffer); strace -e trace=setsockopt -p PID",
+		.check = "ss -tmi (skmem rb stays at twice the value set and rcv_space does not grow: a "
+			 "fixed buffer); the application's configuration or source",
 		.change_en = "Remove the fixed SO_RCVBUF so autotuning can grow the buffer, or set it "
 			     "large enough for the bandwidth-delay product before connect()/listen().",
 		.change_zh = "去掉固定的 SO_RCVBUF 让内核自动调节；或在 connect()/listen() 之前把它设为"
 			     "足以覆盖带宽时延积的大小。",
 		.caveat_en = "Setting it turns autotuning off for that socket, and the window scale is "
 			     "chosen from the buffer at SYN time, so setting it after the handshake cannot "
-			     "open the window further. Capped by net.core.rmem_max.",
+			     "open the window further. It never removes the window-scale option from the "
+			     "SYN, it only lowers the factor (65536 gave wscale 1 on 6.18). Capped by "
+			     "net.core.rmem_max.",
 		.caveat_zh = "一旦设置，该套接字的自动调节即关闭；窗口扩大因子在 SYN 时根据缓冲区确定，"
-			     "握手后再调大也无法让窗口更大。受 net.core.rmem_max 限制。",
+			     "握手后再调大也无法让窗口更大。它从不会去掉 SYN 中的窗口扩大选项，只会降低"
+			     "扩大因子（在 6.18 上设为 65536 时 wscale 为 1）。受 net.core.rmem_max 限制。",
+		CAUSES("zero-window", "window-limited", "receive-window-fixed", "initial-window",
+		       "retransmissions"),
 	},
 	{
 		.name = "net.ipv4.tcp_window_scaling",
@@ -471,9 +741,14 @@ const pd_setting pd_kb[] = {
 			     "option from SYNs.",
 		.change_zh = "两端都设为 1，并确认没有中间设备剥离 SYN 中的窗口扩大选项。",
 		.caveat_en = "Without scaling on both sides the window is capped at 65535 bytes: at most "
-			     "65535 / RTT bytes per second (about 5 Mbit/s at 100 ms).",
+			     "65535 / RTT bytes per second (about 5 Mbit/s at 100 ms). While this is 1 Linux "
+			     "puts the option in every SYN; a Linux SYN without it means 0 here, a middlebox "
+			     "stripping it, or a SYN-cookie answer to a SYN without timestamps.",
 		.caveat_zh = "任一端不支持窗口扩大，窗口上限即为 65535 字节：吞吐上限为 65535 / RTT "
-			     "字节每秒（RTT 100 ms 时约 5 Mbit/s）。",
+			     "字节每秒（RTT 100 ms 时约 5 Mbit/s）。该值为 1 时 Linux 在每个 SYN 中都带此"
+			     "选项；Linux 的 SYN 没有它，说明此处为 0、中间设备剥离了它，或是对不带时间戳的 "
+			     "SYN 的 SYN cookie 应答。",
+		CAUSES("window-scaling-disabled", "window-limited"),
 	},
 	{
 		.name = "net.ipv4.tcp_moderate_rcvbuf",
@@ -485,41 +760,127 @@ const pd_setting pd_kb[] = {
 		.change_zh = "保持为 1，使接收缓冲区随传输自动增长。",
 		.caveat_en = "0 leaves every socket at the tcp_rmem default (second value).",
 		.caveat_zh = "设为 0 时，所有套接字都停留在 tcp_rmem 的默认值（第二个值）。",
+		CAUSES("receive-window-fixed", "window-limited"),
+	},
+	{
+		.name = "net.ipv4.tcp_mem",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_BOTH,
+		.default_value = "three values in pages (low, pressure, high), scaled at boot to about "
+				 "4.7 %, 6.25 % and 9.4 % of the free memory",
+		.check = "sysctl net.ipv4.tcp_mem; cat /proc/net/sockstat (TCP mem: pages in use now); "
+			 "nstat -az TcpExtTCPMemoryPressures TcpExtTCPRcvQDrop; dmesg | grep 'consider "
+			 "tuning tcp_mem'",
+		.change_en = "Find what holds the memory first (many sockets with full receive queues: "
+			     "slow readers; huge tcp_rmem/tcp_wmem maxima); raise it only when the host has "
+			     "memory to spare.",
+		.change_zh = "先找出占用内存的原因（大量接收队列已满的套接字：读取慢的应用；过大的 "
+			     "tcp_rmem/tcp_wmem 最大值）；只有在主机内存充裕时才调大它。",
+		.caveat_en = "It is one limit for the whole host, shared by every TCP socket, containers "
+			     "included (it exists only in the initial network namespace). Above the "
+			     "pressure value buffers stop growing and windows shrink for all connections; "
+			     "above the high value the kernel drops incoming segments and logs 'out of "
+			     "memory -- consider tuning tcp_mem'.",
+		.caveat_zh = "它是整台主机的一个上限，由所有 TCP 套接字（包括容器中的）共享（只存在于初始网络"
+			     "命名空间中）。超过压力值后，所有连接的缓冲区停止增长、"
+			     "窗口缩小；超过最高值后，内核丢弃收到的报文并记录 'out of memory -- consider "
+			     "tuning tcp_mem'。",
+		CAUSES("zero-window", "window-limited", "retransmissions"),
 	},
 	{
 		.name = "net.ipv4.tcp_wmem",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_SENDER,
-		.default_value = "4096 16384 4194304",
-		.check = "sysctl net.ipv4.tcp_wmem; ss -tmi (tb, notsent)",
+		.default_value = "4096 16384 and a maximum scaled with RAM, up to 4194304 (4 MiB)",
+		.check = "sysctl net.ipv4.tcp_wmem; ss -tmi (tb, notsent; sndbuf_limited: the share of "
+			 "time the send buffer was the limit)",
 		.change_en = "Raise the third value on the sender when the flight stays below the "
 			     "peer's window and the application has data queued.",
 		.change_zh = "当在途数据低于对端窗口而应用仍有数据待发时，在发送端调大第三个值。",
 		.caveat_en = "Memory: max bytes x busy sockets; sockets that set SO_SNDBUF ignore it.",
 		.caveat_zh = "内存：最大值 × 活跃套接字数；设置了 SO_SNDBUF 的套接字不受其影响。",
+		CAUSES("sender-limited"),
 	},
 	{
 		.name = "net.core.wmem_max",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_SENDER,
-		.default_value = "4194304 on kernel 6.18 (212992 on many older kernels)",
+		.default_value = "4194304 since kernel 6.18 (212992 before)",
 		.check = "sysctl net.core.wmem_max",
 		.change_en = "Raise it only when the application sets SO_SNDBUF above this cap.",
 		.change_zh = "仅当应用设置的 SO_SNDBUF 超过此上限时才调大。",
 		.caveat_en = "It caps SO_SNDBUF requests (doubled by the kernel), not autotuning.",
 		.caveat_zh = "它限制 SO_SNDBUF 请求值（内核会翻倍），不限制自动调节。",
+		CAUSES("sender-limited"),
 	},
 	{
 		.name = "SO_SNDBUF",
 		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_SENDER,
 		.default_value = "not set (autotuning)",
-		.check = "ss -tmi (tb constant); strace -e trace=setsockopt -p PID",
+		.check = "ss -tmi (skmem tb stays at twice the value set; sndbuf_limited in the tcp "
+			 "info); the application's configuration or source",
 		.change_en = "Remove a small fixed SO_SNDBUF or size it for the bandwidth-delay product.",
 		.change_zh = "去掉过小的固定 SO_SNDBUF，或按带宽时延积设置。",
 		.caveat_en = "Setting it disables send-buffer autotuning for the socket; capped by "
 			     "net.core.wmem_max.",
 		.caveat_zh = "设置后该套接字的发送缓冲区自动调节关闭；受 net.core.wmem_max 限制。",
+		CAUSES("sender-limited"),
+	},
+	{
+		.name = "TCP_NOTSENT_LOWAT",
+		.kind = PD_KB_SOCKOPT,
+		.side = PD_SIDE_SENDER,
+		.default_value = "not set (net.ipv4.tcp_notsent_lowat applies)",
+		.check = "ss -ti (notsent: bytes written but not yet sent); the application's "
+			 "configuration or source",
+		.change_en = "Keep it no lower than what the path drains while the application wakes "
+			     "up and writes again (1 ms at 1 Gbit/s is 125 KB); a value of a few KB makes "
+			     "the application refill the socket for every few segments.",
+		.change_zh = "不要低于应用被唤醒并再次写入期间路径能发送的数据量（1 Gbit/s 下 1 毫秒约为 "
+			     "125 KB）；只有几 KB 时，应用每发几个报文段就得重新往套接字写数据。",
+		.caveat_en = "It limits only data not yet sent, not data in flight: the socket counts as "
+			     "writable (and accepts more) only while less than this is unsent. Low values "
+			     "cut queueing latency inside the sender; too low ones leave the path idle "
+			     "while the application wakes up.",
+		.caveat_zh = "它只限制尚未发送的数据，不限制在途数据：只有未发送的数据少于该值时，"
+			     "套接字才可写（才接受更多数据）。较小的值能减少发送端内部的排队时延；"
+			     "过小则会在应用被唤醒之前让路径空闲。",
+		CAUSES("sender-limited"),
+	},
+	{
+		.name = "net.ipv4.tcp_notsent_lowat",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "4294967295 (no limit)",
+		.check = "sysctl net.ipv4.tcp_notsent_lowat; ss -ti (notsent)",
+		.change_en = "Leave it unlimited, or no lower than what the path drains while the "
+			     "application wakes up and writes again (1 ms at 1 Gbit/s is 125 KB).",
+		.change_zh = "保持不限制，或不低于应用被唤醒并再次写入期间路径能发送的数据量"
+			     "（1 Gbit/s 下 1 毫秒约为 125 KB）。",
+		.caveat_en = "The default for sockets that do not set TCP_NOTSENT_LOWAT; the same trade-"
+			     "off: small values bound the unsent queue, too small ones starve the path.",
+		.caveat_zh = "它是未设置 TCP_NOTSENT_LOWAT 的套接字的默认值；取舍相同：较小的值限制"
+			     "未发送队列，过小则会让路径“饿死”。",
+		CAUSES("sender-limited"),
+	},
+	{
+		.name = "pacing (fq, SO_MAX_PACING_RATE)",
+		.kind = PD_KB_SOCKOPT,
+		.side = PD_SIDE_SENDER,
+		.default_value = "no cap (bbr and the fq qdisc pace at the rate they estimate)",
+		.check = "ss -ti (pacing_rate, and max_pacing_rate when a cap is set); tc -s qdisc show "
+			 "dev IF (fq: maxrate, throttled)",
+		.change_en = "Remove or raise a pacing cap (SO_MAX_PACING_RATE in the application, "
+			     "maxrate on the fq qdisc) that is below what the path can carry.",
+		.change_zh = "去掉或调高低于路径承载能力的 pacing 上限（应用中的 SO_MAX_PACING_RATE，"
+			     "或 fq qdisc 的 maxrate）。",
+		.caveat_en = "Pacing spreads a window's packets over the RTT instead of sending them in "
+			     "a burst, which avoids losses in shallow queues; only a cap set too low limits "
+			     "throughput.",
+		.caveat_zh = "pacing（按速率均匀发送）把一个窗口的报文分散在整个 RTT 内发送，而不是一次性"
+			     "突发，能避免在浅缓冲中丢包；只有设得过低的上限才会限制吞吐。",
+		CAUSES("sender-limited"),
 	},
 	{
 		.name = "slow-reading application",
@@ -534,6 +895,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "A zero window is the receiver's application not reading; bigger buffers only "
 			     "delay it.",
 		.caveat_zh = "零窗口说明接收端应用没有在读数据；加大缓冲区只能推迟出现。",
+		CAUSES("zero-window", "window-limited", "retransmissions"),
 	},
 	/* ---------------- loss, queues, congestion ---------------- */
 	{
@@ -545,26 +907,152 @@ const pd_setting pd_kb[] = {
 			 "column: drops per CPU)",
 		.change_en = "Raise it (e.g. 10000) when softnet_stat shows drops on the receiving host.",
 		.change_zh = "当 softnet_stat 显示接收主机有丢包时调大（如 10000）。",
-		.caveat_en = "It is the per-CPU input queue on receive; it does not explain drops on the "
-			     "sending side (see qdisc limit and NIC ring buffers). Only in the initial "
-			     "network namespace.",
-		.caveat_zh = "这是接收方向的每 CPU 输入队列，不能解释发送方向的丢包（见 qdisc 限制和网卡环形缓冲）。"
+		.caveat_en = "It is the per-CPU input queue. veth (every container) and loopback hand "
+			     "their packets to this same queue, so traffic leaving a container can be "
+			     "dropped here too; for a physical NIC's transmit side see qdisc limit. Only "
+			     "in the initial network namespace.",
+		.caveat_zh = "这是每 CPU 的输入队列。veth（每个容器都用）和 loopback 把报文交给同一个"
+			     "队列，所以离开容器的流量也可能在这里被丢弃；物理网卡的发送方向见 qdisc 限制。"
 			     "仅在初始网络命名空间中存在。",
+		CAUSES("retransmissions", "local-drop"),
 	},
 	{
 		.name = "qdisc limit",
 		.kind = PD_KB_INTERFACE,
 		.side = PD_SIDE_SENDER,
 		.default_value = "depends on the qdisc (txqueuelen 1000; fq_codel limit 10240)",
-		.check = "tc -s qdisc show dev IF (dropped, overlimits); ip -s link show dev IF (TX "
-			 "dropped)",
+		.check = "tc -s qdisc show dev IF (dropped, overlimits, backlog); ip -s link show dev "
+			 "IF (TX dropped)",
 		.change_en = "Raise the queue limit (tc qdisc change ... limit N, or ip link set IF "
 			     "txqueuelen N) or remove a shaping rule that is too tight.",
 		.change_zh = "调大队列上限（tc qdisc change ... limit N 或 ip link set IF txqueuelen N），"
 			     "或放宽过紧的限速规则。",
 		.caveat_en = "Longer queues add latency (bufferbloat); a shaper's rate is usually the "
-			     "real limit.",
-		.caveat_zh = "队列越长时延越大（缓冲膨胀）；真正的限制通常是整形器的速率。",
+			     "real limit. A packet the qdisc refuses at once is sent again by TCP as new "
+			     "data (no trace in a capture); one dropped after it was queued (AQM, a shaper "
+			     "that splits large segments) shows on the sender's capture as a "
+			     "retransmission without its original.",
+		.caveat_zh = "队列越长时延越大（缓冲区膨胀，bufferbloat）；真正的限制通常是整形器的速率。"
+			     "qdisc 当场拒收的报文会被 TCP 当作新数据重新发送（抓包中不留痕迹）；"
+			     "入队之后才被丢弃的报文（AQM、会切分大报文段的整形器）在发送端抓包中表现为"
+			     "只有重传、没有原始报文。",
+		CAUSES("local-drop", "retransmissions", "initial-window"),
+	},
+	{
+		.name = "net.core.default_qdisc",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "pfifo_fast (kernel default; many distributions set fq_codel through "
+				 "systemd's sysctl.d)",
+		.check = "sysctl net.core.default_qdisc; tc -s qdisc show dev IF (the qdisc in use, its "
+			 "drops and backlog)",
+		.change_en = "Prefer fq_codel (short queues: it drops or marks packets that waited too "
+			     "long) or fq (per-flow pacing, the usual partner of bbr): sysctl -w "
+			     "net.core.default_qdisc=fq_codel, then re-create the device's root qdisc "
+			     "(tc qdisc replace dev IF root fq_codel), since the default only applies to "
+			     "qdiscs created afterwards.",
+		.change_zh = "优先使用 fq_codel（短队列：排队过久的报文会被丢弃或标记）或 fq（按流 pacing，"
+			     "bbr 的常见搭配）：sysctl -w net.core.default_qdisc=fq_codel，然后重建网卡的"
+			     "根 qdisc（tc qdisc replace dev IF root fq_codel），因为默认值只对之后新建的 "
+			     "qdisc 生效。",
+		.caveat_en = "Only in the initial network namespace, and only for devices that have a "
+			     "queue: veth and loopback default to noqueue, so a container's packets queue "
+			     "where they leave the host. fq_codel drops packets after it has accepted them "
+			     "(TCP counted them as sent: a sender-side capture shows the retransmission but "
+			     "not the original); pfifo_fast refuses packets only when its txqueuelen "
+			     "(1000 packets) is full, and TCP then sends that data again as new data.",
+		.caveat_zh = "仅在初始网络命名空间中存在，且只作用于有队列的设备：veth 和 loopback 默认是 "
+			     "noqueue，容器的报文在离开宿主机的网卡处排队。fq_codel 会在接纳报文之后再丢弃"
+			     "（TCP 已认为它发出：发送端抓包只看到重传、看不到原始报文）；pfifo_fast 只在 "
+			     "txqueuelen（1000 个报文）满时拒收，TCP 随后会把这些数据当作新数据重新发送。",
+		CAUSES("local-drop", "retransmissions"),
+	},
+	{
+		.name = "local netfilter drops",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "nft list ruleset (counters of drop and reject rules in the input, output and "
+			 "postrouting chains); iptables -L -v -n; iptables -t mangle -L -v -n; conntrack -S "
+			 "(drop, early_drop, invalid, insert_failed)",
+		.change_en = "Find the host's own rule or conntrack check that drops the connection's "
+			     "packets and fix it: allow the traffic, raise the rate limit, or size the "
+			     "conntrack table (net.netfilter.nf_conntrack_max).",
+		.change_zh = "找到本机丢弃该连接报文的规则或 conntrack 检查并修正：放行流量、放宽限速，"
+			     "或调整连接跟踪表大小（net.netfilter.nf_conntrack_max）。",
+		.caveat_en = "On the receiving host an input or prerouting drop happens after the capture "
+			     "tap: the capture shows packets that arrived and were never acknowledged. On "
+			     "the sending host an output or postrouting drop of a TCP segment is reported to "
+			     "TCP at once, and TCP sends the data again as new data: no retransmission and no "
+			     "gap in the capture (measured on kernel 6.18); only the rule counters show it.",
+		.caveat_zh = "在接收主机上，input 或 prerouting 链的丢弃发生在抓包点之后：抓包中能看到"
+			     "报文已到达却始终没有被确认。在发送主机上，output 或 postrouting 链丢弃 TCP "
+			     "报文时会立即通知 TCP，TCP 把这些数据当作新数据重新发送：抓包里既没有重传也没有"
+			     "序号空洞（在 6.18 内核上实测），只有规则计数器能看到。",
+		CAUSES("retransmissions", "rto-timeouts", "syn-retransmit", "synack-retransmit"),
+	},
+	{
+		.name = "qdisc choice",
+		.kind = PD_KB_INTERFACE,
+		.side = PD_SIDE_SENDER,
+		.default_value = "net.core.default_qdisc (pfifo_fast or fq_codel); noqueue on veth and "
+				 "loopback",
+		.check = "tc -s qdisc show dev IF (which qdisc, its drops, backlog and, for fq_codel and "
+			 "cake, drop and mark counts)",
+		.change_en = "fq_codel for general hosts and routers; fq on servers that pace (bbr); cake "
+			     "with its bandwidth set on the router in front of a slower link: e.g. tc qdisc "
+			     "replace dev IF root fq_codel.",
+		.change_zh = "一般主机和路由器用 fq_codel；需要 pacing 的服务器（bbr）用 fq；在较慢链路前"
+			     "的路由器上用设定了带宽的 cake：例如 tc qdisc replace dev IF root fq_codel。",
+		.caveat_en = "A plain FIFO (pfifo_fast) in front of a slower link adds delay up to its "
+			     "whole length (bufferbloat) and drops only when full. AQM qdiscs keep the queue "
+			     "short by dropping or ECN-marking early; on the sending host itself those "
+			     "drops show as retransmissions whose original the capture never saw.",
+		.caveat_zh = "较慢链路前的普通 FIFO（pfifo_fast）会让时延增加到整条队列的长度"
+			     "（缓冲区膨胀，bufferbloat），只在队列满时才丢包。AQM 类 qdisc 通过提前丢包或 "
+			     "ECN 标记保持短队列；若发生在发送主机本身，这些丢包在抓包中表现为重传报文的"
+			     "原始报文从未出现。",
+		CAUSES("local-drop", "retransmissions"),
+	},
+	{
+		.name = "shaper queue size",
+		.kind = PD_KB_INTERFACE,
+		.side = PD_SIDE_PATH,
+		.default_value = "set by whoever configured the shaper (tbf limit or latency, htb class "
+				 "queues)",
+		.check = "tc -s qdisc show dev IF; tc -s class show dev IF (backlog, dropped, overlimits "
+			 "per class)",
+		.change_en = "Give the shaper a queue of a few tens of milliseconds at its rate (tbf "
+			     "latency 20ms), or put fq_codel or cake under it so the queue stays short "
+			     "without dropping whole bursts.",
+		.change_zh = "给整形器配置相当于其速率下几十毫秒的队列（tbf latency 20ms），或在其下挂 "
+			     "fq_codel 或 cake，使队列保持短小又不会整批丢弃突发。",
+		.caveat_en = "Too small a queue drops every burst larger than it (retransmissions; on the "
+			     "sending host, tbf splits large segments and drops parts, which the capture "
+			     "shows as retransmissions without originals); too large a queue adds delay that "
+			     "grows with load.",
+		.caveat_zh = "队列过小会丢弃每个超过它的突发（表现为重传；在发送主机上，tbf 会切分大报文"
+			     "段并丢弃其中一部分，抓包中就是没有原始报文的重传）；队列过大则会带来随负载"
+			     "增长的时延。",
+		CAUSES("retransmissions", "local-drop"),
+	},
+	{
+		.name = "byte queue limits (BQL)",
+		.kind = PD_KB_INTERFACE,
+		.side = PD_SIDE_SENDER,
+		.default_value = "on for most current NIC drivers (a limit that adapts)",
+		.check = "cat /sys/class/net/IF/queues/tx-0/byte_queue_limits/limit "
+			 "/sys/class/net/IF/queues/tx-0/byte_queue_limits/inflight",
+		.change_en = "Use a driver that supports BQL and leave it on, so the NIC's ring holds "
+			     "only what it needs and the queue forms in the qdisc, where fq_codel or cake "
+			     "can manage it.",
+		.change_zh = "使用支持 BQL 的驱动并保持开启，让网卡环形缓冲只容纳所需的数据，队列形成在 "
+			     "qdisc 中，由 fq_codel 或 cake 管理。",
+		.caveat_en = "Without BQL the TX ring can hold milliseconds of data below the qdisc, out "
+			     "of reach of its AQM. A capture on the host sees packets as they enter the "
+			     "driver, before that wait.",
+		.caveat_zh = "没有 BQL 时，qdisc 之下的网卡发送环可能积压数毫秒的数据，qdisc 的 AQM 管不到"
+			     "它们。在本机抓包时，报文是在进入驱动时被看到的，早于这段等待。",
 	},
 	{
 		.name = "NIC ring buffers",
@@ -574,8 +1062,35 @@ const pd_setting pd_kb[] = {
 		.check = "ethtool -g IF; ethtool -S IF | grep -i -E 'drop|miss|fifo'",
 		.change_en = "Enlarge the rings (ethtool -G IF rx N tx N) when the driver counts drops.",
 		.change_zh = "当驱动统计到丢包时调大环形缓冲（ethtool -G IF rx N tx N）。",
-		.caveat_en = "Changing ring sizes briefly resets the link on many drivers.",
-		.caveat_zh = "很多驱动在修改环形缓冲大小时会短暂重置链路。",
+		.caveat_en = "Changing ring sizes briefly resets the link on many drivers. A receive "
+			     "ring that overflows loses packets before any capture on that host; a packet "
+			     "lost in the transmit ring was already captured there.",
+		.caveat_zh = "很多驱动在修改环形缓冲大小时会短暂重置链路。接收环溢出时，报文在本机任何抓包"
+			     "点之前就已丢失；发送环中丢失的报文则在本机已经被抓到。",
+		CAUSES("retransmissions"),
+	},
+	{
+		.name = "net.ipv4.neigh.default.unres_qlen_bytes",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "212992 (bytes queued per unresolved neighbour)",
+		.check = "sysctl net.ipv4.neigh.default.unres_qlen_bytes; ip -s neigh show; cat "
+			 "/proc/net/stat/arp_cache (unresolved_discards column)",
+		.change_en = "Usually fix why the next hop's address resolves slowly or not at all (the "
+			     "neighbour is down, ARP or neighbour discovery filtered); raise it only for "
+			     "large bursts toward new neighbours.",
+		.change_zh = "通常应查明下一跳地址解析缓慢或失败的原因（邻居宕机、ARP 或邻居发现被过滤）；"
+			     "只有在向新邻居发送大突发时才调大它。",
+		.caveat_en = "Packets wait here only while the next hop's link-layer address is unknown; "
+			     "beyond the limit they are dropped after TCP counted them as sent, so the "
+			     "sender's capture shows the retransmission without the original. Each "
+			     "interface has its own value (net.ipv4.neigh.IF.unres_qlen_bytes); a container's "
+			     "network namespace has no default entry (6.18).",
+		.caveat_zh = "只有在下一跳的链路层地址未知时报文才在这里等待；超过上限的报文在 TCP 已认为"
+			     "发出之后被丢弃，所以发送端抓包中只有重传、没有原始报文。每个接口有自己的值"
+			     "（net.ipv4.neigh.IF.unres_qlen_bytes）；容器的网络命名空间中没有 default 这一项"
+			     "（6.18）。",
+		CAUSES("local-drop"),
 	},
 	{
 		.name = "net.ipv4.tcp_congestion_control",
@@ -591,8 +1106,10 @@ const pd_setting pd_kb[] = {
 			     "sysctl -w net.ipv4.tcp_congestion_control=bbr），或按路由设置（ip route ... "
 			     "congctl bbr）。",
 		.caveat_en = "Only the sender's algorithm matters. It does not fix a receive-window or "
-			     "application limit.",
-		.caveat_zh = "只有发送端的算法起作用。它不能解决接收窗口或应用层的限制。",
+			     "application limit, nor loss caused by a queue or a fault.",
+		.caveat_zh = "只有发送端的算法起作用。它不能解决接收窗口或应用层的限制，也不能消除队列或"
+			     "故障造成的丢包。",
+		CAUSES("retransmissions", "sender-limited"),
 	},
 	{
 		.name = "net.ipv4.tcp_slow_start_after_idle",
@@ -608,6 +1125,7 @@ const pd_setting pd_kb[] = {
 			     "state may have changed.",
 		.caveat_zh = "设为 1 时，每空闲一个 RTO 拥塞窗口减半，最低降到初始窗口；设为 0 时，"
 			     "会按旧窗口把整窗突发发到可能已变化的路径上。",
+		CAUSES("slow-start-after-idle"),
 	},
 	{
 		.name = "route initcwnd",
@@ -619,31 +1137,156 @@ const pd_setting pd_kb[] = {
 			     "for short transfers over long RTTs.",
 		.change_zh = "在发送端：ip route change PREFIX via GW dev IF initcwnd N（如 20），"
 			     "适用于长 RTT 上的短传输。",
-		.caveat_en = "Bigger initial bursts can overflow shallow buffers; the receiver's window "
-			     "(route initrwnd on Linux receivers) must allow it too.",
-		.caveat_zh = "更大的初始突发可能溢出浅缓冲；接收端的窗口（Linux 接收端可用 route initrwnd）"
-			     "也必须允许。",
+		.caveat_en = "Bigger initial bursts can overflow shallow buffers. The receiver's window "
+			     "must allow them too; a Linux receiver since 4.20 offers about 64 KB (44 "
+			     "segments) at the start, so it is rarely the limit.",
+		.caveat_zh = "更大的初始突发可能溢出浅缓冲。接收端的窗口也必须允许；从 4.20 起，Linux "
+			     "接收端一开始就提供约 64 KB（44 个报文段），因此它很少成为限制。",
+		CAUSES("initial-window", "slow-start-after-idle"),
 	},
 	{
 		.name = "route initrwnd",
 		.kind = PD_KB_ROUTE,
 		.side = PD_SIDE_RECEIVER,
-		.default_value = "chosen by the kernel from the receive buffer",
+		.default_value = "unset (the initial window comes from tcp_rmem's middle value, about "
+				 "64 KB)",
 		.check = "ip route show (initrwnd attribute)",
-		.change_en = "On the receiver: ip route change PREFIX via GW dev IF initrwnd N "
-			     "(segments) so a larger initial window is advertised.",
-		.change_zh = "在接收端：ip route change PREFIX via GW dev IF initrwnd N（单位为段），"
-			     "以通告更大的初始窗口。",
-		.caveat_en = "Only helps when the sender's initial congestion window is larger than the "
-			     "receiver's initial window.",
-		.caveat_zh = "只有当发送端初始拥塞窗口大于接收端初始窗口时才有帮助。",
+		.change_en = "Remove a small initrwnd on the receiver's route (it can only lower the "
+			     "initial window); to advertise more, raise tcp_rmem's middle value instead.",
+		.change_zh = "去掉接收端路由上过小的 initrwnd（它只能降低初始窗口）；若要通告更大的窗口，"
+			     "应调大 tcp_rmem 的中间值。",
+		.caveat_en = "Since 4.20 the kernel takes the smaller of the window from tcp_rmem and "
+			     "initrwnd x MSS. Measured on 6.18: SYN-ACK window 65160 without it, 65160 with "
+			     "initrwnd 100, 5792 with initrwnd 4.",
+		.caveat_zh = "从 4.20 起，内核取 tcp_rmem 得出的窗口与 initrwnd × MSS 中较小的一个。"
+			     "在 6.18 上实测：不设置时 SYN-ACK 窗口为 65160，initrwnd 100 时为 65160，"
+			     "initrwnd 4 时为 5792。",
+		CAUSES("initial-window"),
 	},
+	/* ---------------- timers and retries ---------------- */
+	{
+		.name = "net.ipv4.tcp_rto_min_us",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "200000 (200 ms)",
+		.added_in = "6.11",
+		.check = "sysctl net.ipv4.tcp_rto_min_us; ip route show (rto_min); ss -ti (rto per "
+			 "connection)",
+		.change_en = "Lower it (e.g. to 5000-50000) only inside a data center with RTTs below "
+			     "1 ms, where 200 ms timeouts dominate tail latency; it applies to new sockets.",
+		.change_zh = "只在 RTT 低于 1 毫秒、200 毫秒超时主导尾部时延的数据中心内调小"
+			     "（如 5000-50000）；只对新建的套接字生效。",
+		.caveat_en = "A route's rto_min takes precedence over it. Too low a floor fires before a "
+			     "delayed ACK from the peer arrives (200 ms on Windows) and causes spurious "
+			     "retransmissions; it also caps this host's delayed-ACK timer (10000 cut a "
+			     "Nagle stall from 44 ms to 12 ms on 6.18). Before 6.11 only "
+			     "the route attribute lowers the floor. pcapdoc assumes the 200 ms floor when it "
+			     "tells timeouts from tail-loss probes.",
+		.caveat_zh = "路由的 rto_min 优先于它。下限太低时，定时器会在对端的延迟确认到来之前"
+			     "（Windows 为 200 毫秒）触发，造成虚假重传；它还会限制本机的延迟确认定时器"
+			     "（在 6.18 上设为 10000 时，Nagle 停顿从 44 毫秒降到 12 毫秒）。"
+			     "6.11 之前只能用路由属性降低下限。pcapdoc 在区分超时与尾部丢包探测时按 200 毫秒"
+			     "的下限判断。",
+		CAUSES("rto-timeouts", "spurious-retransmissions", "nagle-delayed-ack"),
+	},
+	{
+		.name = "route rto_min",
+		.kind = PD_KB_ROUTE,
+		.side = PD_SIDE_SENDER,
+		.default_value = "unset (200 ms, or net.ipv4.tcp_rto_min_us)",
+		.check = "ip route show (rto_min lock N)",
+		.change_en = "ip route change PREFIX via GW dev IF rto_min 10ms, for routes inside a "
+			     "data center only; remove it on routes that leave it.",
+		.change_zh = "ip route change PREFIX via GW dev IF rto_min 10ms，只用于数据中心内部的路由；"
+			     "离开数据中心的路由上应去掉它。",
+		.caveat_en = "iproute2 always locks it, so it overrides tcp_rto_min_us for every "
+			     "connection over that route; since 6.7 it also caps the host's delayed-ACK "
+			     "timer just below it (measured on 6.18: a write-write-read exchange stalled "
+			     "44 ms per request, 12 ms with rto_min 10ms on the receiver's route). The same "
+			     "risk of spurious timeouts as a low tcp_rto_min_us.",
+		.caveat_zh = "iproute2 总是锁定该属性，所以它对走该路由的所有连接都优先于 tcp_rto_min_us；"
+			     "从 6.7 起它还把本机的延迟确认定时器限制在略低于它的值（在 6.18 上实测："
+			     "“写-写-读”模式每个请求停顿 44 毫秒，在接收端路由上设置 rto_min 10ms 后为 "
+			     "12 毫秒）。与过低的 tcp_rto_min_us 一样有虚假超时的风险。",
+		CAUSES("rto-timeouts", "spurious-retransmissions", "nagle-delayed-ack"),
+	},
+	{
+		.name = "net.ipv4.tcp_sack",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_BOTH,
+		.default_value = "1",
+		.check = "sysctl net.ipv4.tcp_sack; look for SACK_PERM in both SYNs",
+		.change_en = "Keep 1 on both ends so several losses per window recover in one round "
+			     "trip.",
+		.change_zh = "两端保持 1，使一个窗口内的多个丢包能在一个往返内恢复。",
+		.caveat_en = "Middleboxes that rewrite sequence numbers without fixing SACK blocks break "
+			     "SACK; then the fix is in the middlebox.",
+		.caveat_zh = "改写序列号却不修正 SACK 块的中间设备会破坏 SACK，此时应修复中间设备。",
+		CAUSES("retransmissions", "rto-timeouts", "spurious-retransmissions"),
+	},
+	{
+		.name = "net.ipv4.tcp_retries2",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "15 (about 15 minutes of retries)",
+		.check = "sysctl net.ipv4.tcp_retries2; nstat -az TcpExtTCPAbortOnTimeout",
+		.change_en = "Lower it (e.g. 8, roughly 100 s) when connections to dead peers must fail "
+			     "sooner; or set TCP_USER_TIMEOUT per socket.",
+		.change_zh = "当需要更快放弃已失效的对端时调小（如 8，约 100 秒）；或按套接字设置 "
+			     "TCP_USER_TIMEOUT。",
+		.caveat_en = "The time is computed from an exponential RTO schedule, not a fixed count "
+			     "of seconds; too low breaks connections across short outages.",
+		.caveat_zh = "超时时间按指数退避的 RTO 计算，而不是固定秒数；设得过小会在短暂中断时断开连接。",
+		CAUSES("rto-timeouts"),
+	},
+	{
+		.name = "net.ipv4.tcp_recovery",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "1 (RACK loss detection)",
+		.check = "sysctl net.ipv4.tcp_recovery net.ipv4.tcp_early_retrans",
+		.change_en = "Keep the default; RACK and tail loss probes shorten recovery of the last "
+			     "segments of a burst.",
+		.change_zh = "保持默认值；RACK 与尾部丢包探测可缩短突发末尾报文的恢复时间。",
+		.caveat_en = "Disabling them makes tail losses wait for a full RTO.",
+		.caveat_zh = "关闭后，尾部丢包需要等待完整的 RTO。",
+		CAUSES("rto-timeouts", "tail-loss", "spurious-retransmissions"),
+	},
+	{
+		.name = "net.ipv4.tcp_early_retrans",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "3 (tail loss probes on)",
+		.check = "sysctl net.ipv4.tcp_early_retrans; nstat -az TcpExtTCPLossProbes",
+		.change_en = "Keep 3 so a tail loss is probed after about two RTTs instead of an RTO.",
+		.change_zh = "保持 3，使尾部丢包在约两个 RTT 后即被探测，而不是等 RTO。",
+		.caveat_en = "0 turns tail loss probes off.",
+		.caveat_zh = "设为 0 会关闭尾部丢包探测。",
+		CAUSES("rto-timeouts", "tail-loss", "spurious-retransmissions"),
+	},
+	{
+		.name = "net.ipv4.tcp_frto",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "2 (F-RTO, SACK-enhanced)",
+		.check = "sysctl net.ipv4.tcp_frto; nstat -az TcpExtTCPSpuriousRTOs",
+		.change_en = "Keep 2.",
+		.change_zh = "保持 2。",
+		.caveat_en = "0 turns spurious-timeout detection off: after a timeout that was only a "
+			     "delay, the sender resends data the receiver already has and slows down for "
+			     "nothing.",
+		.caveat_zh = "设为 0 会关闭虚假超时检测：一次其实只是延迟的超时之后，发送端会重发接收端"
+			     "已有的数据，并无谓地降速。",
+		CAUSES("spurious-retransmissions"),
+	},
+	/* ---------------- idle connections ---------------- */
 	{
 		.name = "net.ipv4.tcp_keepalive_time",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_BOTH,
 		.default_value = "7200 (seconds)",
-		.check = "sysctl net.ipv4.tcp_keepalive_time; ss -tno (timer:(keepalive,...))",
+		.check = "sysctl net.ipv4.tcp_keepalive_time; ss -tno (timer:(keepalive,...)); nstat "
+			 "-az TcpExtTCPKeepAlive",
 		.change_en = "Lower it (or TCP_KEEPIDLE per socket) below the idle timeout of NATs, "
 			     "firewalls and load balancers on the path (often 300-3600 s).",
 		.change_zh = "将其（或套接字选项 TCP_KEEPIDLE）调到小于路径上 NAT、防火墙、负载均衡的空闲超时"
@@ -651,6 +1294,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Applies only to sockets with SO_KEEPALIVE enabled; TCP_KEEPIDLE overrides it "
 			     "per socket.",
 		.caveat_zh = "只对开启了 SO_KEEPALIVE 的套接字生效；TCP_KEEPIDLE 可按套接字覆盖。",
+		CAUSES("keepalive"),
 	},
 	{
 		.name = "net.ipv4.tcp_keepalive_intvl",
@@ -664,6 +1308,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Dead-peer detection takes keepalive_time + intvl x probes (about 2 h 11 min "
 			     "by default).",
 		.caveat_zh = "发现对端失效的时间为 keepalive_time + intvl × probes（默认约 2 小时 11 分）。",
+		CAUSES("keepalive"),
 	},
 	{
 		.name = "net.ipv4.tcp_keepalive_probes",
@@ -675,6 +1320,7 @@ const pd_setting pd_kb[] = {
 		.change_zh = "调小它（或 TCP_KEEPCNT）可更快放弃不可达的对端。",
 		.caveat_en = "Too few probes can drop connections across a short outage.",
 		.caveat_zh = "探测次数太少可能在短暂中断时误断连接。",
+		CAUSES("keepalive"),
 	},
 	{
 		.name = "SO_KEEPALIVE",
@@ -689,56 +1335,102 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Keepalive probes carry no data; some middleboxes do not count them as "
 			     "activity.",
 		.caveat_zh = "保活探测不带数据；部分中间设备不会把它算作活动流量。",
+		CAUSES("keepalive"),
 	},
 	{
-		.name = "net.ipv4.tcp_sack",
-		.kind = PD_KB_SYSCTL,
+		.name = "TCP_KEEPIDLE",
+		.kind = PD_KB_SOCKOPT,
 		.side = PD_SIDE_BOTH,
+		.default_value = "not set (net.ipv4.tcp_keepalive_time, 7200 s)",
+		.check = "ss -tno (timer:(keepalive,T): the time to the next probe); the application's "
+			 "configuration",
+		.change_en = "Set it, with SO_KEEPALIVE, below the idle timeout of every NAT, firewall "
+			     "and load balancer on the path (e.g. 60-300 s).",
+		.change_zh = "配合 SO_KEEPALIVE 设置，使其小于路径上所有 NAT、防火墙、负载均衡的空闲超时"
+			     "（如 60-300 秒）。",
+		.caveat_en = "Per socket and only with SO_KEEPALIVE; TCP_KEEPINTVL and TCP_KEEPCNT set the "
+			     "rest, and TCP_USER_TIMEOUT, when set, decides when unanswered probes give up.",
+		.caveat_zh = "按套接字设置，且只在开启 SO_KEEPALIVE 时生效；其余由 TCP_KEEPINTVL 和 "
+			     "TCP_KEEPCNT 决定；若设置了 TCP_USER_TIMEOUT，则由它决定无应答的探测何时放弃。",
+		CAUSES("keepalive"),
+	},
+	{
+		.name = "net.netfilter.nf_conntrack_tcp_timeout_established",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_PATH,
+		.default_value = "432000 (5 days)",
+		.check = "sysctl net.netfilter.nf_conntrack_tcp_timeout_established on the NAT or "
+			 "firewall; conntrack -L -p tcp --dport PORT (seconds left per entry)",
+		.change_en = "Keep it above the longest idle time of the connections through the "
+			     "device, or make them send keepalives more often than it. Cloud NATs and load "
+			     "balancers have their own idle timeouts (often minutes).",
+		.change_zh = "让它大于经过该设备的连接的最长空闲时间，或让这些连接发送保活的间隔比它短。"
+			     "云上的 NAT 和负载均衡有各自的空闲超时（通常只有几分钟）。",
+		.caveat_en = "When an entry expires, the next packet of the idle connection is no longer "
+			     "NATed, or a stateful firewall drops it as invalid: the sender retransmits into "
+			     "silence until it gives up, or gets a RST. Per network namespace.",
+		.caveat_zh = "表项过期后，这条空闲连接的下一个报文不再被 NAT，或被有状态防火墙当作无效报文"
+			     "丢弃：发送端对着沉默不断重传直到放弃，或者收到 RST。按网络命名空间设置。",
+		CAUSES("keepalive", "rto-timeouts", "retransmissions"),
+	},
+	{
+		.name = "SO_LINGER",
+		.kind = PD_KB_SOCKOPT,
+		.side = PD_SIDE_BOTH,
+		.default_value = "off (close() returns at once and the kernel finishes the close)",
+		.check = "The application's configuration or source (SO_LINGER with a zero timeout); "
+			 "nstat -az TcpExtTCPAbortOnData TcpExtTCPAbortOnClose",
+		.change_en = "Do not use a zero linger time to avoid TIME_WAIT: close normally and let "
+			     "the side that closes first hold TIME_WAIT; reuse connections to have fewer.",
+		.change_zh = "不要为避免 TIME_WAIT 而把 linger 时间设为零：正常关闭连接，让先关闭的一方"
+			     "保留 TIME_WAIT；通过复用连接来减少它。",
+		.caveat_en = "With l_onoff=1 and l_linger=0, close() discards unsent data and sends a RST "
+			     "(counted in TcpExtTCPAbortOnData): the peer sees 'connection reset by peer' "
+			     "and may lose the end of a response. Closing a socket with unread received "
+			     "data sends a RST too, with or without it (TcpExtTCPAbortOnClose).",
+		.caveat_zh = "l_onoff=1 且 l_linger=0 时，close() 会丢弃未发送的数据并发送 RST（计入 "
+			     "TcpExtTCPAbortOnData）：对端看到 'connection reset by peer'，可能丢失响应的"
+			     "结尾。关闭一个仍有未读数据的套接字同样会发送 RST，与是否设置该选项无关"
+			     "（TcpExtTCPAbortOnClose）。",
+	},
+	/* ---------------- ECN ---------------- */
+	{
+		.name = "net.ipv4.tcp_ecn",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_CLIENT,
+		.default_value = "2 (accept ECN when the peer asks, never ask)",
+		.check = "sysctl net.ipv4.tcp_ecn net.ipv4.tcp_ecn_fallback; in the capture, a SYN with "
+			 "ECE and CWR asks for ECN",
+		.change_en = "Keep 2 on clients whose paths you do not control. 1 makes outgoing "
+			     "connections ask for ECN, which lets AQM routers mark instead of drop, but a "
+			     "middlebox that drops ECN-setup SYNs then costs each connection a SYN "
+			     "timeout.",
+		.change_zh = "对路径不受自己控制的客户端保持 2。设为 1 会让发出的连接请求 ECN，使 AQM "
+			     "路由器能用标记代替丢包；但如果有中间设备丢弃请求 ECN 的 SYN，每个连接都要"
+			     "付出一次 SYN 超时。",
+		.caveat_en = "Only the connecting side's value decides whether ECN is requested; servers "
+			     "answer with 2. With tcp_ecn_fallback=1 the retransmitted SYN goes without "
+			     "ECN. Kernels with net.ipv4.tcp_ecn_option also negotiate Accurate ECN.",
+		.caveat_zh = "是否请求 ECN 只由发起连接一方的取值决定；服务端为 2 即会应答。"
+			     "tcp_ecn_fallback=1 时，重传的 SYN 不再请求 ECN。带有 net.ipv4.tcp_ecn_option "
+			     "的内核还会协商 Accurate ECN。",
+		CAUSES("syn-retransmit", "syn-unanswered"),
+	},
+	{
+		.name = "net.ipv4.tcp_ecn_fallback",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_CLIENT,
 		.default_value = "1",
-		.check = "sysctl net.ipv4.tcp_sack; look for SACK_PERM in both SYNs",
-		.change_en = "Keep 1 on both ends so several losses per window recover in one round "
-			     "trip.",
-		.change_zh = "两端保持 1，使一个窗口内的多个丢包能在一个往返内恢复。",
-		.caveat_en = "Middleboxes that rewrite sequence numbers without fixing SACK blocks break "
-			     "SACK; then the fix is in the middlebox.",
-		.caveat_zh = "改写序列号却不修正 SACK 块的中间设备会破坏 SACK，此时应修复中间设备。",
-	},
-	{
-		.name = "net.ipv4.tcp_retries2",
-		.kind = PD_KB_SYSCTL,
-		.side = PD_SIDE_SENDER,
-		.default_value = "15 (about 15 minutes of retries)",
-		.check = "sysctl net.ipv4.tcp_retries2",
-		.change_en = "Lower it (e.g. 8, roughly 100 s) when connections to dead peers must fail "
-			     "sooner; or set TCP_USER_TIMEOUT per socket.",
-		.change_zh = "当需要更快放弃已失效的对端时调小（如 8，约 100 秒）；或按套接字设置 "
-			     "TCP_USER_TIMEOUT。",
-		.caveat_en = "The time is computed from an exponential RTO schedule, not a fixed count "
-			     "of seconds; too low breaks connections across short outages.",
-		.caveat_zh = "超时时间按指数退避的 RTO 计算，而不是固定秒数；设得过小会在短暂中断时断开连接。",
-	},
-	{
-		.name = "net.ipv4.tcp_recovery",
-		.kind = PD_KB_SYSCTL,
-		.side = PD_SIDE_SENDER,
-		.default_value = "1 (RACK loss detection)",
-		.check = "sysctl net.ipv4.tcp_recovery net.ipv4.tcp_early_retrans",
-		.change_en = "Keep the default; RACK and tail loss probes shorten recovery of the last "
-			     "segments of a burst.",
-		.change_zh = "保持默认值；RACK 与尾部丢包探测可缩短突发末尾报文的恢复时间。",
-		.caveat_en = "Disabling them makes tail losses wait for a full RTO.",
-		.caveat_zh = "关闭后，尾部丢包需要等待完整的 RTO。",
-	},
-	{
-		.name = "net.ipv4.tcp_early_retrans",
-		.kind = PD_KB_SYSCTL,
-		.side = PD_SIDE_SENDER,
-		.default_value = "3 (tail loss probes on)",
-		.check = "sysctl net.ipv4.tcp_early_retrans",
-		.change_en = "Keep 3 so a tail loss is probed after about two RTTs instead of an RTO.",
-		.change_zh = "保持 3，使尾部丢包在约两个 RTT 后即被探测，而不是等 RTO。",
-		.caveat_en = "0 turns tail loss probes off.",
-		.caveat_zh = "设为 0 会关闭尾部丢包探测。",
+		.check = "sysctl net.ipv4.tcp_ecn_fallback",
+		.change_en = "Keep 1.",
+		.change_zh = "保持 1。",
+		.caveat_en = "With 1 a retransmitted SYN is sent without ECE and CWR, so a middlebox that "
+			     "drops ECN-setup SYNs costs one SYN timeout (about 1 s); with 0 every retry asks "
+			     "for ECN again and such a path never connects.",
+		.caveat_zh = "设为 1 时，重传的 SYN 不带 ECE 和 CWR，因此丢弃 ECN 请求 SYN 的中间设备只会"
+			     "造成一次 SYN 超时（约 1 秒）；设为 0 时每次重试都再次请求 ECN，这样的路径"
+			     "永远连不上。",
+		CAUSES("syn-unanswered", "syn-retransmit"),
 	},
 	/* ---------------- MTU, fragmentation ---------------- */
 	{
@@ -757,6 +1449,7 @@ const pd_setting pd_kb[] = {
 			     "better.",
 		.caveat_zh = "0 关闭，1 仅在检测到黑洞后启用，2 始终启用。每个连接仍要损失几个 RTO；"
 			     "修复 ICMP 过滤或进行 MSS 钳制更好。",
+		CAUSES("pmtu-blackhole", "pmtu-not-adapted", "mss-exceeds-path"),
 	},
 	{
 		.name = "net.ipv4.tcp_base_mss",
@@ -768,7 +1461,8 @@ const pd_setting pd_kb[] = {
 			     "MTU probing starts from.",
 		.change_zh = "除非路径 MTU 低于约 1064 字节，否则保持不变；它是 MTU 探测的起始 MSS。",
 		.caveat_en = "Only used when net.ipv4.tcp_mtu_probing is non-zero.",
-		.caveat_zh = "仅在 net.ipv4.tcp_mtu_probing 非 0 时使用。",
+		.caveat_zh = "仅在 net.ipv4.tcp_mtu_probing 不为零时使用。",
+		CAUSES("pmtu-blackhole"),
 	},
 	{
 		.name = "interface MTU",
@@ -784,6 +1478,8 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Both ends derive their MSS from their own interface MTU; a smaller MTU "
 			     "somewhere in the path is invisible to them without ICMP.",
 		.caveat_zh = "两端各自根据本机接口 MTU 计算 MSS；路径中间更小的 MTU 在没有 ICMP 时它们无法得知。",
+		CAUSES("ip-fragmentation", "fragment-reassembly-incomplete", "pmtu-frag-needed",
+		       "pmtu-not-adapted", "pmtu-blackhole", "mss-exceeds-path"),
 	},
 	{
 		.name = "MSS clamping",
@@ -800,6 +1496,8 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Fixes TCP only (UDP and ICMP still need PMTU discovery) and only for "
 			     "connections whose SYN passes through that device.",
 		.caveat_zh = "只对 TCP 有效（UDP 和 ICMP 仍依赖 PMTU 发现），且只对 SYN 经过该设备的连接有效。",
+		CAUSES("pmtu-frag-needed", "pmtu-not-adapted", "pmtu-blackhole", "mss-exceeds-path",
+		       "ip-fragmentation"),
 	},
 	{
 		.name = "firewall dropping ICMP frag-needed",
@@ -815,6 +1513,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "IPv6 routers never fragment: blocking Packet Too Big always creates a "
 			     "black hole for large packets.",
 		.caveat_zh = "IPv6 路由器从不分片：拦截 Packet Too Big 必然造成大包黑洞。",
+		CAUSES("pmtu-not-adapted", "pmtu-blackhole"),
 	},
 	{
 		.name = "net.ipv4.ip_no_pmtu_disc",
@@ -829,6 +1528,24 @@ const pd_setting pd_kb[] = {
 			     "documentation). IPv6 is not affected.",
 		.caveat_zh = "设为 1 时 IPv4 报文不带 DF，由路由器分片；2 和 3 两种模式改变对“需要分片”"
 			     "消息的信任方式（见内核 ip-sysctl 文档）。对 IPv6 无效。",
+		CAUSES("ip-fragmentation", "pmtu-not-adapted"),
+	},
+	{
+		.name = "net.ipv4.route.min_pmtu",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_SENDER,
+		.default_value = "552",
+		.check = "sysctl net.ipv4.route.min_pmtu; ip route get DST (mtu of a cached path MTU)",
+		.change_en = "Lower it only for paths whose real MTU is below 552 bytes (rare).",
+		.change_zh = "只有在路径的实际 MTU 低于 552 字节时才调小（罕见）。",
+		.caveat_en = "An ICMP frag-needed announcing less than this is not believed as such: the "
+			     "path MTU is set to this value and packets go out without DF, so the sender "
+			     "keeps sending packets larger than announced and routers fragment them. "
+			     "IPv4 only (IPv6's minimum is 1280).",
+		.caveat_zh = "宣告的 MTU 小于该值的 ICMP“需要分片”消息不会被原样采信：路径 MTU 被设为该值，"
+			     "报文不再带 DF 发送，因此发送端继续发送大于宣告值的报文，由路由器分片。"
+			     "仅对 IPv4（IPv6 的下限是 1280）。",
+		CAUSES("pmtu-not-adapted", "ip-fragmentation"),
 	},
 	{
 		.name = "firewall dropping fragments",
@@ -843,21 +1560,24 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Non-first fragments carry no ports, so port-based rules and stateless ACLs "
 			     "often drop them while the first fragment passes.",
 		.caveat_zh = "非首个分片不携带端口，基于端口的规则和无状态 ACL 常常丢弃它们，而首个分片能通过。",
+		CAUSES("fragment-reassembly-incomplete"),
 	},
 	{
 		.name = "net.ipv4.ipfrag_high_thresh",
 		.kind = PD_KB_SYSCTL,
 		.side = PD_SIDE_RECEIVER,
-		.default_value = "4194304 (low threshold 3145728)",
-		.check = "sysctl net.ipv4.ipfrag_high_thresh net.ipv4.ipfrag_low_thresh; nstat -az "
-			 "IpReasmFails IpReasmTimeout",
+		.default_value = "4194304",
+		.check = "sysctl net.ipv4.ipfrag_high_thresh; nstat -az IpReasmReqds IpReasmFails "
+			 "IpReasmTimeout",
 		.change_en = "Raise it on a receiver that reassembles many large fragmented datagrams at "
 			     "once.",
 		.change_zh = "当接收端需同时重组大量分片数据报时调大。",
 		.caveat_en = "Memory for incomplete datagrams per network namespace; when exceeded, new "
-			     "fragments are dropped. Avoiding fragmentation is the better fix.",
+			     "fragments are dropped. ipfrag_low_thresh has been obsolete since 4.17. "
+			     "Avoiding fragmentation is the better fix.",
 		.caveat_zh = "这是每个网络命名空间中未完成重组数据报可用的内存；超过后新分片会被丢弃。"
-			     "避免分片是更好的办法。",
+			     "ipfrag_low_thresh 从 4.17 起已废弃。避免分片是更好的办法。",
+		CAUSES("fragment-reassembly-incomplete"),
 	},
 	{
 		.name = "net.ipv4.ipfrag_time",
@@ -870,6 +1590,7 @@ const pd_setting pd_kb[] = {
 		.change_zh = "通常不需要修改：未完成的数据报在此时间后丢弃；应查找分片丢失的原因。",
 		.caveat_en = "One lost fragment loses the whole datagram, whatever this value.",
 		.caveat_zh = "无论取值多少，丢失一个分片就会丢掉整个数据报。",
+		CAUSES("fragment-reassembly-incomplete"),
 	},
 	{
 		.name = "application datagram size",
@@ -886,6 +1607,7 @@ const pd_setting pd_kb[] = {
 			     "更大的应答改走 TCP。",
 		.caveat_en = "UDP has no MSS: the application's message size decides whether IP fragments.",
 		.caveat_zh = "UDP 没有 MSS：是否分片由应用的消息大小决定。",
+		CAUSES("ip-fragmentation", "fragment-reassembly-incomplete"),
 	},
 	/* ---------------- capture ---------------- */
 	{
@@ -902,6 +1624,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Offloads make the capture show segments larger than the MSS; turning them "
 			     "off costs CPU and changes the behaviour being measured.",
 		.caveat_zh = "卸载功能会让抓包中出现大于 MSS 的报文；关闭它们会增加 CPU 开销并改变被测行为。",
+		CAUSES("capture-offload-tso", "capture-offload-gro"),
 	},
 	{
 		.name = "capture buffer",
@@ -916,6 +1639,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Capture drops look like packet loss but the packets did cross the network "
 			     "(the peer ACKed them).",
 		.caveat_zh = "抓包丢失看起来像网络丢包，但这些报文其实已经过网络（对端已确认）。",
+		CAUSES("capture-drops", "local-drop"),
 	},
 	{
 		.name = "capture snaplen",
@@ -929,6 +1653,24 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "pcapdoc uses the lengths in the IP and TCP headers, so truncation does not "
 			     "distort sizes; it hides payload and application detection.",
 		.caveat_zh = "pcapdoc 使用 IP 和 TCP 头中的长度，截断不会影响大小判断；但会隐藏载荷并影响应用识别。",
+		CAUSES("capture-snaplen", "capture-drops"),
+	},
+	{
+		.name = "capture interface and filter",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "The tcpdump command line: -i (an interface that carries both directions; any "
+			 "shows bridged and VLAN traffic twice), the filter expression, -Q in or out",
+		.change_en = "Capture on an interface that carries both directions of the traffic, with "
+			     "a filter that matches both (host A and host B, not src host A).",
+		.change_zh = "在承载双向流量的接口上抓包，并使用能匹配两个方向的过滤器（host A and host B，"
+			     "而不是 src host A）。",
+		.caveat_en = "With asymmetric routing no single interface sees both directions: capture on "
+			     "both paths and give pcapdoc both files.",
+		.caveat_zh = "存在非对称路由时，没有哪个接口能看到双向流量：在两条路径上分别抓包，"
+			     "把两个文件都交给 pcapdoc。",
+		CAUSES("capture-one-direction", "capture-duplicates"),
 	},
 };
 
@@ -942,6 +1684,17 @@ const pd_setting *pd_kb_find(const char *name)
 		if (strcmp(pd_kb[i].name, name) == 0)
 			return &pd_kb[i];
 	return NULL;
+}
+
+bool pd_kb_can_cause(const char *setting, const char *finding_id)
+{
+	const pd_setting *s = pd_kb_find(setting);
+	if (!s || !finding_id)
+		return false;
+	for (size_t i = 0; i < PD_KB_MAX_CAUSES && s->causes[i]; i++)
+		if (strcmp(s->causes[i], finding_id) == 0)
+			return true;
+	return false;
 }
 
 const char *pd_kb_kind_name(pd_kb_kind k)

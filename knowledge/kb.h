@@ -4,6 +4,7 @@
 #ifndef PD_KB_H
 #define PD_KB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum pd_kb_kind {
@@ -24,6 +25,8 @@ typedef enum pd_kb_side {
 	PD_SIDE_PATH,
 } pd_kb_side;
 
+#define PD_KB_MAX_CAUSES 12
+
 typedef struct pd_setting {
 	const char *name; /* canonical: "net.core.somaxconn", "TCP_NODELAY" */
 	pd_kb_kind kind;
@@ -33,12 +36,22 @@ typedef struct pd_setting {
 	const char *change_en, *change_zh; /* what to change */
 	const char *caveat_en, *caveat_zh; /* traps, myths, arithmetic */
 	const char *removed_in; /* kernel version that removed it, or NULL */
+	const char *added_in; /* kernel version that added it, NULL when older than 4.19 */
+	/* The finding ids (knowledge/catalog.c) this setting can cause:
+	 * its value, or its absence, can produce the pattern the finding
+	 * reports, or sets the limit or the delay that pattern runs into.
+	 * NULL-terminated. A finding may rank a setting only if the setting
+	 * lists it here (tests/test_kb.c; pd_kb_can_cause). */
+	const char *causes[PD_KB_MAX_CAUSES];
 } pd_setting;
 
 extern const pd_setting pd_kb[];
 extern const size_t pd_kb_len;
 
 const pd_setting *pd_kb_find(const char *name);
+/* Whether the setting can cause the finding: false for an unknown
+ * setting or a finding id its causes do not list. */
+bool pd_kb_can_cause(const char *setting, const char *finding_id);
 const char *pd_kb_kind_name(pd_kb_kind k);
 const char *pd_kb_side_name(pd_kb_side s);
 

@@ -5,6 +5,7 @@
  * control characters), and numbers are finite: the same report always
  * prints to the same bytes. docs/report.schema.json describes it. */
 #include "report/internal.h"
+#include "knowledge/counters.h"
 
 #include <pcap/pcap.h>
 #include <string.h>
@@ -168,6 +169,17 @@ static cJSON *finding_json(const pd_finding *f)
 	cJSON *alts = cJSON_AddArrayToObject(o, "alternatives");
 	for (size_t i = 0; d && i < PD_DEF_MAX_ALTS && d->alternatives_en[i]; i++)
 		cJSON_AddItemToArray(alts, cJSON_CreateString(d->alternatives_en[i]));
+
+	/* kernel counters that confirm the finding on the host (catalogue) */
+	cJSON *ctrs = cJSON_AddArrayToObject(o, "counters");
+	for (size_t i = 0; d && i < PD_DEF_MAX_COUNTERS && d->counters[i]; i++) {
+		const pd_counter *c = pd_counter_find(d->counters[i]);
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddItemToObject(co, "name", cJSON_CreateString(d->counters[i]));
+		add_str_or_null(co, "meaning", c ? c->meaning_en : NULL);
+		add_str_or_null(co, "since", c ? c->since : NULL);
+		cJSON_AddItemToArray(ctrs, co);
+	}
 	cJSON_AddItemToObject(o, "known", cJSON_CreateBool(f->known));
 	return o;
 }
