@@ -196,7 +196,15 @@ static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose
 			       pd_labels_occurrences(l, f->occurrences));
 	if (f->known)
 		g_string_append_printf(o, " · %s", l->known);
+	if (f->explained_by)
+		g_string_append_printf(o, " · %s `%s`", l->explained_by, f->explained_by);
 	g_string_append_printf(o, "\n\n%s\n\n", pd_r_explain(d, zh));
+	if (f->n_consequences) {
+		g_string_append_printf(o, "%s%s", l->explains, l->colon);
+		for (size_t i = 0; i < f->n_consequences; i++)
+			g_string_append_printf(o, "%s`%s`", i ? ", " : "", f->consequences[i]);
+		g_string_append(o, "\n\n");
+	}
 
 	bool has_metrics = f->metrics && f->metrics->len;
 	const char *detail = pd_finding_detail_in(f, zh);

@@ -127,6 +127,10 @@ static cJSON *finding_json(const pd_finding *f)
 	if (f->detail_zh && f->detail && strcmp(f->detail_zh, f->detail))
 		cJSON_AddItemToObject(o, "detail_zh", safe_string(f->detail_zh));
 	cJSON_AddItemToObject(o, "scope", cJSON_CreateString(f->capture_wide ? "capture" : "flow"));
+	add_str_or_null(o, "explained_by", f->explained_by);
+	cJSON *cons = cJSON_AddArrayToObject(o, "consequences");
+	for (size_t i = 0; i < f->n_consequences; i++)
+		cJSON_AddItemToArray(cons, cJSON_CreateString(f->consequences[i]));
 	add_u64(o, "flow_count", f->flow_count);
 
 	cJSON *flows = cJSON_AddArrayToObject(o, "flows");

@@ -50,6 +50,7 @@ typedef struct pd_metric {
 #define PD_FINDING_MAX_FLOWS 32 /* flows listed; flow_count says how many in all */
 #define PD_FINDING_MAX_EXAMPLES 8
 #define PD_FINDING_MAX_SETTINGS 8
+#define PD_FINDING_MAX_CONSEQUENCES 8
 
 typedef struct pd_finding {
 	const pd_finding_def *def; /* id, category, texts, default settings */
@@ -68,6 +69,12 @@ typedef struct pd_finding {
 	const char *settings[PD_FINDING_MAX_SETTINGS]; /* KB names, most likely first */
 	size_t n_settings;
 	bool known; /* present in the --baseline report */
+	/* One problem, one finding (knowledge/causality.c): the catalogue id
+	 * of the finding that explains this one on its flows (its severity
+	 * then drops to info), or NULL; and the ids this one explains. */
+	const char *explained_by;
+	const char *consequences[PD_FINDING_MAX_CONSEQUENCES];
+	size_t n_consequences;
 } pd_finding;
 
 typedef struct pd_linktype_count {
