@@ -5,6 +5,7 @@
  * control characters), and numbers are finite: the same report always
  * prints to the same bytes. docs/report.schema.json describes it. */
 #include "report/internal.h"
+#include "dissect/addr.h"
 #include "knowledge/counters.h"
 
 #include <pcap/pcap.h>
@@ -63,7 +64,7 @@ static void add_time_iso(cJSON *o, const char *k, pd_time t)
 static cJSON *endpoint(const pd_addr *a, uint16_t port)
 {
 	char ip[64];
-	pd_r_addr(a, ip, sizeof ip);
+	pd_addr_str(a, ip, sizeof ip);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "ip", cJSON_CreateString(ip));
 	add_u64(o, "port", port);
