@@ -165,7 +165,8 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	if (run->opts.max_flows < 16)
 		run->opts.max_flows = 16;
 	run->report = pd_report_new();
-	pd_engine_cfg_init(&run->cfg, run->opts.max_flows, run->opts.no_detectors, run->opts.no_ndpi);
+	pd_engine_cfg_init(&run->cfg, run->opts.max_flows, run->opts.no_detectors, run->opts.no_ndpi,
+			   run->opts.detectors);
 	run->summary = pd_summary_new(&run->report->cap, &run->facts);
 	run->router = pd_router_new(run->cfg.n_shards);
 	run->n_workers = run->opts.threads ? run->opts.threads : 1;
@@ -398,6 +399,13 @@ static void progress_update(pd_run *run, bool final)
 		fprintf(stderr, "\r\033[Kpcapdoc: %.0f MB, %.0f packets/s", (double)done / 1e6, pps);
 	}
 	fflush(stderr);
+}
+
+void pd_run_feed(pd_run *run, const pd_frame *fr, uint32_t snaplen)
+{
+	if (!run->started)
+		run->report->cap.snaplen = snaplen;
+	run_frame(run, fr);
 }
 
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
