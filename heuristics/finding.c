@@ -306,6 +306,12 @@ static void evidence_text(char *dst, size_t len, const char *src)
 
 void pd_finding_occurrence_(pd_finding *f, uint64_t frame, pd_time ts, const pd_text *what, ...)
 {
+	bool first = !f->first.frame || frame < f->first.frame, last = frame >= f->last.frame;
+	bool example = f->examples->len < PD_FINDING_MAX_EXAMPLES;
+	if (!first && !last && !example) {
+		f->occurrences++; /* kept nowhere: no need to write its label */
+		return;
+	}
 	pd_evidence ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.frame = frame;
@@ -320,11 +326,11 @@ void pd_finding_occurrence_(pd_finding *f, uint64_t frame, pd_time ts, const pd_
 	g_free(en);
 	g_free(zh);
 	f->occurrences++;
-	if (!f->first.frame || frame < f->first.frame)
+	if (first)
 		f->first = ev;
-	if (frame >= f->last.frame)
+	if (last)
 		f->last = ev;
-	if (f->examples->len < PD_FINDING_MAX_EXAMPLES)
+	if (example)
 		g_array_append_val(f->examples, ev);
 }
 
