@@ -571,7 +571,7 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 		labelled(c, 2, l->notes, l->input_truncated);
 	for (guint i = 0; cap->notes && i < cap->notes->len; i++) {
 		g_string_truncate(b, 0);
-		pd_escape_text(b, cap->notes->pdata[i]);
+		pd_escape_text(b, pd_note_in(&g_array_index(cap->notes, pd_note, i), c->zh));
 		labelled(c, 2, l->notes, b->str);
 	}
 	for (guint i = 0; cap->errors && i < cap->errors->len; i++) {

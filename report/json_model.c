@@ -254,8 +254,16 @@ static cJSON *capture_json(const pd_capture_summary *c)
 		cJSON_AddItemToArray(apps, ao);
 	}
 	cJSON_AddItemToObject(o, "input_truncated", cJSON_CreateBool(c->input_truncated));
-	cJSON_AddItemToObject(o, "notes", strings_json(c->notes));
+	cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+	for (guint i = 0; c->notes && i < c->notes->len; i++)
+		cJSON_AddItemToArray(notes, safe_string(g_array_index(c->notes, pd_note, i).en));
 	cJSON_AddItemToObject(o, "errors", strings_json(c->errors));
+	/* the notes in Chinese, parallel to notes; only when there are notes */
+	if (c->notes && c->notes->len) {
+		cJSON *zh = cJSON_AddArrayToObject(o, "notes_zh");
+		for (guint i = 0; i < c->notes->len; i++)
+			cJSON_AddItemToArray(zh, safe_string(pd_note_in(&g_array_index(c->notes, pd_note, i), true)));
+	}
 	return o;
 }
 
