@@ -197,6 +197,7 @@ typedef struct hs_kept {
 	/* kind 2: the stall, its client, and another connection the server
 	 * answered meanwhile (0: none found) */
 	bool long_silence;
+	bool at_server; /* captured near the server: the client's packets visibly arrived */
 	pd_time stall_from, stall_to;
 	uint32_t client;
 	uint16_t cport;
@@ -992,6 +993,7 @@ static void hs_cookie_stall(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 	}
 	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
 	k->long_silence = silence >= HS_COOKIE_SILENCE;
+	k->at_server = pd_flow_vantage(flow) == PD_SERVER;
 	k->stall_from = flow->hs_ack_ts;
 	k->stall_to = end;
 	k->client = (uint32_t)pd_addr_hash64(&flow->addr[PD_CLIENT]);
@@ -1661,9 +1663,12 @@ static void hs_report_overload(pd_ctx *ctx, hs_srv *s)
 				  "；同一监听端还丢弃了握手 ACK（全连接队列已满）");
 }
 
-/* A stalled connection after the handshake: kept when another connection
- * of the server was answered during the stall, or when the listener
- * visibly overflowed on another flow; else path loss is as likely. */
+/* A stalled connection after the handshake: kept when the server answered
+ * another connection of the same client during the stall (the path
+ * worked), or another client's when the capture shows this client's
+ * packets arriving (taken at the server) or no request socket was left (no
+ * SYN-ACK retransmission for 1.5 s), or when the listener visibly
+ * overflowed on another flow; else path loss is as likely. */
 static void hs_decide_stall(pd_ctx *ctx, hs_kept *k, const hs_srv *s)
 {
 	pd_finding *f = k->f;
@@ -1680,7 +1685,7 @@ static void hs_decide_stall(pd_ctx *ctx, hs_kept *k, const hs_srv *s)
 				  "；与此同时，服务端应答了同一客户端的另一个连接（端口 %u，帧 %llu，停滞开始后 "
 				  "%.2f 秒）：路径和服务端主机都正常，只有这个连接的报文被丢弃——丢在监听端",
 				  k->other_cport, (unsigned long long)k->other_frame, into);
-	} else if (k->other_frame) {
+	} else if (k->other_frame && (k->at_server || k->long_silence)) {
 		pd_finding_set_confidence(f, 0.6);
 		pd_addr_bracketed(&k->other_caddr, other, sizeof(other));
 		pd_finding_occurrence(f, k->other_frame, k->other_ts, "another connection answered meanwhile",
