@@ -39,7 +39,7 @@
 /* Moments a server answered a connection (ACKed new client data or sent
  * data), kept per flow and per server: another connection answered while
  * one stalls shows the path and the server worked. */
-#define HS_FLOW_MOMENTS 4
+#define HS_FLOW_MOMENTS 3
 #define HS_MOMENT_GAP (PD_NS_PER_SEC / 10)
 #define HS_SRV_MOMENTS 32
 #define HS_SRV_PENDING 8 /* stalled connections of a server awaiting that evidence */
@@ -52,7 +52,9 @@ typedef struct hs_fs {
 	uint32_t syns; /* client SYNs carrying the first ISN, the original included */
 	uint32_t synacks;
 	uint32_t synack_retx_before_ack, synack_retx_after_ack;
-	uint64_t abort_rst_frame;
+	/* the abort RST (tcp_abort_on_overflow), as offsets from the flow's
+	 * first packet (hs_us, hs_fr: half the room of a time and a frame) */
+	uint32_t abort_rst_fr, abort_rst_us;
 	uint64_t rst_answer_frame; /* RST from the server before any SYN-ACK */
 	pd_time last_syn_ts;
 	uint64_t last_syn_frame;
@@ -68,8 +70,6 @@ typedef struct hs_fs {
 	 * (the timestamps detector explains it) */
 	bool challenge;
 	uint8_t first_syn_ttl;
-	bool client_acked; /* the client acknowledged a SYN-ACK: acked_isn is its ISN */
-	uint32_t acked_isn;
 	/* SYN send times and frames as offsets from the first SYN (compact:
 	 * this block exists for every flow, floods included) */
 	pd_time syn0_ts;
@@ -79,41 +79,44 @@ typedef struct hs_fs {
 	uint32_t syn_tsv[HS_MAX_SYNS]; /* their TSvals, when syn_has_ts */
 	uint32_t last_synack_ipid;
 	pd_time last_synack_ts;
-	uint64_t synack_after_ack_frame; /* first SYN-ACK re-sent after the client's ACK */
-	pd_time synack_after_ack_ts;
+	/* first SYN-ACK re-sent after the client's ACK, first SYN-ACK
+	 * retransmit (offsets) */
+	uint32_t synack_after_ack_fr, synack_after_ack_us;
+	uint32_t synack_retx_fr, synack_retx_us;
 	uint32_t dup_frames; /* the same packet captured twice */
 	uint32_t syn_after_synack; /* client SYN retransmits after a SYN-ACK was seen */
-	uint64_t synack_retx_frame; /* first SYN-ACK retransmit */
-	pd_time synack_retx_ts;
 	pd_time synack_last_before_ack_ts;
 	uint32_t client_data_retx; /* client data resent while the server acked none */
+	/* the newest SYN-ACK TSval of one server ISN, and its frame (offset):
+	 * a SYN-ACK with an older one was sent earlier and delayed on the path */
+	uint32_t synack_max_tsval, synack_max_seq, synack_max_fr;
 	pd_time usable_ts; /* first server packet acking client data or carrying data */
 	uint64_t usable_frame;
-	pd_time abort_rst_ts;
 	/* the first SYN-ACK: when, and whether it granted the options the
 	 * client offered (1), stripped them (2), or cannot tell (0) */
 	pd_time first_synack_ts;
 	uint8_t synack_opt;
-	/* SYN-ACKs older than one seen before (a lower TSval from the same
-	 * server clock): sent earlier, delayed on the path */
 	bool synack_tsv_seen;
-	uint32_t synack_max_tsval, synack_max_seq;
-	uint64_t synack_max_frame;
+	/* server answers (offsets), a few spread out */
+	uint8_t n_moments;
+	uint32_t moment_us[HS_FLOW_MOMENTS];
+	uint32_t moment_fr[HS_FLOW_MOMENTS];
+	struct hs_rare *rare; /* made at the first late SYN-ACK or ICMP error */
+} hs_fs;
+
+/* What few flows have, kept out of the block every flow (floods
+ * included) carries: SYN-ACKs the path delayed, ICMP errors quoting the
+ * SYN. Offsets from the flow's first packet like the block's. */
+typedef struct hs_rare {
 	uint32_t late_synacks;
-	uint64_t late_synack_frame, late_ref_frame; /* the first late one, and the newer one before it */
-	pd_time late_synack_ts;
-	/* ICMP unreachable errors quoting the client's SYN */
+	uint32_t late_fr, late_us, late_ref_fr; /* the first late one, and the newer one before it */
 	uint32_t icmp_rejects;
 	uint8_t icmp_type, icmp_code, icmp_kind, icmp_inner_ttl;
 	bool icmp_v6, icmp_src_varies;
 	pd_addr icmp_src;
-	uint64_t icmp_frame, icmp_last_frame;
-	pd_time icmp_ts, icmp_last_ts, icmp_delay;
-	/* server answers: offsets from the flow's first packet (us, frames) */
-	uint8_t n_moments;
-	uint32_t moment_us[HS_FLOW_MOMENTS];
-	uint32_t moment_fr[HS_FLOW_MOMENTS];
-} hs_fs;
+	uint32_t icmp_fr, icmp_us, icmp_last_fr, icmp_last_us;
+	pd_time icmp_delay;
+} hs_rare;
 
 static pd_time hs_syn_ts(const hs_fs *fs, uint32_t i)
 {
@@ -123,6 +126,38 @@ static pd_time hs_syn_ts(const hs_fs *fs, uint32_t i)
 static uint64_t hs_syn_frame(const hs_fs *fs, uint32_t i)
 {
 	return fs->syn0_frame + fs->syn_fr[i];
+}
+
+/* A time and a frame of the flow as offsets from its first packet, and
+ * back (microseconds, saturating: what happens past 71 minutes reads as
+ * then). */
+static uint32_t hs_us(const pd_flow *flow, pd_time ts)
+{
+	pd_time d = (ts - flow->first_ts) / 1000;
+	return d < 0 ? 0 : d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+static pd_time hs_at(const pd_flow *flow, uint32_t us)
+{
+	return flow->first_ts + (pd_time)us * 1000;
+}
+
+static uint32_t hs_fr(const pd_flow *flow, uint64_t frame)
+{
+	uint64_t d = frame - flow->first_frame;
+	return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+static uint64_t hs_frame(const pd_flow *flow, uint32_t fr)
+{
+	return flow->first_frame + fr;
+}
+
+static hs_rare *hs_rare_of(hs_fs *fs)
+{
+	if (!fs->rare)
+		fs->rare = g_new0(hs_rare, 1);
+	return fs->rare;
 }
 
 /* The distinct clients that retransmitted a SYN toward a server in one
@@ -656,13 +691,21 @@ static void hs_server_synack(hs_fs *fs, const pd_flow *flow, const pd_packet *pk
 	 * whatever came between. */
 	bool older = t->has_ts && !t->options_truncated && fs->synack_tsv_seen && t->seq == fs->synack_max_seq &&
 		     !pd_seq_lt(fs->synack_max_tsval, t->tsval);
-	if (fs->synacks > fs->late_synacks && (older || fs->usable_ts)) {
+	uint32_t late = fs->rare ? fs->rare->late_synacks : 0;
+	if (fs->synacks > late && (older || fs->usable_ts)) {
 		fs->synacks++;
-		/* (one of another ISN, past the handshake, is another server state) */
-		if ((older || (fs->client_acked && t->seq == fs->acked_isn)) && !fs->late_synacks++) {
-			fs->late_synack_frame = pkt->frame_no;
-			fs->late_synack_ts = pkt->ts;
-			fs->late_ref_frame = older ? fs->synack_max_frame : 0;
+		/* One of the ISN the client acknowledged (its ACKs stand within
+		 * 16 MiB past it) is this connection's; another ISN is another
+		 * server state (a second server answering, a restarted one). */
+		const pd_tcp_half *c = &flow->half[PD_CLIENT];
+		bool ours = older || (c->ack_valid && c->last_ack - (t->seq + 1) < (1u << 24));
+		if (ours) {
+			hs_rare *r = hs_rare_of(fs);
+			if (!r->late_synacks++) {
+				r->late_fr = hs_fr(flow, pkt->frame_no);
+				r->late_us = hs_us(flow, pkt->ts);
+				r->late_ref_fr = older ? fs->synack_max_fr : 0;
+			}
 		}
 		return;
 	}
@@ -673,7 +716,7 @@ static void hs_server_synack(hs_fs *fs, const pd_flow *flow, const pd_packet *pk
 		fs->synack_tsv_seen = true;
 		fs->synack_max_tsval = t->tsval;
 		fs->synack_max_seq = t->seq;
-		fs->synack_max_frame = pkt->frame_no;
+		fs->synack_max_fr = hs_fr(flow, pkt->frame_no);
 	}
 	/* A SYN-ACK repeated well under the minimum RTO answers a duplicate or
 	 * retransmitted SYN; the accept-queue signature is the timer's. */
@@ -697,16 +740,16 @@ static void hs_server_synack(hs_fs *fs, const pd_flow *flow, const pd_packet *pk
 			}
 	}
 	if (seg->flags & PD_SEG_SYN_RETRANS) {
-		if (!fs->synack_retx_frame) {
-			fs->synack_retx_frame = pkt->frame_no;
-			fs->synack_retx_ts = pkt->ts;
+		if (!fs->synack_retx_fr) {
+			fs->synack_retx_fr = hs_fr(flow, pkt->frame_no);
+			fs->synack_retx_us = hs_us(flow, pkt->ts);
 		}
 		if (flow->hs_ack_frame && flow->hs_ack_frame < pkt->frame_no) {
 			if (timer) {
 				fs->synack_retx_after_ack++;
-				if (!fs->synack_after_ack_frame) {
-					fs->synack_after_ack_frame = pkt->frame_no;
-					fs->synack_after_ack_ts = pkt->ts;
+				if (!fs->synack_after_ack_fr) {
+					fs->synack_after_ack_fr = hs_fr(flow, pkt->frame_no);
+					fs->synack_after_ack_us = hs_us(flow, pkt->ts);
 				}
 			}
 		} else if (timer) {
@@ -749,10 +792,6 @@ static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 			return;
 		}
 		fs->client_other = true;
-		if (ack && !rst && !fs->client_acked && flow->synack_frame) {
-			fs->client_acked = true;
-			fs->acked_isn = t->ack - 1;
-		}
 		if (rst)
 			fs->client_rst = true;
 		if ((seg->flags & PD_SEG_RETRANS) && t->payload_len && !fs->usable_ts)
@@ -770,10 +809,10 @@ static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 			fs->rst_answer_frame = pkt->frame_no;
 		/* tcp_abort_on_overflow: a bare RST (no ACK flag) whose seq is what the
 		 * client's handshake ACK acknowledged, before the server said anything. */
-		if (!ack && flow->hs_ack_frame && !fs->usable_ts && !fs->abort_rst_frame &&
+		if (!ack && flow->hs_ack_frame && !fs->usable_ts && !fs->abort_rst_fr &&
 		    flow->half[PD_SERVER].syn_seen && t->seq == flow->half[PD_SERVER].isn + 1) {
-			fs->abort_rst_frame = pkt->frame_no;
-			fs->abort_rst_ts = pkt->ts;
+			fs->abort_rst_fr = hs_fr(flow, pkt->frame_no);
+			fs->abort_rst_us = hs_us(flow, pkt->ts);
 		}
 		return;
 	}
@@ -854,21 +893,22 @@ static void hs_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fsv, const 
 	uint8_t kind = hs_reject_kind(v6, ic->type, ic->code);
 	if (!kind)
 		return;
-	if (!fs->icmp_rejects++) {
-		fs->icmp_type = ic->type;
-		fs->icmp_code = ic->code;
-		fs->icmp_kind = kind;
-		fs->icmp_v6 = v6;
-		fs->icmp_src = pkt->ip.src;
-		fs->icmp_inner_ttl = ic->inner_ip.ttl;
-		fs->icmp_frame = pkt->frame_no;
-		fs->icmp_ts = pkt->ts;
-		fs->icmp_delay = pkt->ts - fs->last_syn_ts;
-	} else if (!pd_addr_equal(&fs->icmp_src, &pkt->ip.src)) {
-		fs->icmp_src_varies = true;
+	hs_rare *r = hs_rare_of(fs);
+	if (!r->icmp_rejects++) {
+		r->icmp_type = ic->type;
+		r->icmp_code = ic->code;
+		r->icmp_kind = kind;
+		r->icmp_v6 = v6;
+		r->icmp_src = pkt->ip.src;
+		r->icmp_inner_ttl = ic->inner_ip.ttl;
+		r->icmp_fr = hs_fr(flow, pkt->frame_no);
+		r->icmp_us = hs_us(flow, pkt->ts);
+		r->icmp_delay = pkt->ts - fs->last_syn_ts;
+	} else if (!pd_addr_equal(&r->icmp_src, &pkt->ip.src)) {
+		r->icmp_src_varies = true;
 	}
-	fs->icmp_last_frame = pkt->frame_no;
-	fs->icmp_last_ts = pkt->ts;
+	r->icmp_last_fr = hs_fr(flow, pkt->frame_no);
+	r->icmp_last_us = hs_us(flow, pkt->ts);
 }
 
 /* ------------------------------------------------------- accept queue */
@@ -880,14 +920,15 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 		return;
 	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
 	s->aq_flows++;
-	if (fs->abort_rst_frame) {
+	if (fs->abort_rst_fr) {
+		uint64_t rst_frame = hs_frame(flow, fs->abort_rst_fr);
+		pd_time rst_ts = hs_at(flow, fs->abort_rst_us);
 		pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", "握手 ACK");
-		pd_finding_occurrence(f, fs->abort_rst_frame, fs->abort_rst_ts, "RST right after the ACK",
-				      "紧随 ACK 之后的 RST");
-		double after = hs_sec(fs->abort_rst_ts - flow->hs_ack_ts);
+		pd_finding_occurrence(f, rst_frame, rst_ts, "RST right after the ACK", "紧随 ACK 之后的 RST");
+		double after = hs_sec(rst_ts - flow->hs_ack_ts);
 		pd_finding_metric(f, "rst_after_ack_ms", after * 1e3, PD_UNIT_MS, PD_AGG_MAX);
 		pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_add_impact(f, hs_sec(fs->abort_rst_ts - flow->syn_ts));
+		pd_finding_add_impact(f, hs_sec(rst_ts - flow->syn_ts));
 		pd_finding_set_confidence(f, 0.8);
 		pd_finding_detail(f,
 				  "the server reset the connection %.1f ms after the client's handshake ACK "
@@ -898,13 +939,14 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 				  "（帧 %llu -> RST 帧 %llu，该 RST 不带 ACK 标志，序号为 SYN-ACK 的序号 + 1）："
 				  "Linux 在全连接队列已满且 net.ipv4.tcp_abort_on_overflow=1 时正是这样做的",
 				  after * 1e3, (unsigned long long)flow->hs_ack_frame,
-				  (unsigned long long)fs->abort_rst_frame);
+				  (unsigned long long)rst_frame);
 		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
 				    "net.ipv4.tcp_abort_on_overflow", NULL);
 		return;
 	}
 	pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", "握手 ACK");
-	pd_finding_occurrence(f, fs->synack_after_ack_frame, fs->synack_after_ack_ts, "SYN-ACK resent after the ACK",
+	uint64_t again = hs_frame(flow, fs->synack_after_ack_fr);
+	pd_finding_occurrence(f, again, hs_at(flow, fs->synack_after_ack_us), "SYN-ACK resent after the ACK",
 			      "ACK 之后重发的 SYN-ACK");
 	pd_time stuck = (fs->usable_ts ? fs->usable_ts : flow->last_ts) - flow->hs_ack_ts;
 	if (stuck < 0)
@@ -924,7 +966,7 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 				  "（首次在帧 %llu），直到后来才应答；客户端重发了 %u 次数据都没有得到应答；"
 				  "连接在 ACK 之后 %.2f 秒才可用",
 				  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
-				  (unsigned long long)fs->synack_after_ack_frame, fs->client_data_retx, hs_sec(stuck));
+				  (unsigned long long)again, fs->client_data_retx, hs_sec(stuck));
 	else
 		pd_finding_detail(f,
 				  "the client ACKed the SYN-ACK (frame %llu) but the server re-sent its SYN-ACK %u "
@@ -935,7 +977,7 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 				  "（首次在帧 %llu），并且从未确认任何数据；客户端重发了 %u 次数据都没有得到应答；"
 				  "直到流结束（ACK 之后 %.2f 秒）连接仍然卡住",
 				  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
-				  (unsigned long long)fs->synack_after_ack_frame, fs->client_data_retx, hs_sec(stuck));
+				  (unsigned long long)again, fs->client_data_retx, hs_sec(stuck));
 	/* a client that sent nothing: a TCP_DEFER_ACCEPT listener also drops the
 	 * bare ACK and re-sends its SYN-ACK when the deferring period ends */
 	bool quiet = flow->half[PD_CLIENT].payload_bytes == 0;
@@ -1139,31 +1181,34 @@ static void hs_reject_errno(bool v6, uint8_t code, const char **name, const char
 static void hs_icmp_rejected(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs_fs *fs)
 {
 	pd_time now = pd_ctx_now(ctx);
+	const hs_rare *r = fs->rare;
 	pd_finding *f = hs_flow_finding(ctx, g, "syn-rejected-icmp", 4, flow);
 	if (!f)
 		return;
+	uint64_t icmp_frame = hs_frame(flow, r->icmp_fr), icmp_last_frame = hs_frame(flow, r->icmp_last_fr);
+	pd_time icmp_ts = hs_at(flow, r->icmp_us), icmp_last_ts = hs_at(flow, r->icmp_last_us);
 	char srv[64], src[64];
 	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
-	pd_addr_bracketed(&fs->icmp_src, src, sizeof(src));
-	uint32_t answered = fs->icmp_rejects < fs->syns ? fs->icmp_rejects : fs->syns;
-	pd_time span = fs->icmp_last_ts - flow->syn_ts;
+	pd_addr_bracketed(&r->icmp_src, src, sizeof(src));
+	uint32_t answered = r->icmp_rejects < fs->syns ? r->icmp_rejects : fs->syns;
+	pd_time span = icmp_last_ts - flow->syn_ts;
 	if (span < 0)
 		span = 0;
 	hs_syn_occurrences(f, fs, true);
-	pd_finding_occurrence(f, fs->icmp_frame, fs->icmp_ts, "ICMP unreachable answering the SYN",
+	pd_finding_occurrence(f, icmp_frame, icmp_ts, "ICMP unreachable answering the SYN",
 			      "应答 SYN 的 ICMP 不可达");
-	if (fs->icmp_last_frame != fs->icmp_frame)
-		pd_finding_occurrence(f, fs->icmp_last_frame, fs->icmp_last_ts, "last ICMP unreachable",
+	if (icmp_last_frame != icmp_frame)
+		pd_finding_occurrence(f, icmp_last_frame, icmp_last_ts, "last ICMP unreachable",
 				      "最后一个 ICMP 不可达");
 	pd_finding_add_impact(f, hs_sec(span));
 	pd_finding_metric(f, "syns", fs->syns, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "syns_answered_by_icmp", answered, PD_UNIT_COUNT, PD_AGG_SUM);
-	pd_finding_metric(f, "icmp_type", fs->icmp_type, PD_UNIT_COUNT, PD_AGG_MAX);
-	pd_finding_metric(f, "icmp_code", fs->icmp_code, PD_UNIT_COUNT, PD_AGG_MAX);
-	pd_finding_metric(f, "first_icmp_after_syn_ms", (double)fs->icmp_delay / 1e6, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "icmp_type", r->icmp_type, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_metric(f, "icmp_code", r->icmp_code, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_metric(f, "first_icmp_after_syn_ms", (double)r->icmp_delay / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 	pd_finding_metric(f, "time_trying_s", hs_sec(span), PD_UNIT_S, PD_AGG_SUM);
 	pd_finding_set_severity(f, PD_SEV_ERROR);
-	pd_finding_set_confidence(f, fs->icmp_kind == HS_REJECT_UNREACH ? 0.7 : 0.9);
+	pd_finding_set_confidence(f, r->icmp_kind == HS_REJECT_UNREACH ? 0.7 : 0.9);
 	pd_finding_detail(f,
 			  "%u of the client's %u SYN(s) to %s:%u were answered by %s destination unreachable "
 			  "(type %u, code %u) from %s, the first %.2f ms after its SYN (frame %llu); no SYN-ACK "
@@ -1171,15 +1216,15 @@ static void hs_icmp_rejected(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs
 			  "客户端发往 %3$s:%4$u 的 %2$u 个 SYN 中有 %1$u 个收到了来自 %8$s 的 %5$s 目的不可达"
 			  "（类型 %6$u，代码 %7$u），第一个在 SYN 之后 %9$.2f 毫秒到达（帧 %10$llu）；"
 			  "没有 SYN-ACK，也没有 RST",
-			  answered, fs->syns, srv, flow->port[PD_SERVER], fs->icmp_v6 ? "ICMPv6" : "ICMP",
-			  fs->icmp_type, fs->icmp_code, src, (double)fs->icmp_delay / 1e6,
-			  (unsigned long long)fs->icmp_frame);
-	if (pd_addr_equal(&fs->icmp_src, &flow->addr[PD_SERVER]))
+			  answered, fs->syns, srv, flow->port[PD_SERVER], r->icmp_v6 ? "ICMPv6" : "ICMP",
+			  r->icmp_type, r->icmp_code, src, (double)r->icmp_delay / 1e6,
+			  (unsigned long long)icmp_frame);
+	if (pd_addr_equal(&r->icmp_src, &flow->addr[PD_SERVER]))
 		pd_finding_append(f,
 				  "; the ICMP comes from the server's own address: a firewall on the server host "
 				  "rejects the connection before its TCP sees it",
 				  "；ICMP 来自服务端自己的地址：服务端主机上的防火墙在 TCP 处理之前就拒绝了连接");
-	else if (pd_addr_equal(&fs->icmp_src, &flow->addr[PD_CLIENT]))
+	else if (pd_addr_equal(&r->icmp_src, &flow->addr[PD_CLIENT]))
 		pd_finding_append(f,
 				  "; the ICMP comes from the client's own address: a firewall on the client host "
 				  "rejects its outgoing connection",
@@ -1191,16 +1236,16 @@ static void hs_icmp_rejected(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs
 				  "；要检查的是 %s：那里的防火墙或路由器（或以它的名义应答的设备）拒绝了连接，"
 				  "服务端根本没有收到 SYN",
 				  src);
-	if (fs->icmp_src_varies)
+	if (r->icmp_src_varies)
 		pd_finding_append(f, "; later ICMP errors came from other addresses too",
 				  "；之后的 ICMP 差错还来自其他地址");
-	if (fs->icmp_kind == HS_REJECT_PROHIBITED)
+	if (r->icmp_kind == HS_REJECT_PROHIBITED)
 		pd_finding_append(f,
 				  "; that code (administratively prohibited) is what a packet filter's reject rule "
 				  "sends (nft reject, iptables REJECT, a cloud network ACL)",
 				  "；这个代码（管理性禁止）正是包过滤器的拒绝规则发出的（nft reject、"
 				  "iptables REJECT、云上的网络 ACL）");
-	else if (fs->icmp_kind == HS_REJECT_PORT)
+	else if (r->icmp_kind == HS_REJECT_PORT)
 		pd_finding_append(f,
 				  "; a host answers a SYN to a closed TCP port with a RST, never with this code: "
 				  "it comes from a firewall's reject rule (port unreachable is the default of "
@@ -1215,14 +1260,14 @@ static void hs_icmp_rejected(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs
 				  "；路由器在没有到 %s 的路由、或该地址没有应答（ARP 或邻居发现失败）时会发送这个代码，"
 				  "有些防火墙也用它来拒绝：路由和防火墙规则都要检查",
 				  srv);
-	if (fs->first_syn_ttl && fs->icmp_inner_ttl && fs->icmp_inner_ttl < fs->first_syn_ttl) {
-		uint32_t hops = (uint32_t)(fs->first_syn_ttl - fs->icmp_inner_ttl);
+	if (fs->first_syn_ttl && r->icmp_inner_ttl && r->icmp_inner_ttl < fs->first_syn_ttl) {
+		uint32_t hops = (uint32_t)(fs->first_syn_ttl - r->icmp_inner_ttl);
 		pd_finding_metric(f, "hops_after_capture", hops, PD_UNIT_COUNT, PD_AGG_MAX);
 		pd_finding_append(f,
 				  "; the SYN quoted in the ICMP has TTL %u against %u at the capture point: it "
 				  "was rejected %u hop(s) beyond it",
 				  "；ICMP 中引用的 SYN 的 TTL 为 %u，抓包点处为 %u：它在抓包点之后 %u 跳处被拒绝",
-				  fs->icmp_inner_ttl, fs->first_syn_ttl, hops);
+				  r->icmp_inner_ttl, fs->first_syn_ttl, hops);
 	}
 	if (answered < fs->syns)
 		pd_finding_append(f, "; %u SYN(s) got no answer at all (senders rate-limit ICMP errors)",
@@ -1237,12 +1282,12 @@ static void hs_icmp_rejected(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs
 				  fs->syns, hs_sec(fs->last_syn_ts - flow->syn_ts));
 	} else {
 		const char *name, *msg;
-		hs_reject_errno(fs->icmp_v6, fs->icmp_code, &name, &msg);
+		hs_reject_errno(r->icmp_v6, r->icmp_code, &name, &msg);
 		/* stopped: silent for more than the next retry gap could be
 		 * (twice the last one: the classic backoff) */
 		uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
 		pd_time gap = kept >= 2 ? hs_syn_ts(fs, kept - 1) - hs_syn_ts(fs, kept - 2) : PD_NS_PER_SEC;
-		pd_time silence = now - fs->icmp_last_ts;
+		pd_time silence = now - icmp_last_ts;
 		if (silence > 2 * gap + PD_NS_PER_SEC / 4)
 			pd_finding_append(f,
 					  "; the client stopped after %u SYN(s), %.2f s after the first: a Linux "
@@ -1275,11 +1320,14 @@ static void hs_icmp_rejected(pd_ctx *ctx, hs_g *g, const pd_flow *flow, const hs
  * finding says about it (delayed, not lost). */
 static void hs_late_synack(pd_finding *f, const pd_flow *flow, const hs_fs *fs)
 {
-	pd_finding_occurrence(f, fs->late_synack_frame, fs->late_synack_ts, "late SYN-ACK (sent earlier)",
+	const hs_rare *r = fs->rare;
+	uint64_t late_frame = hs_frame(flow, r->late_fr);
+	pd_time late_ts = hs_at(flow, r->late_us);
+	pd_finding_occurrence(f, late_frame, late_ts, "late SYN-ACK (sent earlier)",
 			      "迟到的 SYN-ACK（更早发出）");
-	pd_finding_metric(f, "late_synack_after_syn_s", hs_sec(fs->late_synack_ts - flow->syn_ts), PD_UNIT_S,
+	pd_finding_metric(f, "late_synack_after_syn_s", hs_sec(late_ts - flow->syn_ts), PD_UNIT_S,
 			  PD_AGG_MAX);
-	if (fs->late_ref_frame)
+	if (r->late_ref_fr)
 		pd_finding_append(f,
 				  "; a SYN-ACK sent before the one in frame %llu (its TSval is older) arrived only "
 				  "at frame %llu, %.2f s after the first SYN: the path held it while the client "
@@ -1287,8 +1335,8 @@ static void hs_late_synack(pd_finding *f, const pd_flow *flow, const hs_fs *fs)
 				  "；一个比帧 %llu 更早发出的 SYN-ACK（其 TSval 更旧）直到帧 %llu 才到达，"
 				  "距首个 SYN %.2f 秒：它在路径上被延迟，客户端因此重试；这是迟到的报文，"
 				  "而不是 ACK 之后重发的 SYN-ACK",
-				  (unsigned long long)fs->late_ref_frame, (unsigned long long)fs->late_synack_frame,
-				  hs_sec(fs->late_synack_ts - flow->syn_ts));
+				  (unsigned long long)hs_frame(flow, r->late_ref_fr), (unsigned long long)late_frame,
+				  hs_sec(late_ts - flow->syn_ts));
 	else
 		pd_finding_append(f,
 				  "; another SYN-ACK of this connection arrived only at frame %llu, %.2f s after "
@@ -1296,7 +1344,7 @@ static void hs_late_synack(pd_finding *f, const pd_flow *flow, const hs_fs *fs)
 				  "the connection existed and delayed on the path, not re-sent after the ACK",
 				  "；这个连接的另一个 SYN-ACK 直到帧 %llu 才到达，距首个 SYN %.2f 秒，此时服务端已经"
 				  "应答过数据：它是在连接建立之前发出、在路径上被延迟的，而不是 ACK 之后重发的",
-				  (unsigned long long)fs->late_synack_frame, hs_sec(fs->late_synack_ts - flow->syn_ts));
+				  (unsigned long long)late_frame, hs_sec(late_ts - flow->syn_ts));
 }
 
 static void hs_syn_retransmit(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_finding *f)
@@ -1343,7 +1391,7 @@ static void hs_syn_retransmit(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 	 * sent before it: that SYN reached the server and was answered, yet
 	 * the client retried, so SYN-ACKs were lost (or held) on the way back. */
 	uint32_t before = fs->syns - fs->syn_after_synack;
-	if (fs->late_synacks) {
+	if (fs->rare && fs->rare->late_synacks) {
 		hs_late_synack(f, flow, fs);
 	} else if (fs->synack_echo && fs->synack_echo < before && fs->synack_echo < kept) {
 		uint32_t e = fs->synack_echo - 1u;
@@ -1498,12 +1546,8 @@ static void hs_syn_unanswered(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 	hs_keep(g, f, flow, 1);
 }
 
-static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
+static void hs_flow_end(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs)
 {
-	hs_g *g = gv;
-	hs_fs *fs = fsv;
-	if (flow->proto != 6 || flow->pseudo)
-		return;
 	/* what the flow adds to its server's picture */
 	if (fs->synacks && flow->syn_frame)
 		hs_hist_add(g, fs->first_synack_ts - flow->syn_ts);
@@ -1512,7 +1556,7 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	if (!flow->syn_frame || !fs->syns)
 		return;
 	/* rejected on the way: the listener never saw these SYNs */
-	if (fs->icmp_rejects && !flow->synack_frame && !fs->rst_answer_frame) {
+	if (fs->rare && fs->rare->icmp_rejects && !flow->synack_frame && !fs->rst_answer_frame) {
 		hs_icmp_rejected(ctx, g, flow, fs);
 		return;
 	}
@@ -1526,7 +1570,7 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		hs_syn_retx(g, flow, fs);
 
 	/* accept queue: SYN-ACK re-sent after the client's ACK, or the abort RST */
-	if ((fs->synack_retx_after_ack && flow->hs_ack_frame) || fs->abort_rst_frame)
+	if ((fs->synack_retx_after_ack && flow->hs_ack_frame) || fs->abort_rst_fr)
 		hs_accept_queue(ctx, g, flow, fs);
 	else if (flow->synack_frame && flow->hs_ack_frame && fs->synacks == 1 && !fs->server_spoke_after_ack &&
 		 fs->client_data_retx >= 2 && !fs->client_rst)
@@ -1538,11 +1582,12 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	/* SYN-ACK retransmitted with no ACK captured before it, and not just an
 	 * answer to a retransmitted SYN (that case is reported as SYN loss). */
 	if (fs->synack_retx_before_ack && real_client && !fs->syn_after_synack && !fs->synack_retx_after_ack &&
-	    !fs->abort_rst_frame) {
+	    !fs->abort_rst_fr) {
 		pd_finding *f = hs_flow_finding(ctx, g, "synack-retransmit", 2, flow);
 		if (f) {
 			pd_finding_occurrence(f, flow->synack_frame, flow->synack_ts, "SYN-ACK", "SYN-ACK");
-			pd_finding_occurrence(f, fs->synack_retx_frame, fs->synack_retx_ts, "SYN-ACK retransmission",
+			uint64_t retx_frame = hs_frame(flow, fs->synack_retx_fr);
+			pd_finding_occurrence(f, retx_frame, hs_at(flow, fs->synack_retx_us), "SYN-ACK retransmission",
 					      "SYN-ACK 重传");
 			pd_time lost = flow->hs_ack_frame ? fs->synack_last_before_ack_ts - flow->synack_ts
 							  : flow->last_ts - flow->synack_ts;
@@ -1561,7 +1606,7 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 						  "服务端重发了 %u 次 SYN-ACK（首次在帧 %llu），此前没有抓到客户端的 ACK；"
 						  "握手推迟完成。如果在客户端抓包，说明 SYN-ACK 已被应答，而 ACK 在途中"
 						  "丢失；如果在服务端抓包，则是 SYN-ACK 或 ACK 之一丢失",
-						  fs->synack_retx_before_ack, (unsigned long long)fs->synack_retx_frame);
+						  fs->synack_retx_before_ack, (unsigned long long)retx_frame);
 			else
 				pd_finding_detail(f,
 						  "the server re-sent its SYN-ACK %u time(s) (first at frame %llu) with "
@@ -1572,7 +1617,7 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 						  "服务端重发了 %u 次 SYN-ACK（首次在帧 %llu），此前没有抓到客户端的 ACK；"
 						  "握手始终没有完成。如果在客户端抓包，说明 SYN-ACK 已被应答，而 ACK "
 						  "在途中丢失；如果在服务端抓包，则是 SYN-ACK 或 ACK 之一丢失",
-						  fs->synack_retx_before_ack, (unsigned long long)fs->synack_retx_frame);
+						  fs->synack_retx_before_ack, (unsigned long long)retx_frame);
 			pd_finding_set_confidence(f, 0.6);
 			pd_finding_settings(f, "firewall dropping SYN/SYN-ACK", "net.core.somaxconn",
 					    "listen() backlog", "net.ipv4.tcp_synack_retries", NULL);
@@ -1595,6 +1640,16 @@ static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		hs_syn_retransmit(g, flow, fs, f);
 	else
 		hs_syn_unanswered(g, flow, fs, f, pd_ctx_now(ctx));
+}
+
+static void hs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
+{
+	hs_g *g = gv;
+	hs_fs *fs = fsv;
+	if (flow->proto == 6 && !flow->pseudo)
+		hs_flow_end(ctx, g, flow, fs);
+	g_free(fs->rare);
+	fs->rare = NULL;
 }
 
 /* --------------------------------------------------------------- end */

@@ -94,18 +94,18 @@ typedef struct ts_fs {
 	pd_time prev_end;
 	uint32_t prev_tsval, prev_next_seq;
 	uint32_t answer_ack;
+	uint32_t retry_us; /* the client's SYN again after the challenge: us after the first */
 	pd_finding *retry_of;
 	pd_time retry_of_syn_ts;
 	uint64_t answer_frame;
 	pd_time answer_ts;
 	uint64_t client_rst_frame;
+	/* ... and its frame, as an offset from the first SYN's (0: none), on
+	 * this same flow; whether a SYN-ACK answered it */
+	uint32_t retry_fr;
+	bool retry_answered;
 	uint8_t prev_how; /* TS_END_* of the 4-tuple's previous connection */
 	uint8_t first_fin; /* 0 none, 1 client, 2 server */
-	/* the client's SYN again after the challenge, and the SYN-ACK that
-	 * answered it, on this same flow */
-	uint64_t retry_frame;
-	pd_time retry_ts;
-	bool retry_answered;
 } ts_fs;
 
 typedef struct ts_g {
@@ -297,13 +297,15 @@ static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 			fs->syn_ts = pkt->ts;
 		} else if (rst && fs->answer == TS_ANS_CHALLENGE && !fs->client_rst_frame) {
 			fs->client_rst_frame = pkt->frame_no;
-		} else if (syn && !ack && fs->answer == TS_ANS_CHALLENGE && !fs->retry_frame) {
-			fs->retry_frame = pkt->frame_no;
-			fs->retry_ts = pkt->ts;
+		} else if (syn && !ack && fs->answer == TS_ANS_CHALLENGE && !fs->retry_fr) {
+			uint64_t fr = pkt->frame_no - fs->syn_frame;
+			pd_time us = (pkt->ts - fs->syn_ts) / 1000;
+			fs->retry_fr = fr > UINT32_MAX ? UINT32_MAX : (uint32_t)fr;
+			fs->retry_us = us < 0 ? 0 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 		}
 		return;
 	}
-	if (syn && ack && fs->retry_frame)
+	if (syn && ack && fs->retry_fr)
 		fs->retry_answered = true;
 	if (!fs->syn_seen || fs->answer != TS_ANS_NONE)
 		return;
@@ -366,9 +368,10 @@ static void ts_outcome(pd_finding *f, const ts_fs *fs)
 {
 	if (fs->client_rst_frame)
 		pd_finding_occurrence(f, fs->client_rst_frame, fs->answer_ts, "client RST", "客户端 RST");
-	if (fs->retry_frame && fs->retry_answered) {
-		double wait = (double)(fs->retry_ts - fs->syn_ts) / 1e9;
-		pd_finding_occurrence(f, fs->retry_frame, fs->retry_ts, "SYN retry", "重试的 SYN");
+	if (fs->retry_fr && fs->retry_answered) {
+		double wait = (double)fs->retry_us / 1e6;
+		pd_finding_occurrence(f, fs->syn_frame + fs->retry_fr, fs->syn_ts + (pd_time)fs->retry_us * 1000,
+				      "SYN retry", "重试的 SYN");
 		pd_finding_add_impact(f, wait);
 		pd_finding_metric(f, "retry_after_s", wait, PD_UNIT_S, PD_AGG_MAX);
 		if (fs->client_rst_frame)
@@ -641,7 +644,7 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	tu->c_tsval = fs->tsv_last[PD_CLIENT];
 	tu->c_next_seq = flow->half[PD_CLIENT].next_seq;
 	/* a rejected SYN whose retry is still to come, on a new flow */
-	bool waiting = rejected && !(fs->retry_frame && fs->retry_answered);
+	bool waiting = rejected && !(fs->retry_fr && fs->retry_answered);
 	tu->pending = waiting ? rejected : NULL;
 	tu->pending_syn_ts = waiting ? fs->syn_ts : 0;
 	if (waiting && fs->reused) {
