@@ -293,22 +293,24 @@ static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		if (!g->reuse)
 			g->reuse = pd_finding_get(ctx, "port-reuse-timewait", NULL);
 		pd_finding_add_flow(ctx, g->reuse, flow);
-		char what[64];
-		snprintf(what, sizeof(what), "4-tuple reused %.2f s after close%s", (double)fs->reuse_gap / 1e9,
-			 failed ? " (failed)" : "");
-		pd_finding_occurrence(g->reuse, fs->syn_frame, fs->syn_ts, "%s", NULL, what);
+		if (failed)
+			pd_finding_occurrence(g->reuse, fs->syn_frame, fs->syn_ts, "4-tuple reused %.2f s after close (failed)",
+					      "关闭 %.2f 秒后复用四元组（失败）", (double)fs->reuse_gap / 1e9);
+		else
+			pd_finding_occurrence(g->reuse, fs->syn_frame, fs->syn_ts, "4-tuple reused %.2f s after close",
+					      "关闭 %.2f 秒后复用四元组", (double)fs->reuse_gap / 1e9);
 	}
 	if (ch_is_churn(e)) {
 		if (!g->churn)
 			g->churn = pd_finding_get(ctx, "connection-churn", NULL);
 		pd_finding_add_flow(ctx, g->churn, flow);
-		pd_finding_occurrence(g->churn, fs->syn_frame, fs->syn_ts, "new short connection", NULL);
+		pd_finding_occurrence(g->churn, fs->syn_frame, fs->syn_ts, "new short connection", "新建的短连接");
 	}
 	if (ch_port_pressure(e)) {
 		if (!g->ports)
 			g->ports = pd_finding_get(ctx, "ephemeral-port-pressure", NULL);
 		pd_finding_add_flow(ctx, g->ports, flow);
-		pd_finding_occurrence(g->ports, fs->syn_frame, fs->syn_ts, "new source port", NULL);
+		pd_finding_occurrence(g->ports, fs->syn_frame, fs->syn_ts, "new source port", "新的源端口");
 	}
 }
 
@@ -358,7 +360,11 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 				  "%s opened %u connections to %s:%u within %.1f s (%u in the busiest "
 				  "second); %u of %u carried one request/response or less; %u distinct "
 				  "source ports, %u 4-tuples reused within 60 s; each paid a handshake "
-				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s", NULL,
+				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s",
+				  "%1$s 在 %5$.1f 秒内向 %3$s:%4$u 建立了 %2$u 个连接（最忙的一秒 %6$u 个）；"
+				  "其中 %7$u/%8$u 个只承载了一次请求/响应或更少；用了 %9$u 个不同的源端口，60 秒内"
+				  "复用了 %10$u 个四元组；每个连接都要付出一次握手（合计 %11$.3f 秒），并留下一个持续 "
+				  "60 秒的 TIME_WAIT 套接字",
 				  c, e->conns, s, e->sp, dur, e->rate.peak, e->short_conns, e->ended,
 				  e->distinct_ports, e->reuses, e->hs_time_s);
 		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
@@ -377,15 +383,24 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 		pd_finding_metric(f, "timewait_on_server", e->reuse_tw_server, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_set_severity(f, (reuses >= 5 || reuse_fail) ? PD_SEV_WARNING : PD_SEV_INFO);
 		pd_finding_set_confidence(f, 0.85);
-		const char *who = e->reuse_tw_client >= e->reuse_tw_server
-					  ? "the client closed first, so the client held TIME_WAIT and reused "
-					    "its own port (tcp_tw_reuse, or it ran out of fresh ports)"
-					  : "the server closed first, so the server held TIME_WAIT and had to "
-					    "accept a SYN for a 4-tuple it still remembered";
 		pd_finding_detail(f,
 				  "%u 4-tuple(s) reused within 60 s of the previous connection's close "
-				  "(%s -> %s:%u: %u, the soonest %.2f s after close); %s; %u reuse(s) failed", NULL,
-				  reuses, c, s, e->sp, e->reuses, (double)e->min_reuse_gap / 1e9, who, reuse_fail);
+				  "(%s -> %s:%u: %u, the soonest %.2f s after close); %u reuse(s) failed",
+				  "%1$u 个四元组在上一个连接关闭后 60 秒内被复用（%2$s -> %3$s:%4$u：%5$u 个，最快的在"
+				  "关闭后 %6$.2f 秒）；其中 %7$u 次复用失败",
+				  reuses, c, s, e->sp, e->reuses, (double)e->min_reuse_gap / 1e9, reuse_fail);
+		if (e->reuse_tw_client >= e->reuse_tw_server)
+			pd_finding_append(f,
+					  "; the client closed first, so the client held TIME_WAIT and reused its "
+					  "own port (tcp_tw_reuse, or it ran out of fresh ports)",
+					  "；客户端先关闭，所以 TIME_WAIT 在客户端，是它复用了自己的端口"
+					  "（tcp_tw_reuse，或者新端口用完了）");
+		else
+			pd_finding_append(f,
+					  "; the server closed first, so the server held TIME_WAIT and had to accept "
+					  "a SYN for a 4-tuple it still remembered",
+					  "；服务端先关闭，所以 TIME_WAIT 在服务端，它不得不接受一个仍记着的四元组"
+					  "上的 SYN");
 		if (e->reuse_tw_client < e->reuse_tw_server)
 			pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
 					    "NAT source-port reuse", "net.ipv4.tcp_timestamps", NULL);
@@ -417,14 +432,21 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 					  "%s:%u in %.1f s and reused them %u times within 60 s of their close: "
 					  "it cycles through a block that small, so its port range (or a NAT's "
 					  "pool) is exhausted; at the busiest second's rate (%u/s) it needs %.0f "
-					  "ports per 60 s TIME_WAIT, %.0f%% of the default 28232", NULL,
+					  "ports per 60 s TIME_WAIT, %.0f%% of the default 28232",
+					  "%1$s 在 %8$.1f 秒内向 %6$s:%7$u 建立 %5$u 个连接只用了 %2$u 个不同的源端口"
+					  "（%3$u-%4$u），并在它们关闭后 60 秒内复用了 %9$u 次：它在这么小的端口块里循环，"
+					  "说明它的端口范围（或 NAT 的端口池）已经耗尽；按最忙一秒的速率（%10$u 个/秒），"
+					  "每 60 秒的 TIME_WAIT 需要 %11$.0f 个端口，相当于默认 28232 个的 %12$.0f%%",
 					  c, e->distinct_ports, e->pmin, e->pmax, e->conns, s, e->sp, dur, e->reuses,
 					  e->rate.peak, proj, 100.0 * proj / CH_DEFAULT_RANGE);
 		else
 			pd_finding_detail(f,
 					  "%s used %u distinct source ports toward %s:%u in %.1f s; at the busiest "
 					  "second's rate (%u connections/s) it needs %.0f ports per 60 s of "
-					  "TIME_WAIT, %.0f%% of the default range (32768-60999, 28232 ports)", NULL,
+					  "TIME_WAIT, %.0f%% of the default range (32768-60999, 28232 ports)",
+					  "%1$s 在 %5$.1f 秒内向 %3$s:%4$u 使用了 %2$u 个不同的源端口；按最忙一秒的速率"
+					  "（每秒 %6$u 个连接），每 60 秒的 TIME_WAIT 需要 %7$.0f 个端口，相当于默认范围"
+					  "（32768-60999，共 28232 个端口）的 %8$.0f%%",
 					  c, e->distinct_ports, s, e->sp, dur, e->rate.peak, proj,
 					  100.0 * proj / CH_DEFAULT_RANGE);
 		pd_finding_settings(f, "net.ipv4.ip_local_port_range", "connection pooling / keep-alive",

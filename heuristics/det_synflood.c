@@ -10,7 +10,6 @@
 #include "dissect/addr.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
-#include "heuristics/util.h"
 
 #define SF_SLOTS 256
 #define SF_PROBE 8
@@ -188,13 +187,19 @@ static void sf_on_end(pd_ctx *ctx, void *gv)
 	pd_finding_metric(f, "completed_handshakes", (double)w->completed, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_detail(f,
 			  "%llu half-open connections to %s:%u from about %.0f distinct sources (%llu SYNs, "
-			  "up to %u in one second, from t=%.1f s); the server answered %llu SYN-ACKs%s; "
-			  "%llu connections from the same period completed", NULL,
+			  "up to %u in one second, from t=%.1f s); the server answered %llu SYN-ACKs; %llu "
+			  "connections from the same period completed",
+			  "%2$s:%3$u 上有 %1$llu 个半连接，来自约 %4$.0f 个不同的源地址（%5$llu 个 SYN，"
+			  "一秒内最多 %6$u 个，从 t=%7$.1f 秒开始）；服务端回复了 %8$llu 个 SYN-ACK；同一时段"
+			  "完成握手的连接有 %9$llu 个",
 			  (unsigned long long)w->half_open, a, w->port, sources, (unsigned long long)w->syns,
 			  w->rate.peak, (double)(w->first_ts - pd_ctx_start(ctx)) / 1e9,
-			  (unsigned long long)w->synacks,
-			  w->cookie_synacks ? ", some without WS/SACK (SYN cookies)" : "",
-			  (unsigned long long)w->completed);
+			  (unsigned long long)w->synacks, (unsigned long long)w->completed);
+	if (w->cookie_synacks)
+		pd_finding_append(f, "; %llu SYN-ACKs came without WS/SACK although the client offered them (SYN cookies)",
+				  "；其中 %llu 个 SYN-ACK 在客户端提供了窗口扩大/SACK 的情况下仍不带这些选项"
+				  "（SYN cookie）",
+				  (unsigned long long)w->cookie_synacks);
 	/* the SYN queue is capped by the listen backlog; tcp_max_syn_backlog
 	 * only matters with tcp_syncookies=0 */
 	pd_finding_settings(f, "net.ipv4.tcp_syncookies", "listen() backlog", "net.core.somaxconn",

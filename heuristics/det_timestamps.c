@@ -1,9 +1,12 @@
 /* What answered a SYN that carried the timestamp option, when it was not a
  * SYN-ACK:
- *  - a bare ACK for an earlier connection (a TIME_WAIT socket rejecting the
- *    SYN: PAWS when the SYN's TSval is older than the last one that
- *    connection saw, or a sequence check), usually followed by the
- *    client's RST and a retry -> paws-rejected-syn;
+ *  - a bare ACK for an earlier connection (a challenge ACK), usually
+ *    followed by the client's RST and a retry: PAWS when the SYN's TSval
+ *    is older than the last one that connection saw -> paws-rejected-syn;
+ *    otherwise the server (TIME_WAIT after it closed first, or a
+ *    connection still open) or a middlebox still held state for the
+ *    reused 4-tuple: a sequence check, not timestamps ->
+ *    syn-rejected-existing-state;
  *  - RST|ACK acknowledging ISN+1 -> rst-closed-port (no listener or a
  *    middlebox, not a timestamp problem);
  * and, across connections, SYN TSvals from one source IP to one destination
@@ -37,8 +40,11 @@
 enum { TS_ANS_NONE = 0, TS_ANS_SYNACK, TS_ANS_RST_ISN, TS_ANS_CHALLENGE, TS_ANS_RST_OTHER };
 
 /* How a 4-tuple's last connection ended. */
+enum { TS_END_OPEN = 0, TS_END_SERVER_FIRST, TS_END_CLIENT_FIRST, TS_END_RESET };
+
 typedef struct ts_tuple {
 	pd_time end_ts;
+	uint8_t how; /* TS_END_*: who closed it, which decides who holds TIME_WAIT */
 	bool c_ts_known;
 	uint32_t c_tsval; /* the client's last TSval on the connection */
 	uint32_t c_next_seq;
@@ -88,11 +94,18 @@ typedef struct ts_fs {
 	pd_time prev_end;
 	uint32_t prev_tsval, prev_next_seq;
 	uint32_t answer_ack;
+	uint32_t retry_us; /* the client's SYN again after the challenge: us after the first */
 	pd_finding *retry_of;
 	pd_time retry_of_syn_ts;
 	uint64_t answer_frame;
 	pd_time answer_ts;
 	uint64_t client_rst_frame;
+	/* ... and its frame, as an offset from the first SYN's (0: none), on
+	 * this same flow; whether a SYN-ACK answered it */
+	uint32_t retry_fr;
+	bool retry_answered;
+	uint8_t prev_how; /* TS_END_* of the 4-tuple's previous connection */
+	uint8_t first_fin; /* 0 none, 1 client, 2 server */
 } ts_fs;
 
 typedef struct ts_g {
@@ -256,7 +269,8 @@ static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, uint32_t pair,
 		if (!g->nat_pair || p->concurrent > g->nat_pair->concurrent)
 			g->nat_pair = p;
 		pd_finding_add_flow(ctx, g->nat, flow);
-		pd_finding_occurrence(g->nat, fs->syn_frame, ts, "SYN TSval from another clock", NULL);
+		pd_finding_occurrence(g->nat, fs->syn_frame, ts, "SYN TSval from another clock",
+				      "来自另一个时钟的 SYN TSval");
 	}
 }
 
@@ -272,6 +286,8 @@ static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 		fs->tsv_seen[seg->dir] = true;
 		fs->tsv_last[seg->dir] = t->tsval;
 	}
+	if ((fl & PD_TCP_FIN) && !fs->first_fin)
+		fs->first_fin = (uint8_t)(seg->dir + 1);
 	if (seg->dir == PD_CLIENT) {
 		if (syn && !ack && !fs->syn_seen) {
 			fs->syn_seen = true;
@@ -281,9 +297,16 @@ static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 			fs->syn_ts = pkt->ts;
 		} else if (rst && fs->answer == TS_ANS_CHALLENGE && !fs->client_rst_frame) {
 			fs->client_rst_frame = pkt->frame_no;
+		} else if (syn && !ack && fs->answer == TS_ANS_CHALLENGE && !fs->retry_fr) {
+			uint64_t fr = pkt->frame_no - fs->syn_frame;
+			pd_time us = (pkt->ts - fs->syn_ts) / 1000;
+			fs->retry_fr = fr > UINT32_MAX ? UINT32_MAX : (uint32_t)fr;
+			fs->retry_us = us < 0 ? 0 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 		}
 		return;
 	}
+	if (syn && ack && fs->retry_fr)
+		fs->retry_answered = true;
 	if (!fs->syn_seen || fs->answer != TS_ANS_NONE)
 		return;
 	const pd_tcp_half *c = &flow->half[PD_CLIENT];
@@ -314,6 +337,7 @@ static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 	ts_tuple *tu = ts_tuple_find(g, flow, fs->syn_ts);
 	if (tu) {
 		fs->reused = true;
+		fs->prev_how = tu->how;
 		fs->prev_end = tu->end_ts;
 		fs->prev_ts_known = tu->c_ts_known;
 		fs->prev_tsval = tu->c_tsval;
@@ -331,78 +355,233 @@ static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 		double wait = (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9;
 		pd_finding_add_impact(fs->retry_of, wait);
 		pd_finding_metric(fs->retry_of, "retry_after_s", wait, PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_append(fs->retry_of, "; the retry on the same 4-tuple %.2f s later (frame %llu) succeeded",
+				  "；%.2f 秒后在同一四元组上的重试（帧 %llu）成功了", wait,
+				  (unsigned long long)fs->syn_frame);
 		fs->retry_of = NULL;
 	}
 }
 
-static void ts_paws(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs, ts_tuple *tu)
+/* The client reset the challenge ACK and retried on the same flow: what
+ * the rejection cost, or that it had to retry. */
+static void ts_outcome(pd_finding *f, const ts_fs *fs)
+{
+	if (fs->client_rst_frame)
+		pd_finding_occurrence(f, fs->client_rst_frame, fs->answer_ts, "client RST", "客户端 RST");
+	if (fs->retry_fr && fs->retry_answered) {
+		double wait = (double)fs->retry_us / 1e6;
+		pd_finding_occurrence(f, fs->syn_frame + fs->retry_fr, fs->syn_ts + (pd_time)fs->retry_us * 1000,
+				      "SYN retry", "重试的 SYN");
+		pd_finding_add_impact(f, wait);
+		pd_finding_metric(f, "retry_after_s", wait, PD_UNIT_S, PD_AGG_MAX);
+		if (fs->client_rst_frame)
+			pd_finding_append(f, "; the client reset it (frame %llu) and its retry %.1f ms later succeeded",
+					  "；客户端将其重置（帧 %llu），%.1f 毫秒后的重试成功了",
+					  (unsigned long long)fs->client_rst_frame, wait * 1e3);
+		else
+			pd_finding_append(f, "; the client's retry %.1f ms later succeeded",
+					  "；客户端 %.1f 毫秒后的重试成功了", wait * 1e3);
+	} else if (fs->client_rst_frame) {
+		pd_finding_append(f, "; the client reset it (frame %llu) and had to retry",
+				  "；客户端将其重置（帧 %llu），只好重试", (unsigned long long)fs->client_rst_frame);
+	}
+}
+
+/* The SYN's TSval is older than the last one the previous connection on
+ * the 4-tuple carried: the server's TIME_WAIT failed the PAWS check. */
+static pd_finding *ts_paws(pd_ctx *ctx, const pd_flow *flow, ts_fs *fs)
 {
 	pd_finding *f = pd_finding_get(ctx, "paws-rejected-syn", flow);
 	char srv[64];
 	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
-	pd_finding_occurrence(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple", NULL);
-	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection", NULL);
-	if (fs->client_rst_frame)
-		pd_finding_occurrence(f, fs->client_rst_frame, fs->answer_ts, "client RST", NULL);
-	bool ts_older = fs->reused && fs->syn_has_ts && fs->prev_ts_known &&
-			pd_seq_lt(fs->syn_tsval, fs->prev_tsval);
-	bool seq_older = fs->reused && !pd_seq_lt(fs->prev_next_seq, flow->half[PD_CLIENT].isn);
-	double since = fs->reused ? (double)(fs->syn_ts - fs->prev_end) / 1e9 : 0;
+	pd_finding_occurrence(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple", "复用四元组的 SYN");
+	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection", "旧连接的 ACK");
+	double since = (double)(fs->syn_ts - fs->prev_end) / 1e9;
 	pd_finding_set_severity(f, PD_SEV_ERROR);
-	if (fs->syn_has_ts)
-		pd_finding_metric(f, "syn_tsval", fs->syn_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
-	if (fs->reused && fs->prev_ts_known) {
-		pd_finding_metric(f, "previous_tsval", fs->prev_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
-		pd_finding_metric(f, "tsval_behind", -(double)pd_seq_diff(fs->syn_tsval, fs->prev_tsval), PD_UNIT_TICKS, PD_AGG_MAX);
+	pd_finding_metric(f, "syn_tsval", fs->syn_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
+	pd_finding_metric(f, "previous_tsval", fs->prev_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
+	pd_finding_metric(f, "tsval_behind", -(double)pd_seq_diff(fs->syn_tsval, fs->prev_tsval), PD_UNIT_TICKS,
+			  PD_AGG_MAX);
+	pd_finding_metric(f, "since_previous_end_s", since, PD_UNIT_S, PD_AGG_MAX);
+	pd_finding_set_confidence(f, 0.9);
+	pd_finding_detail(f,
+			  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after the previous "
+			  "connection on it ended; its TSval %u is %d ticks older than that connection's last "
+			  "TSval %u, so the server's TIME_WAIT socket failed the PAWS check and answered with an "
+			  "ACK for the old connection (frame %llu). A Linux host's TS offset is fixed for a given "
+			  "4-tuple (per address pair from 4.11, per 4-tuple on kernels with the 2026 change and "
+			  "its stable backports), so an older TSval on the same 4-tuple means another host "
+			  "behind the same address (NAT) or a clock reset",
+			  "发往 %2$s:%3$u 的 SYN（帧 %1$llu，源端口 %4$u）在该四元组上一个连接结束 %5$.2f 秒后"
+			  "复用了它；它的 TSval %6$u 比那个连接最后的 TSval %8$u 旧 %7$d 个时钟单位，因此服务端的 "
+			  "TIME_WAIT 套接字未通过 PAWS 检查，回复了旧连接的 ACK（帧 %9$llu）。Linux 主机对同一"
+			  "四元组使用固定的时间戳偏移（从 4.11 起按地址对计算，在带有 2026 年改动及其稳定版回移"
+			  "的内核上按四元组计算），所以同一四元组上出现更旧的 TSval，意味着同一地址后面还有另一台"
+			  "主机（NAT），或者时钟被重置过",
+			  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT], since,
+			  fs->syn_tsval, -pd_seq_diff(fs->syn_tsval, fs->prev_tsval), fs->prev_tsval,
+			  (unsigned long long)fs->answer_frame);
+	ts_outcome(f, fs);
+	/* not tcp_tw_reuse (connect() only: the server holds this TIME_WAIT)
+	 * nor tcp_tw_recycle (it drops SYNs silently) */
+	pd_finding_settings(f, "NAT source-port reuse", "connection pooling / keep-alive",
+			    "net.ipv4.ip_local_port_range", "net.ipv4.tcp_timestamps", NULL);
+	return f;
+}
+
+/* Who still held state for the reused 4-tuple, from how its previous
+ * connection ended. */
+static void ts_state_clause(pd_finding *f, const ts_fs *fs)
+{
+	double since = (double)(fs->syn_ts - fs->prev_end) / 1e9;
+	if (!fs->reused) {
+		pd_finding_append(f,
+				  "; the earlier connection is not in the capture: the server (in TIME_WAIT, or "
+				  "with that connection still open) or a stateful middlebox still remembered the "
+				  "4-tuple",
+				  "；抓包中没有先前的那个连接：服务端（处于 TIME_WAIT，或那个连接仍然打开）或有状态的"
+				  "中间设备仍记着这个四元组");
+		return;
 	}
-	if (fs->reused)
-		pd_finding_metric(f, "since_previous_end_s", since, PD_UNIT_S, PD_AGG_MAX);
-	if (ts_older) {
-		pd_finding_set_confidence(f, 0.9);
-		pd_finding_detail(f,
-				  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after "
-				  "the previous connection on it ended; its TSval %u is %d ticks older than that "
-				  "connection's last TSval %u, so the server's TIME_WAIT socket failed the "
-				  "PAWS check and answered with an ACK for the old connection (frame %llu)%s. "
-				  "A Linux host's TS offset is fixed for a given 4-tuple (per address pair from "
-				  "4.11, per 4-tuple on kernels with the 2026 change and its stable backports), "
-				  "so an older TSval on the same 4-tuple means another host behind the same "
-				  "address (NAT) or a clock reset", NULL,
-				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
-				  since, fs->syn_tsval, -pd_seq_diff(fs->syn_tsval, fs->prev_tsval), fs->prev_tsval,
-				  (unsigned long long)fs->answer_frame,
-				  fs->client_rst_frame ? "; the client reset it and had to retry" : "");
-		/* not tcp_tw_reuse (connect() only: the server holds this
-		 * TIME_WAIT) nor tcp_tw_recycle (it drops SYNs silently) */
+	pd_finding_metric(f, "since_previous_end_s", since, PD_UNIT_S, PD_AGG_MAX);
+	switch (fs->prev_how) {
+	case TS_END_SERVER_FIRST:
+		pd_finding_append(f,
+				  "; the 4-tuple was reused %.2f s after the previous connection on it ended, which "
+				  "the server had closed first: the server still held it in TIME_WAIT",
+				  "；该四元组在上一个连接结束 %.2f 秒后就被复用，而上一个连接是服务端先关闭的："
+				  "服务端仍把它保留在 TIME_WAIT 状态",
+				  since);
+		break;
+	case TS_END_CLIENT_FIRST:
+		pd_finding_append(f,
+				  "; the 4-tuple was reused %.2f s after the previous connection on it ended, which "
+				  "the client had closed first, so the server should have kept no state: the "
+				  "client's last ACK was lost (the server still in LAST_ACK), or a middlebox "
+				  "(firewall, load balancer) still held the old connection",
+				  "；该四元组在上一个连接结束 %.2f 秒后就被复用，而上一个连接是客户端先关闭的，服务端"
+				  "本不该再保留状态：要么客户端最后的 ACK 丢了（服务端仍处于 LAST_ACK），要么中间设备"
+				  "（防火墙、负载均衡）仍保存着旧连接",
+				  since);
+		break;
+	case TS_END_RESET:
+		pd_finding_append(f,
+				  "; the previous connection on this 4-tuple was reset %.2f s before, which leaves "
+				  "no TIME_WAIT: a middlebox (firewall, load balancer) still holding the old "
+				  "connection answered, or the server never got the reset",
+				  "；该四元组上的上一个连接在 %.2f 秒前已被重置，重置不会留下 TIME_WAIT：可能是仍保存"
+				  "着旧连接的中间设备（防火墙、负载均衡）作了应答，或者服务端根本没有收到那个 RST",
+				  since);
+		break;
+	default:
+		pd_finding_append(f,
+				  "; the previous connection on this 4-tuple, last seen %.2f s before, was never "
+				  "closed in the capture: the server most likely still had it open and answered "
+				  "the new SYN with a challenge ACK (RFC 5961; TcpExtTCPSYNChallenge counts it), "
+				  "as after a client restart or when a NAT gives the port to another host",
+				  "；该四元组上的上一个连接（%.2f 秒前最后出现）在抓包中一直没有关闭：服务端很可能仍"
+				  "保持着它，于是用挑战 ACK 应答了新的 SYN（RFC 5961，计入 TcpExtTCPSYNChallenge），"
+				  "客户端重启后、或 NAT 把端口分给另一台主机时都会这样",
+				  since);
+		break;
+	}
+}
+
+/* What the SYN's sequence number and timestamps say: a sequence check, or
+ * state that is not TIME_WAIT; PAWS only where it could apply. */
+static void ts_check_clause(pd_finding *f, const pd_flow *flow, const ts_fs *fs)
+{
+	uint32_t isn = flow->half[PD_CLIENT].isn;
+	if (!fs->syn_has_ts) {
+		if (fs->reused && pd_seq_lt(isn, fs->prev_next_seq)) {
+			uint32_t below = (uint32_t)-pd_seq_diff(isn, fs->prev_next_seq);
+			pd_finding_metric(f, "syn_seq_below_old_next", below, PD_UNIT_COUNT, PD_AGG_MAX);
+			pd_finding_append(f,
+					  "; the SYN carried no timestamp option and its sequence number %u is %u "
+					  "below the old connection's next sequence %u: without timestamps a "
+					  "TIME_WAIT socket accepts a new SYN only above the old sequence, so this "
+					  "is a sequence check, not PAWS",
+					  "；该 SYN 不带时间戳选项，序列号 %1$u 比旧连接的下一个序列号 %3$u 小 %2$u："
+					  "没有时间戳时，TIME_WAIT 套接字只接受序列号大于旧序列号的新 SYN，所以这是序列号"
+					  "检查，而不是 PAWS",
+					  isn, below, fs->prev_next_seq);
+		} else if (fs->reused) {
+			pd_finding_append(f,
+					  "; the SYN carried no timestamp option and its sequence number is above "
+					  "the old connection's, which a TIME_WAIT socket accepts: the state that "
+					  "answered was an open connection's or a middlebox's",
+					  "；该 SYN 不带时间戳选项，且序列号大于旧连接的序列号，TIME_WAIT 套接字会接受"
+					  "这样的 SYN：作出应答的是仍打开的连接或中间设备的状态");
+		} else {
+			pd_finding_append(f, "; the SYN carried no timestamp option, so no PAWS check was involved",
+					  "；该 SYN 不带时间戳选项，因此与 PAWS 检查无关");
+		}
+		return;
+	}
+	pd_finding_metric(f, "syn_tsval", fs->syn_tsval, PD_UNIT_TICKS, PD_AGG_MAX);
+	if (fs->reused && !fs->prev_ts_known)
+		pd_finding_append(f,
+				  "; the old connection used no timestamps, so a TIME_WAIT socket had none to "
+				  "compare: not PAWS",
+				  "；旧连接没有使用时间戳，TIME_WAIT 套接字没有可比较的时间戳：不是 PAWS");
+	else if (fs->reused)
+		pd_finding_append(f,
+				  "; the SYN's TSval %u is newer than the old connection's last %u, which PAWS "
+				  "accepts: other state rejected it",
+				  "；该 SYN 的 TSval %u 比旧连接最后的 %u 更新，PAWS 会放行：是其他状态拒绝了它",
+				  fs->syn_tsval, fs->prev_tsval);
+	else
+		pd_finding_append(f,
+				  "; the SYN carried timestamps: if the server held the old connection in "
+				  "TIME_WAIT with a newer timestamp, PAWS rejected it (TcpExtPAWSTimewait on the "
+				  "server tells)",
+				  "；该 SYN 带有时间戳：如果服务端在 TIME_WAIT 中保存的旧连接时间戳更新，就是 PAWS "
+				  "拒绝了它（看服务端的 TcpExtPAWSTimewait）");
+}
+
+/* A challenge ACK that timestamps do not explain: the server (TIME_WAIT
+ * or a connection still open) or a middlebox held state for the reused
+ * 4-tuple. */
+static pd_finding *ts_existing_state(pd_ctx *ctx, const pd_flow *flow, ts_fs *fs)
+{
+	pd_finding *f = pd_finding_get(ctx, "syn-rejected-existing-state", flow);
+	char srv[64];
+	pd_addr_bracketed(&flow->addr[PD_SERVER], srv, sizeof(srv));
+	pd_finding_occurrence(f, fs->syn_frame, fs->syn_ts, "SYN on a reused 4-tuple", "复用四元组的 SYN");
+	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "ACK for the old connection", "旧连接的 ACK");
+	pd_finding_set_severity(f, PD_SEV_WARNING);
+	pd_finding_set_confidence(f, fs->reused ? 0.8 : 0.6);
+	pd_finding_detail(f,
+			  "SYN (frame %llu) to %s:%u from port %u was answered with an ACK for another "
+			  "connection (frame %llu: ack %u where a SYN-ACK would acknowledge %u) instead of a "
+			  "SYN-ACK",
+			  "发往 %2$s:%3$u 的 SYN（帧 %1$llu，源端口 %4$u）收到的不是 SYN-ACK，而是另一个连接的 "
+			  "ACK（帧 %5$llu：确认号为 %6$u，而 SYN-ACK 应确认 %7$u）",
+			  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
+			  (unsigned long long)fs->answer_frame, fs->answer_ack, flow->half[PD_CLIENT].isn + 1);
+	ts_state_clause(f, fs);
+	ts_check_clause(f, flow, fs);
+	bool timewait = !fs->reused || fs->prev_how == TS_END_SERVER_FIRST;
+	if (!fs->syn_has_ts && timewait)
+		pd_finding_append(f,
+				  "; with timestamps on at the client (net.ipv4.tcp_timestamps=1) a Linux server "
+				  "accepts a reused 4-tuple whose TSval is newer even when its sequence number is "
+				  "lower (RFC 6191)",
+				  "；如果客户端开启了时间戳（net.ipv4.tcp_timestamps=1），即使序列号更小，只要 TSval "
+				  "更新，Linux 服务端也会接受复用的四元组（RFC 6191）");
+	ts_outcome(f, fs);
+	if (timewait && !fs->syn_has_ts)
+		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.tcp_timestamps",
+				    "bind() before connect()", "NAT source-port reuse", "net.ipv4.ip_local_port_range",
+				    "net.ipv4.tcp_rfc1337", NULL);
+	else if (timewait)
+		pd_finding_settings(f, "connection pooling / keep-alive", "bind() before connect()",
+				    "NAT source-port reuse", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_rfc1337",
+				    NULL);
+	else
 		pd_finding_settings(f, "NAT source-port reuse", "connection pooling / keep-alive",
-				    "net.ipv4.ip_local_port_range", "net.ipv4.tcp_timestamps", NULL);
-	} else if (fs->reused) {
-		pd_finding_set_confidence(f, seq_older ? 0.8 : 0.6);
-		pd_finding_detail(f,
-				  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after "
-				  "the previous connection on it ended and was answered with an ACK for the old "
-				  "connection (frame %llu): the server still held it in TIME_WAIT and "
-				  "rejected the SYN (%s)", NULL,
-				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT],
-				  since, (unsigned long long)fs->answer_frame,
-				  seq_older ? "its ISN is not above the old connection's last sequence"
-					    : (fs->syn_has_ts ? "timestamps do not explain it" : "no timestamps to tell new from old"));
-		if (!fs->syn_has_ts)
-			pd_finding_settings(f, "net.ipv4.tcp_timestamps", "connection pooling / keep-alive",
-					    "net.ipv4.ip_local_port_range", "NAT source-port reuse", NULL);
-	} else {
-		pd_finding_set_confidence(f, 0.5);
-		pd_finding_detail(f,
-				  "SYN (frame %llu) to %s:%u was answered with an ACK for another connection "
-				  "(frame %llu, ack %u instead of %u): a TIME_WAIT socket on the server "
-				  "rejected it; the earlier connection is not in the capture", NULL,
-				  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER],
-				  (unsigned long long)fs->answer_frame, fs->answer_ack, flow->half[PD_CLIENT].isn + 1);
-	}
-	if (tu) {
-		tu->pending = f;
-		tu->pending_syn_ts = fs->syn_ts;
-	}
+				    "bind() before connect()", "net.ipv4.ip_local_port_range", NULL);
+	return f;
 }
 
 static void ts_closed(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
@@ -411,7 +590,7 @@ static void ts_closed(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 		g->closed = pd_finding_get(ctx, "rst-closed-port", NULL);
 	pd_finding *f = g->closed;
 	pd_finding_add_flow(ctx, f, flow);
-	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "RST|ACK to SYN", NULL);
+	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "RST|ACK to SYN", "应答 SYN 的 RST|ACK");
 	g->closed_count++;
 	uint32_t key = flow->port[PD_SERVER];
 	bool known = false;
@@ -419,6 +598,16 @@ static void ts_closed(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 		known |= g->closed_ports[i] == key;
 	if (!known && g->n_closed_ports < 8)
 		g->closed_ports[g->n_closed_ports++] = key;
+}
+
+/* How the flow ended, for the next connection on its 4-tuple. */
+static uint8_t ts_end_how(const pd_flow *flow, const ts_fs *fs)
+{
+	if (flow->rst_seen)
+		return TS_END_RESET;
+	if (flow->half[PD_CLIENT].fin_count && flow->half[PD_SERVER].fin_count && fs->first_fin)
+		return fs->first_fin == 2 ? TS_END_SERVER_FIRST : TS_END_CLIENT_FIRST;
+	return TS_END_OPEN;
 }
 
 static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
@@ -430,11 +619,12 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	if (fs->syn_seen)
 		ts_syn(ctx, g, flow, fs);
 	pd_time end = flow->last_ts;
-	ts_tuple *tu = NULL;
+	pd_finding *rejected = NULL;
 	if (fs->syn_seen) {
 		if (fs->answer == TS_ANS_CHALLENGE) {
-			tu = ts_tuple_slot(g, flow, end);
-			ts_paws(ctx, g, flow, fs, NULL);
+			bool paws = fs->syn_has_ts && fs->reused && fs->prev_ts_known &&
+				    pd_seq_lt(fs->syn_tsval, fs->prev_tsval);
+			rejected = paws ? ts_paws(ctx, flow, fs) : ts_existing_state(ctx, flow, fs);
 		} else if (fs->answer == TS_ANS_RST_ISN) {
 			ts_closed(ctx, g, flow, fs);
 		}
@@ -448,22 +638,19 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		}
 	}
 	/* Remember how the 4-tuple ended, for the next SYN on it. */
-	pd_finding *pending = NULL;
-	pd_time pending_ts = 0;
-	if (tu) {
-		pending = pd_finding_get(ctx, "paws-rejected-syn", flow);
-		pending_ts = fs->syn_ts;
-	} else {
-		tu = ts_tuple_slot(g, flow, end);
-	}
+	ts_tuple *tu = ts_tuple_slot(g, flow, end);
+	tu->how = ts_end_how(flow, fs);
 	tu->c_ts_known = fs->tsv_seen[PD_CLIENT];
 	tu->c_tsval = fs->tsv_last[PD_CLIENT];
 	tu->c_next_seq = flow->half[PD_CLIENT].next_seq;
-	tu->pending = pending;
-	tu->pending_syn_ts = pending_ts;
-	if (pending && fs->reused) {
-		/* Keep the old connection's clock reading: the rejected SYN did not
-		 * replace what the server's TIME_WAIT socket remembers. */
+	/* a rejected SYN whose retry is still to come, on a new flow */
+	bool waiting = rejected && !(fs->retry_fr && fs->retry_answered);
+	tu->pending = waiting ? rejected : NULL;
+	tu->pending_syn_ts = waiting ? fs->syn_ts : 0;
+	if (waiting && fs->reused) {
+		/* Keep the old connection's ending and clock reading: the rejected
+		 * SYN did not replace what the server remembers. */
+		tu->how = fs->prev_how;
 		tu->c_ts_known = fs->prev_ts_known;
 		tu->c_tsval = fs->prev_tsval;
 		tu->c_next_seq = fs->prev_next_seq;
@@ -479,14 +666,17 @@ static void ts_on_end(pd_ctx *ctx, void *gv)
 		size_t n = 0;
 		for (int i = 0; i < g->n_closed_ports && n + 8 < sizeof(ports); i++)
 			n += (size_t)snprintf(ports + n, sizeof(ports) - n, "%s%u", i ? ", " : "", g->closed_ports[i]);
+		if (g->n_closed_ports >= 8 && n + 6 < sizeof(ports))
+			snprintf(ports + n, sizeof(ports) - n, ", ...");
 		pd_finding_metric(g->closed, "syns_refused", g->closed_count, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_set_confidence(g->closed, 0.8);
 		pd_finding_detail(g->closed,
-				  "%u SYN(s) answered at once by RST|ACK acknowledging the SYN (port%s %s%s): "
-				  "nothing listening there, or a firewall rejecting with a reset; not a "
-				  "timestamp problem", NULL,
-				  g->closed_count, g->n_closed_ports > 1 ? "s" : "", ports,
-				  g->n_closed_ports >= 8 ? ", ..." : "");
+				  "%u SYN(s) answered at once by RST|ACK acknowledging the SYN (port(s) %s): "
+				  "nothing listening there, or a firewall rejecting with a reset; not a timestamp "
+				  "problem",
+				  "%u 个 SYN 立即收到了确认该 SYN 的 RST|ACK（端口 %s）：那里没有监听，或者防火墙"
+				  "以 RST 拒绝；与时间戳无关",
+				  g->closed_count, ports);
 	}
 	if (g->nat) {
 		ts_pair *p = g->nat_pair;
@@ -507,15 +697,20 @@ static void ts_on_end(pd_ctx *ctx, void *gv)
 			pd_finding_detail(g->nat,
 					  "SYNs from %s to %s carry TSvals from at least %u clocks in use at the "
 					  "same time (%u SYNs, %u clock offsets seen): several hosts share that "
-					  "address; %u of their SYNs were retried, rejected or unanswered. "
-					  "Servers that still have net.ipv4.tcp_tw_recycle=1 (removed in Linux "
-					  "4.12) drop such SYNs", NULL,
+					  "address; %u of their SYNs were retried, rejected or unanswered. Servers "
+					  "that still have net.ipv4.tcp_tw_recycle=1 (removed in Linux 4.12) drop "
+					  "such SYNs",
+					  "从 %s 发往 %s 的 SYN 携带的 TSval 来自至少 %u 个同时在用的时钟（%u 个 SYN，"
+					  "见到 %u 种时钟偏移）：有多台主机共用这个地址；其中 %u 个 SYN 被重试、拒绝或"
+					  "没有应答。仍开启 net.ipv4.tcp_tw_recycle=1 的服务器（Linux 4.12 已删除该参数）"
+					  "会丢弃这样的 SYN",
 					  a, b, p->concurrent, p->syns, p->clocks_seen, failures);
 		}
 	}
 }
 
-static const char *const ts_emits[] = {"paws-rejected-syn", "nat-timestamp-clocks", "rst-closed-port", NULL};
+static const char *const ts_emits[] = {"paws-rejected-syn", "syn-rejected-existing-state", "nat-timestamp-clocks",
+				       "rst-closed-port", NULL};
 
 const pd_detector pd_det_timestamps = {
 	.name = "timestamps",

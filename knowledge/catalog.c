@@ -159,6 +159,31 @@ const pd_finding_def pd_catalog[] = {
 		C("TcpExtTCPReqQFullDoCookies", "TcpExtSyncookiesSent", "TcpExtTCPReqQFullDrop",
 		  "TcpExtListenDrops", "TcpExtTCPSynRetrans"),
 	},
+	{
+		.id = "syn-rejected-icmp",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Connection rejected on the way: SYN answered by ICMP unreachable",
+		.title_zh = "连接在途中被拒绝：SYN 收到 ICMP 不可达",
+		.explain_en = "The client's SYN was answered neither by a SYN-ACK nor by a RST but by an ICMP "
+			      "destination-unreachable error (such as 'communication administratively "
+			      "prohibited') from a firewall or router on the way, whose address the ICMP "
+			      "carries. The server never saw the SYN. The application sees connect() fail at "
+			      "once ('No route to host', 'Permission denied'), or, if its TCP ignores the ICMP, "
+			      "a connect timeout.",
+		.explain_zh = "客户端的 SYN 既没有收到 SYN-ACK，也没有收到 RST，而是收到了途中某台防火墙或路由器"
+			      "发来的 ICMP 目的不可达差错（例如“管理性禁止通信”），ICMP 的源地址就是这台设备。"
+			      "服务端根本没有收到 SYN。应用看到的是 connect() 立即失败（'No route to host'、"
+			      "'Permission denied'），如果它的 TCP 忽略了这个 ICMP，则是连接超时。",
+		S("firewall rejecting connections"),
+		AEN("A router with no route to the server, or whose ARP / neighbour lookup for it failed "
+		    "(net or host unreachable codes)",
+		    "The server host's own firewall (the ICMP then comes from the server's address)",
+		    "A cloud security group or network ACL configured to reject"),
+		AZH("路由器没有到服务端的路由，或对它的 ARP / 邻居解析失败（网络或主机不可达代码）",
+		    "服务端主机自己的防火墙（此时 ICMP 来自服务端的地址）", "配置为拒绝的云安全组或网络 ACL"),
+		C("IcmpInDestUnreachs", "Icmp6InDestUnreachs", "TcpAttemptFails", "IcmpOutDestUnreachs"),
+	},
 	/* ================= timestamps ================= */
 	{
 		.id = "paws-rejected-syn",
@@ -180,6 +205,35 @@ const pd_finding_def pd_catalog[] = {
 		    "A client whose timestamp clock jumped backwards (reboot, VM migration)"),
 		AZH("同一 NAT 地址后的多台主机在服务端看来共用同一四元组", "客户端时间戳时钟回退（重启、虚拟机迁移）"),
 		C("TcpExtPAWSTimewait", "TcpExtPAWSEstab"),
+	},
+	{
+		.id = "syn-rejected-existing-state",
+		.category = PD_CAT_TIMESTAMPS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "SYN rejected: the reused 4-tuple still had state on the server or a middlebox",
+		.title_zh = "SYN 被拒绝：复用的四元组在服务端或中间设备上仍有旧状态",
+		.explain_en = "A new connection used the same addresses and ports as an earlier one that the "
+			      "server (or a stateful middlebox) still remembered: in TIME_WAIT after the server "
+			      "closed first, or still open. Instead of a SYN-ACK it answered with an ACK for the "
+			      "old connection (a challenge ACK); the client reset it and had to retry. Without "
+			      "TCP timestamps a TIME_WAIT socket accepts a reused 4-tuple only when the new "
+			      "initial sequence number is above the old connection's; this is not a PAWS "
+			      "(timestamp) rejection.",
+		.explain_zh = "新连接使用了与先前某个连接相同的地址和端口，而服务端（或有状态的中间设备）仍记着"
+			      "那个旧连接：服务端先关闭后处于 TIME_WAIT，或者旧连接仍然打开。它没有回 SYN-ACK，"
+			      "而是回了旧连接的 ACK（挑战 ACK）；客户端将其重置后只好重试。没有 TCP 时间戳时，"
+			      "TIME_WAIT 套接字只在新的初始序列号大于旧连接的序列号时才接受复用的四元组；"
+			      "这不是 PAWS（时间戳）拒绝。",
+		S("connection pooling / keep-alive", "bind() before connect()", "NAT source-port reuse",
+		  "net.ipv4.tcp_timestamps", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_rfc1337"),
+		AEN("The server's old connection is still open (the client restarted, or a NAT gave the port "
+		    "to another host)",
+		    "A load balancer or firewall holding state for the old connection answers for the server",
+		    "A middlebox rewriting sequence numbers, so the new SYN looks older than the old connection"),
+		AZH("服务端的旧连接仍然打开（客户端重启过，或 NAT 把端口分配给了另一台主机）",
+		    "保存着旧连接状态的负载均衡或防火墙代替服务端作了应答",
+		    "中间设备改写了序列号，使新的 SYN 看起来比旧连接更旧"),
+		C("TcpExtTCPSYNChallenge"),
 	},
 	{
 		.id = "nat-timestamp-clocks",

@@ -29,6 +29,9 @@ const pd_counter pd_counters[] = {
 	{"TcpAttemptFails", "a connection attempt that failed (SYN_SENT or SYN_RECV to CLOSED)",
 	 "失败的连接尝试（从 SYN_SENT 或 SYN_RECV 直接进入 CLOSED）", NULL},
 	{"TcpOutRsts", "a RST sent", "发送的 RST", NULL},
+	{"TcpExtTCPSYNChallenge", "a SYN received on an established connection, answered with a challenge ACK "
+	 "(RFC 5961)",
+	 "已建立的连接收到 SYN 并以挑战 ACK 应答（RFC 5961）", NULL},
 	{"TcpActiveOpens", "a connection opened by connect()", "通过 connect() 主动建立的连接", NULL},
 	{"TcpPassiveOpens", "a connection accepted by a listener", "监听套接字被动接受的连接", NULL},
 	/* ---------------- timestamps, TIME_WAIT ---------------- */
@@ -84,6 +87,9 @@ const pd_counter pd_counters[] = {
 	{"IcmpInDestUnreachs", "an ICMP destination unreachable received (fragmentation needed among them)",
 	 "收到的 ICMP 目的不可达（其中包括需要分片）", NULL},
 	{"Icmp6InPktTooBigs", "an ICMPv6 Packet Too Big received", "收到的 ICMPv6 Packet Too Big", NULL},
+	{"Icmp6InDestUnreachs", "an ICMPv6 destination unreachable received", "收到的 ICMPv6 目的不可达", NULL},
+	{"IcmpOutDestUnreachs", "an ICMP destination unreachable sent (by a reject rule among others)",
+	 "发出的 ICMP 目的不可达（其中包括拒绝规则发出的）", NULL},
 	{"IpFragCreates", "an IPv4 fragment this host created", "本机产生的 IPv4 分片", NULL},
 	{"IpReasmReqds", "an IPv4 fragment received for reassembly", "收到的需要重组的 IPv4 分片", NULL},
 	{"IpReasmOKs", "an IPv4 datagram reassembled", "重组成功的 IPv4 数据报", NULL},

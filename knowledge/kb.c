@@ -312,6 +312,32 @@ const pd_setting pd_kb[] = {
 		       "listener-overload", "syn-flood", "rst-closed-port"),
 	},
 	{
+		.name = "firewall rejecting connections",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_PATH,
+		.default_value = NULL,
+		.check = "On the box whose address the ICMP error carries: nft list ruleset (reject rules and "
+			 "their counters); iptables -S and ip6tables -S (REJECT targets), iptables -L -v -n "
+			 "(packet counts); nstat -az IcmpOutDestUnreachs there; cloud security groups and "
+			 "network ACLs",
+		.change_en = "Find the reject rule that matches the client and the service port on the box "
+			     "that sent the ICMP error and allow the connection (or fix the rule's match); "
+			     "if the rejection is intended, point the client at the address and port it "
+			     "should use.",
+		.change_zh = "在发出该 ICMP 差错的设备上找到匹配该客户端和服务端口的拒绝规则，放行这个连接"
+			     "（或修正规则的匹配条件）；如果拒绝是有意的，就让客户端改用正确的地址和端口。",
+		.caveat_en = "A reject rule answers at once (ICMP or RST) where a drop rule leaves clients "
+			     "waiting for a connect timeout. The ICMP's source names the rejecting box only "
+			     "when it answers with its own address (not behind NAT, not impersonating the "
+			     "destination). Net and host unreachable codes also come from routers without a "
+			     "route or whose ARP / neighbour lookup failed.",
+		.caveat_zh = "拒绝规则会立即应答（ICMP 或 RST），而丢弃规则会让客户端一直等到连接超时。"
+			     "只有当拒绝设备以自己的地址应答时（不在 NAT 之后，也没有冒用目的地址），ICMP 的"
+			     "源地址才指向它。网络不可达和主机不可达代码也可能来自没有路由、或 ARP / 邻居解析"
+			     "失败的路由器。",
+		CAUSES("syn-rejected-icmp", "rst-closed-port"),
+	},
+	{
 		.name = "listen address and port",
 		.kind = PD_KB_APP,
 		.side = PD_SIDE_SERVER,
@@ -352,7 +378,7 @@ const pd_setting pd_kb[] = {
 			     "（7.0 以及 6.12.94 等稳定版更新；已在 6.18.44 上实测）。"
 			     "一端关闭后，PAWS、TIME_WAIT 复用以及 syncookie 连接的窗口扩大都会失效。",
 		CAUSES("paws-rejected-syn", "nat-timestamp-clocks", "port-reuse-timewait", "syncookies",
-		       "window-scaling-disabled"),
+		       "window-scaling-disabled", "syn-rejected-existing-state"),
 	},
 	{
 		.name = "net.ipv4.tcp_tw_reuse",
@@ -405,7 +431,7 @@ const pd_setting pd_kb[] = {
 			     "the TIME_WAIT ends, up to 60 s later.",
 		.caveat_zh = "设为 1（RFC 1337 所述的防 TIME_WAIT 暗杀保护）时，TIME_WAIT 套接字忽略 "
 			     "RST，被它拒绝过 SYN 的客户端会一直失败，直到 TIME_WAIT 结束（最长 60 秒）。",
-		CAUSES("paws-rejected-syn", "port-reuse-timewait"),
+		CAUSES("paws-rejected-syn", "port-reuse-timewait", "syn-rejected-existing-state"),
 	},
 	{
 		.name = "net.ipv4.ip_local_port_range",
@@ -434,7 +460,7 @@ const pd_setting pd_kb[] = {
 			     "客户端先关闭且不复用连接时，到同一目的地的新建速率上限约为每秒 端口数/60 个新连接。"
 			     "端口耗尽没有计数器：connect() 会以 EADDRNOTAVAIL 失败。",
 		CAUSES("connection-churn", "port-reuse-timewait", "ephemeral-port-pressure",
-		       "paws-rejected-syn"),
+		       "paws-rejected-syn", "syn-rejected-existing-state"),
 	},
 	{
 		.name = "bind() before connect()",
@@ -456,7 +482,8 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "bind() 到 0 端口会让端口对所有目的地都被占用，临时端口范围由所有目的共享，"
 			     "而不是按目的分别计算；固定源端口会让每个新连接复用同一个四元组，"
 			     "而它在每次关闭后都要处于 TIME_WAIT 60 秒。",
-		CAUSES("ephemeral-port-pressure", "port-reuse-timewait", "paws-rejected-syn"),
+		CAUSES("ephemeral-port-pressure", "port-reuse-timewait", "paws-rejected-syn",
+		       "syn-rejected-existing-state"),
 	},
 	{
 		.name = "net.ipv4.tcp_fin_timeout",
@@ -514,7 +541,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "池中的连接可能被服务端、NAT 或负载均衡的空闲超时关闭；"
 			     "使用前应校验或定期刷新空闲连接。",
 		CAUSES("connection-churn", "port-reuse-timewait", "ephemeral-port-pressure",
-		       "paws-rejected-syn"),
+		       "paws-rejected-syn", "syn-rejected-existing-state"),
 	},
 	{
 		.name = "NAT source-port reuse",
@@ -542,7 +569,7 @@ const pd_setting pd_kb[] = {
 			     "仍在其连接跟踪表中的四元组，但端口不足时例外（从 6.5 起，只要新的序列号更大，"
 			     "它就会接管处于 TIME_WAIT 的表项，而不管时间戳）。",
 		CAUSES("paws-rejected-syn", "nat-timestamp-clocks", "port-reuse-timewait",
-		       "ephemeral-port-pressure"),
+		       "ephemeral-port-pressure", "syn-rejected-existing-state"),
 	},
 	/* ---------------- Nagle / delayed ACK ---------------- */
 	{

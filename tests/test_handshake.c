@@ -101,8 +101,9 @@ static bool near(double v, double want, double tol)
 
 static const char *const mine[] = {"syn-retransmit", "syn-unanswered", "synack-retransmit",
 				   "accept-queue-overflow", "syncookies", "listener-overload",
-				   "syn-flood", "paws-rejected-syn", "nat-timestamp-clocks",
-				   "connection-churn", "port-reuse-timewait", "ephemeral-port-pressure", NULL};
+				   "syn-rejected-icmp", "syn-flood", "paws-rejected-syn",
+				   "syn-rejected-existing-state", "nat-timestamp-clocks", "connection-churn",
+				   "port-reuse-timewait", "ephemeral-port-pressure", NULL};
 
 static int my_findings_at_least_warning(const cJSON *r)
 {
@@ -955,5 +956,349 @@ Test(handshake, syn_giveup_fast_any)
 	cr_assert_eq(frame_of(f, "first"), 1);
 	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0);
+	cJSON_Delete(r);
+}
+
+/* ------------------------------------------- issue 19 and 24 (diag-handshake) */
+
+static double t_of(const char *cap, int frame)
+{
+	return tshark_num(cap, frame, "frame.time_relative");
+}
+
+static bool has_example(const cJSON *f, int frame)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples"))
+	{
+		if ((int)num(e, "frame") == frame)
+			return true;
+	}
+	return false;
+}
+
+static bool has_setting(const cJSON *f, const char *name)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "settings"))
+	{
+		if (!strcmp(str(s, "name"), name))
+			return true;
+	}
+	return false;
+}
+
+/* Issue 19 rule 4, client view: the first SYN-ACK (frame 13, TSval older
+ * than frames 3 and 6) was held 1.3 s on the path and arrived after the
+ * client's ACK; frame 6 answers the SYN retry (frame 2). Not accept-queue
+ * overflow; the retry cost 1.03 s. */
+Test(handshake, synack_late_crossing_retry_client)
+{
+	const char *cap = CAP("synack-late-client");
+	cJSON *r = report_of(cap);
+	cr_assert_lt(tshark_num(cap, 13, "tcp.options.timestamp.tsval"), tshark_num(cap, 3, "tcp.options.timestamp.tsval"));
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "listener-overload"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "synack-retransmit"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
+	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_eq(pd_test_metric(f, "syn_retransmits"), 1);
+	cr_assert(near(pd_test_metric(f, "syn_gap_1_ms"), 1000 * t_of(cap, 2), 1));
+	cr_assert(near(num(f, "impact_s"), t_of(cap, 2), 0.001), "impact %f", num(f, "impact_s"));
+	/* README: the late SYN-ACK arrives 1.3306 s after the SYN */
+	cr_assert(near(pd_test_metric(f, "late_synack_after_syn_s"), t_of(cap, 13), 0.001));
+	cr_assert(has_example(f, 13));
+	cr_assert_not_null(strstr(str(f, "detail"), "arrived only at frame 13"));
+	cr_assert_null(strstr(str(f, "detail"), "accept queue"));
+	cr_assert_eq(my_findings_at_least_warning(r), 1);
+	cJSON_Delete(r);
+
+	/* the same run at the server: every SYN-ACK left before the ACK */
+	r = report_of(CAP("synack-late-server"));
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 1);
+	cr_assert_eq(my_findings_at_least_warning(r), 1);
+	cJSON_Delete(r);
+	for (int i = 0; i < 2; i++) {
+		r = report_of(i ? CAP("synack-late-healthy-server") : CAP("synack-late-healthy-client"));
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+		cJSON_Delete(r);
+	}
+}
+
+/* SYNs rejected by a router's nft "reject with icmp type admin-prohibited":
+ * 3 connects of 2 SYNs, each SYN answered within 0.1 ms by ICMP 3/13 from
+ * 10.93.20.1; no SYN-ACK, no RST. */
+static void check_rejected(const char *cap, const char *rejecter, int type, int code, int connects, int syns)
+{
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-unanswered"), 0, "%s", cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0, "%s", cap);
+	cr_assert_eq(pd_test_count_findings(r, "listener-overload"), 0, "%s", cap);
+	cr_assert_eq(pd_test_count_findings(r, "syn-rejected-icmp"), connects, "%s", cap);
+	for (int i = 0; i < connects; i++) {
+		const cJSON *f = pd_test_finding(r, "syn-rejected-icmp", i);
+		cr_assert_str_eq(str(f, "severity"), "error");
+		cr_assert_str_eq(top_setting(f), "firewall rejecting connections");
+		cr_assert_eq(pd_test_metric(f, "syns"), syns);
+		cr_assert_eq(pd_test_metric(f, "syns_answered_by_icmp"), syns);
+		cr_assert_eq(pd_test_metric(f, "icmp_type"), type);
+		cr_assert_eq(pd_test_metric(f, "icmp_code"), code);
+		cr_assert_lt(pd_test_metric(f, "first_icmp_after_syn_ms"), 0.5);
+		cr_assert_eq(pd_test_metric(f, "hops_after_capture"), 1); /* quoted TTL 63, 64 at the capture */
+		char want[96];
+		snprintf(want, sizeof(want), "from %s", rejecter);
+		cr_assert_not_null(strstr(str(f, "detail"), want), "%s: %s", cap, str(f, "detail"));
+	}
+	cr_assert_eq(my_findings_at_least_warning(r), connects);
+	cJSON_Delete(r);
+}
+
+Test(handshake, syn_rejected_by_icmp_admin_prohibited)
+{
+	const char *cap = CAP("syn-admin-prohibited");
+	char *src = tshark_field(cap, 2, "ip.src"); /* the ICMP's, then the quoted SYN's */
+	char *comma = strchr(src, ',');
+	if (comma)
+		*comma = 0;
+	cr_assert_str_eq(src, "10.93.20.1");
+	check_rejected(cap, src, 3, 13, 3, 2);
+	check_rejected(CAP("syn-admin-prohibited-router"), src, 3, 13, 3, 2);
+	g_free(src);
+	check_rejected(CAP("syn-admin-prohibited6"), "[fd93::20:1]", 1, 1, 3, 2);
+	/* the first connect: SYN 1, retry 3, ICMPs 2 and 4; connect() failed 1.014 s in */
+	cJSON *r = report_of(cap);
+	const cJSON *f = finding_for_port(r, "syn-rejected-icmp", (int)tshark_num(cap, 1, "tcp.srcport"));
+	cr_assert_not_null(f);
+	cr_assert_eq(frame_of(f, "first"), 1);
+	cr_assert_eq(frame_of(f, "last"), 4);
+	cr_assert(near(num(f, "impact_s"), t_of(cap, 4), 0.001), "impact %f", num(f, "impact_s"));
+	cr_assert_not_null(strstr(str(f, "detail"), "EHOSTUNREACH"));
+	cJSON_Delete(r);
+	r = report_of(CAP("syn-admin-prohibited6"));
+	cr_assert_not_null(strstr(str(pd_test_finding(r, "syn-rejected-icmp", 0), "detail"), "EACCES"));
+	cJSON_Delete(r);
+	r = report_of(CAP("syn-admin-prohibited-ok"));
+	cr_assert_eq(pd_test_count_findings(r, "syn-rejected-icmp"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+/* A client whose TCP never sees the ICMP: 8 SYNs over 11.27 s, each
+ * answered by ICMP 3/13. Still a rejection, not an unanswered SYN. */
+Test(handshake, syn_rejected_by_icmp_ignored_by_client)
+{
+	const char *cap = CAP("syn-admin-prohibited-softerr");
+	check_rejected(cap, "10.93.20.1", 3, 13, 1, 8);
+	cJSON *r = report_of(cap);
+	const cJSON *f = pd_test_finding(r, "syn-rejected-icmp", 0);
+	cr_assert(near(pd_test_metric(f, "time_trying_s"), t_of(cap, 16), 0.001));
+	cr_assert_not_null(strstr(str(f, "detail"), "kept retrying regardless (8 SYNs over 11.3 s)"));
+	cJSON_Delete(r);
+}
+
+/* Issue 19 rule 8: a SYN without timestamps (frame 11) on a 4-tuple the
+ * server closed first 1.14 s before, its seq 981983190 below the old
+ * rcv_nxt: TIME_WAIT's challenge ACK 12, client RST 13, retry 14 12.1 ms
+ * later succeeds. Existing state, not PAWS. */
+Test(handshake, syn_rejected_existing_state_not_paws)
+{
+	const char *caps[] = {CAP("syn-challenge-nots"), CAP("syn-challenge-nots-router")};
+	for (int i = 0; i < 2; i++) {
+		const char *cap = caps[i];
+		cJSON *r = report_of(cap);
+		cr_assert_eq(pd_test_count_findings(r, "paws-rejected-syn"), 0, "%s", cap);
+		cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0, "%s", cap);
+		cr_assert_eq(pd_test_count_findings(r, "syn-rejected-existing-state"), 1, "%s", cap);
+		const cJSON *f = pd_test_finding(r, "syn-rejected-existing-state", 0);
+		cr_assert_str_eq(str(f, "severity"), "warning");
+		cr_assert_eq(frame_of(f, "first"), 11);
+		cr_assert(has_example(f, 12) && has_example(f, 13) && has_example(f, 14));
+		double below = tshark_num(cap, 10, "tcp.ack_raw") - tshark_num(cap, 11, "tcp.seq_raw");
+		cr_assert_eq(below, 981983190);
+		cr_assert_eq(pd_test_metric(f, "syn_seq_below_old_next"), below);
+		cr_assert(near(pd_test_metric(f, "since_previous_end_s"), t_of(cap, 11) - t_of(cap, 10), 0.001));
+		double retry = t_of(cap, 14) - t_of(cap, 11);
+		cr_assert(near(retry, 0.0121, 0.0005));
+		cr_assert(near(pd_test_metric(f, "retry_after_s"), retry, 0.0001));
+		cr_assert(near(num(f, "impact_s"), retry, 0.0001));
+		const char *d = str(f, "detail");
+		cr_assert_not_null(strstr(d, "TIME_WAIT"));
+		cr_assert_not_null(strstr(d, "not PAWS"));
+		cr_assert_not_null(strstr(d, "RFC 6191"));
+		cr_assert_str_eq(top_setting(f), "connection pooling / keep-alive");
+		cr_assert(has_setting(f, "net.ipv4.tcp_timestamps"));
+		cr_assert(has_setting(f, "NAT source-port reuse"));
+		cr_assert_eq(my_findings_at_least_warning(r), 1);
+		cJSON_Delete(r);
+	}
+	cJSON *r = report_of(CAP("syn-challenge-nots-ok"));
+	cr_assert_eq(pd_test_count_findings(r, "syn-rejected-existing-state"), 0);
+	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+	cJSON_Delete(r);
+}
+
+/* Issue 24: accept-queue overflow behind SYN cookies (somaxconn=1, no
+ * SYN-ACK retransmission anywhere). 59118 and 59120 stall after their
+ * handshake while the server answers 59104 (frame 17 at the client). */
+static void check_cookie_stall(const cJSON *r, const char *cap, int ack, int answer, int retx, int sibling)
+{
+	const cJSON *f = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, ack, "tcp.srcport"));
+	cr_assert_not_null(f, "%s: no finding for frame %d", cap, ack);
+	cr_assert_eq(frame_of(f, "first"), ack);
+	cr_assert_eq(frame_of(f, "last"), answer);
+	cr_assert_eq(pd_test_metric(f, "synack_retransmits_after_ack"), 0);
+	cr_assert_eq(pd_test_metric(f, "client_data_retransmits"), retx);
+	cr_assert(near(pd_test_metric(f, "stalled_s"), t_of(cap, answer) - t_of(cap, ack), 0.001));
+	cr_assert_str_eq(top_setting(f), "net.core.somaxconn");
+	cr_assert(has_example(f, sibling), "%s: frame %d not named", cap, sibling);
+	cr_assert_not_null(strstr(str(f, "detail"), "another connection from the same client"));
+}
+
+Test(handshake, accept_queue_overflow_behind_syn_cookies)
+{
+	const char *cap = CAP("accept-queue-cookie-client");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 2);
+	cr_assert_eq(tshark_num(cap, 13, "tcp.srcport"), 59120);
+	check_cookie_stall(r, cap, 13, 30, 3, 17); /* 59120: retransmissions 19, 22, 28 */
+	check_cookie_stall(r, cap, 11, 37, 4, 17); /* 59118: 20, 21, 29, 36 */
+	cr_assert_eq(pd_test_count_findings(r, "synack-retransmit"), 0);
+	cJSON_Delete(r);
+
+	cap = CAP("accept-queue-cookie-server");
+	r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 2);
+	check_cookie_stall(r, cap, 14, 29, 3, 23); /* 59120: ACK 14, retransmission 28 ACKed by 29 */
+	check_cookie_stall(r, cap, 13, 37, 4, 23); /* 59118 */
+	cJSON_Delete(r);
+
+	for (int i = 0; i < 2; i++) {
+		r = report_of(i ? CAP("accept-queue-cookie-ok-server") : CAP("accept-queue-cookie-ok-client"));
+		cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
+		cJSON_Delete(r);
+	}
+}
+
+/* Ethernet + IPv4 + TCP without options. */
+static void dump_tcp(pcap_dumper_t *d, double t, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+		     uint8_t flags, uint32_t seq, uint32_t ack)
+{
+	uint8_t b[14 + 20 + 20];
+	memset(b, 0, sizeof(b));
+	b[0] = 0x02; b[5] = 0x02; b[6] = 0x02; b[11] = 0x01;
+	put16(b + 12, 0x0800);
+	uint8_t *ip = b + 14, *tcp = ip + 20;
+	ip[0] = 0x45;
+	put16(ip + 2, 40);
+	static uint16_t ipid;
+	put16(ip + 4, ++ipid); /* a new IP ID per packet */
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = 6;
+	put32(ip + 12, src);
+	put32(ip + 16, dst);
+	uint32_t sum = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(ip + 10, (uint16_t)~sum);
+	put16(tcp, sport);
+	put16(tcp + 2, dport);
+	put32(tcp + 4, seq);
+	put32(tcp + 8, ack);
+	tcp[12] = 5 << 4;
+	tcp[13] = flags;
+	put16(tcp + 14, 64240);
+	struct pcap_pkthdr h;
+	h.ts.tv_sec = 1700000000 + (time_t)t;
+	h.ts.tv_usec = (suseconds_t)((t - floor(t)) * 1e6);
+	h.caplen = h.len = sizeof(b);
+	pcap_dump((u_char *)d, &h, b);
+}
+
+/* A listener at the server taking `rate` new connections a second for 10 s
+ * from as many clients; `retry` of them, all within one second, lose their
+ * first SYN-ACK and retry 1 s later (captured at the server). */
+static cJSON *listener_report(int rate, int retry)
+{
+	char *path = tmp_pcap("listener");
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = pcap_dump_open(p, path);
+	const uint32_t srv = 0x0a640001u;
+	int n = rate * 10, first = n / 2;
+	/* packets in time order: each connection's packets within 1.1 ms, or
+	 * its retry 1 s later, written when its time comes */
+	typedef struct ev {
+		double t;
+		int i;
+	} ev;
+	GArray *evs = g_array_new(FALSE, FALSE, sizeof(ev));
+	for (int i = 0; i < n; i++) {
+		double t = (double)i / rate;
+		bool retried = i >= first && i < first + retry;
+		ev e = {t, i};
+		g_array_append_val(evs, e);
+		if (retried) {
+			ev e2 = {t + 1.0 + 0.5 / rate, -1 - i}; /* between two new connections */
+			g_array_append_val(evs, e2);
+		}
+	}
+	for (guint k = 0; k < evs->len; k++) /* by time: insertion into the sorted tail */
+		for (guint j = k; j > 0 && g_array_index(evs, ev, j).t < g_array_index(evs, ev, j - 1).t; j--) {
+			ev x = g_array_index(evs, ev, j);
+			g_array_index(evs, ev, j) = g_array_index(evs, ev, j - 1);
+			g_array_index(evs, ev, j - 1) = x;
+		}
+	for (guint k = 0; k < evs->len; k++) {
+		ev e = g_array_index(evs, ev, k);
+		int i = e.i < 0 ? -1 - e.i : e.i;
+		uint32_t cli = 0x0b000000u + (uint32_t)i * 3u, cseq = (uint32_t)i * 2654435761u, sseq = cseq ^ 0x5a5a5a5au;
+		uint16_t cport = (uint16_t)(30000 + i % 30000);
+		bool retried = i >= first && i < first + retry;
+		if (e.i >= 0 && retried) {
+			/* first SYN and its SYN-ACK (lost on the way back) */
+			dump_tcp(d, e.t, cli, srv, cport, 443, 0x02, cseq, 0);
+			dump_tcp(d, e.t + 0.00002, srv, cli, 443, cport, 0x12, sseq, cseq + 1);
+			continue;
+		}
+		dump_tcp(d, e.t, cli, srv, cport, 443, 0x02, cseq, 0);
+		dump_tcp(d, e.t + 0.00002, srv, cli, 443, cport, 0x12, sseq, cseq + 1);
+		dump_tcp(d, e.t + 0.0011, cli, srv, cport, 443, 0x10, cseq + 1, sseq + 1);
+	}
+	g_array_free(evs, TRUE);
+	pcap_dump_close(d);
+	pcap_close(p);
+	long rss = 0;
+	cJSON *r = run_measured(path, NULL, &rss);
+	if (!g_getenv("PD_KEEP"))
+		g_unlink(path);
+	g_free(path);
+	return r;
+}
+
+/* The front-end benchmark's case: 5 clients retrying within a second
+ * toward a listener taking 225 connections/s is scattered loss, not an
+ * overloaded listener; 60 % of a listener's clients retrying at once is. */
+Test(handshake, listener_overload_relative_to_syn_rate, .timeout = 120)
+{
+	cJSON *r = listener_report(225, 5);
+	cr_assert_eq(pd_test_count_findings(r, "listener-overload"), 0);
+	const cJSON *f = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(top_setting(f), "firewall dropping SYN/SYN-ACK");
+	cr_assert_not_null(strstr(str(f, "detail"), "5 of the 2250 connection attempts"), "%s", str(f, "detail"));
+	cJSON_Delete(r);
+
+	r = listener_report(20, 12);
+	const cJSON *o = pd_test_finding(r, "listener-overload", 0);
+	cr_assert_not_null(o);
+	cr_assert_geq(pd_test_metric(o, "clients_in_window"), 3);
+	cr_assert(near(pd_test_metric(o, "connection_attempts_per_s"), 20, 0.5));
+	cr_assert(near(pd_test_metric(o, "connection_attempts_in_window"), 40, 1));
+	cr_assert_geq(pd_test_metric(o, "retrying_share"), 0.25);
+	cr_assert_str_eq(top_setting(o), "net.core.somaxconn");
 	cJSON_Delete(r);
 }
