@@ -29,6 +29,12 @@ const pd_counter pd_counters[] = {
 	{"TcpAttemptFails", "a connection attempt that failed (SYN_SENT or SYN_RECV to CLOSED)",
 	 "失败的连接尝试（从 SYN_SENT 或 SYN_RECV 直接进入 CLOSED）", NULL},
 	{"TcpOutRsts", "a RST sent", "发送的 RST", NULL},
+	{"TcpEstabResets", "an established connection ended by a RST it received",
+	 "已建立的连接因收到 RST 而结束", NULL},
+	{"TcpExtTCPAbortOnClose", "a socket closed with unread received data: a RST sent instead of a FIN",
+	 "关闭时仍有未读的已接收数据：发送 RST 而不是 FIN", NULL},
+	{"TcpExtTCPAbortOnData", "a RST sent by an abortive close (SO_LINGER 0) or for data arriving after close()",
+	 "中止式关闭（SO_LINGER 为 0）或 close() 之后仍有数据到达而发送的 RST", NULL},
 	{"TcpActiveOpens", "a connection opened by connect()", "通过 connect() 主动建立的连接", NULL},
 	{"TcpPassiveOpens", "a connection accepted by a listener", "监听套接字被动接受的连接", NULL},
 	/* ---------------- timestamps, TIME_WAIT ---------------- */

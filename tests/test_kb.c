@@ -68,8 +68,7 @@ Test(kb, catalogue_settings_exist_in_kb)
  * docs/settings.md says what it does not do) and settings for findings
  * still being built (resets, queueing delay). Remove a name here when a
  * finding lists it. */
-static const char *const no_finding_yet[] = {"net.ipv4.tcp_fin_timeout", "SO_LINGER",
-					     "byte queue limits (BQL)"};
+static const char *const no_finding_yet[] = {"net.ipv4.tcp_fin_timeout", "byte queue limits (BQL)"};
 
 static bool awaiting(const char *name)
 {
