@@ -67,6 +67,11 @@ typedef struct rs_side {
 	uint64_t last_frame, last_data_frame;
 	uint32_t last_seq, last_seq_end, last_ack, last_len;
 	bool last_has_ack;
+	/* how fast it acknowledges the other side's data: one sample pending
+	 * at a time (the other side's new data), none across a retransmission */
+	bool sample_pending;
+	uint32_t sample_seq_end;
+	pd_time sample_sent, answer_min;
 } rs_side;
 
 /* The first RST of the connection and what surrounded it. */
@@ -244,7 +249,7 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 	r->trig_ts = sp->last_ts;
 	r->trig_gap = sp->gap_before_last;
 	r->trig_len = sp->last_len;
-	r->rtt = pd_flow_rtt(flow);
+	r->rtt = flow->hs_rtt > 0 ? pd_flow_rtt(flow) : sd->answer_min;
 	r->vantage = pd_flow_vantage(flow);
 	const pd_tcp_half *hp = &flow->half[pd_peer(d)];
 	if ((t->flags & PD_TCP_ACK) && hp->seq_valid && pd_seq_lt(t->ack, hp->next_seq))
@@ -259,10 +264,11 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 		r->answers = t->seq == sp->last_ack && (!(t->flags & PD_TCP_ACK) || t->ack == sp->last_seq_end);
 	r->ttl_off = sd->plain >= 2 && (r->ttl < sd->ttl_min || r->ttl > sd->ttl_max);
 	/* next to the side it answers, a real answer needs the round trip:
-	 * the shortest one measured (a handshake can wait in a queue) */
-	pd_time rtt = r->rtt;
-	if (flow->rtt_min > 0 && (rtt <= 0 || flow->rtt_min < rtt))
-		rtt = flow->rtt_min;
+	 * the handshake's, or the quickest answer that side gave to data (a
+	 * handshake can wait in a queue) */
+	pd_time rtt = flow->hs_rtt > 0 ? flow->hs_rtt : 0;
+	if (sd->answer_min > 0 && (rtt <= 0 || sd->answer_min < rtt))
+		rtt = sd->answer_min;
 	r->too_fast = r->answers && sd->answered && r->vantage == pd_peer(d) && rtt >= PD_NS_PER_SEC / 1000 &&
 		      pkt->ts - sp->last_ts < rtt / 2;
 	r->df_off = r->ipv4 && r->df_always && !r->df;
@@ -389,7 +395,22 @@ static void rs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		id->keepalives_before = st->s[0].keepalives + st->s[1].keepalives;
 	}
 
-	rs_learn(&st->s[d], flow, d, pkt, seg, gap);
+	/* d's answer time to p's data (a RST's ACK takes no sample) */
+	rs_side *sp = &st->s[p], *sd = &st->s[d];
+	if ((t->flags & PD_TCP_ACK) && sp->sample_pending && pd_seq_le(sp->sample_seq_end, t->ack)) {
+		pd_time a = pkt->ts - sp->sample_sent;
+		if (a > 0 && (!sd->answer_min || a < sd->answer_min))
+			sd->answer_min = a;
+		sp->sample_pending = false;
+	}
+	if (seg->flags & PD_SEG_RETRANS)
+		sd->sample_pending = false;
+	else if ((seg->flags & PD_SEG_NEW_DATA) && !sd->sample_pending) {
+		sd->sample_pending = true;
+		sd->sample_seq_end = seg->seq_end;
+		sd->sample_sent = pkt->ts;
+	}
+	rs_learn(sd, flow, d, pkt, seg, gap);
 	if (t->flags & PD_TCP_FIN)
 		st->closed_before = true;
 	st->last_ts = pkt->ts;
