@@ -27,6 +27,7 @@
  * Without any RST, a connection whose first segment after a long silence
  * is retransmitted into silence, by a peer that answered before, is the
  * other face of middlebox-idle-timeout. */
+#include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,11 +112,9 @@ typedef struct rs_idle {
 	uint32_t keepalives_before; /* probes the connection sent before the silence ended */
 } rs_idle;
 
-typedef struct rs_flow {
-	rs_side s[2];
-	pd_time last_ts;
-	uint64_t last_frame;
-	bool closed_before; /* a FIN or RST before the current packet */
+/* What happened once a connection was reset or fell silent: rare, so
+ * made only then (most flows never need it). */
+typedef struct rs_event {
 	bool have_rst;
 	rs_rst first;
 	rs_idle idle;
@@ -134,6 +133,14 @@ typedef struct rs_flow {
 	uint64_t hit_frame;
 	uint32_t hit_rst; /* the RST's receiver's own RSTs after it */
 	uint64_t hit_rst_frame;
+} rs_event;
+
+typedef struct rs_flow {
+	rs_side s[2];
+	pd_time last_ts;
+	uint64_t last_frame;
+	bool closed_before; /* a FIN or RST before the current packet */
+	rs_event *ev; /* NULL until the first RST or long silence */
 } rs_flow;
 
 /* ---------- per packet ---------- */
@@ -291,79 +298,77 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 		r->kind = RK_UNKNOWN;
 }
 
-static void rs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+static rs_event *rs_event_of(rs_flow *st)
 {
-	(void)ctx;
-	rs_flow *st = fs;
-	const pd_tcp *t = &pkt->tcp;
-	int d = seg->dir, p = pd_peer(d);
-	bool rst = t->flags & PD_TCP_RST;
-	pd_time gap = st->last_ts ? pkt->ts - st->last_ts : 0;
-	rs_idle *id = &st->idle;
+	if (!st->ev)
+		st->ev = g_new0(rs_event, 1);
+	return st->ev;
+}
 
-	if (rst) {
-		bool first = !st->have_rst;
-		if (first) {
-			rs_classify(st, flow, d, pkt, &st->first);
-			st->have_rst = true;
-			/* the first thing the other side said after the silence */
-			if (id->open && !id->answered && id->dir == p) {
-				st->first.after_idle = true;
-				id->reset = true;
-			}
-		} else {
-			st->later[d]++;
-			if (!st->later_first)
-				st->later_first = pkt->frame_no;
-			st->later_last = pkt->frame_no;
-			if (st->later_listed < RS_LATER_LISTED) {
-				st->later_frame[st->later_listed] = pkt->frame_no;
-				st->later_ts[st->later_listed] = pkt->ts;
-				st->later_dir[st->later_listed] = (int8_t)d;
-				st->later_stackless[st->later_listed] = !t->has_ts && t->window == 0;
-				st->later_listed++;
-			}
-			if (d != st->first.dir) {
-				st->hit_rst++;
-				if (!st->hit_rst_frame)
-					st->hit_rst_frame = pkt->frame_no;
-			}
+/* A RST: the first is judged, the later ones are its consequences. */
+static void rs_on_rst(rs_flow *st, const pd_flow *flow, int d, const pd_packet *pkt)
+{
+	const pd_tcp *t = &pkt->tcp;
+	rs_event *ev = rs_event_of(st);
+	rs_idle *id = &ev->idle;
+	if (!ev->have_rst) {
+		rs_classify(st, flow, d, pkt, &ev->first);
+		ev->have_rst = true;
+		/* the first thing the other side said after the silence */
+		if (id->open && !id->answered && id->dir == pd_peer(d)) {
+			ev->first.after_idle = true;
+			id->reset = true;
 		}
-		if (!first && d == st->first.dir && pkt->ip.ttl >= st->first.ttl_min &&
-		    pkt->ip.ttl <= st->first.ttl_max && st->first.kind == RK_FOREIGN) {
-			st->genuine_after++;
-			if (!st->genuine_frame) {
-				st->genuine_frame = pkt->frame_no;
-				st->genuine_ts = pkt->ts;
-			}
-		}
-		if (id->open)
-			id->open = false;
-		st->closed_before = true;
-		st->last_ts = pkt->ts;
-		st->last_frame = pkt->frame_no;
+		id->open = false;
 		return;
 	}
-
-	/* after the first RST: who still talks */
-	if (st->have_rst) {
-		if (d == st->first.dir && st->first.kind == RK_FOREIGN && pkt->ip.ttl >= st->first.ttl_min &&
-		    pkt->ip.ttl <= st->first.ttl_max) {
-			st->genuine_after++;
-			if (!st->genuine_frame) {
-				st->genuine_frame = pkt->frame_no;
-				st->genuine_ts = pkt->ts;
-			}
-		} else if (d != st->first.dir) {
-			st->hit_after++;
-			st->hit_data_after += t->payload_len > 0;
-			if (!st->hit_frame)
-				st->hit_frame = pkt->frame_no;
-		}
+	ev->later[d]++;
+	if (!ev->later_first)
+		ev->later_first = pkt->frame_no;
+	ev->later_last = pkt->frame_no;
+	if (ev->later_listed < RS_LATER_LISTED) {
+		ev->later_frame[ev->later_listed] = pkt->frame_no;
+		ev->later_ts[ev->later_listed] = pkt->ts;
+		ev->later_dir[ev->later_listed] = (int8_t)d;
+		ev->later_stackless[ev->later_listed] = !t->has_ts && t->window == 0;
+		ev->later_listed++;
 	}
+	if (d != ev->first.dir) {
+		ev->hit_rst++;
+		if (!ev->hit_rst_frame)
+			ev->hit_rst_frame = pkt->frame_no;
+	}
+}
 
-	/* the first segment after a long silence, and its fate */
-	if (id->open && !id->answered) {
+/* After the first RST: does the side it claims to come from still talk
+ * with its own TTL, does the side it hit keep sending? */
+static void rs_after_rst(rs_event *ev, int d, const pd_packet *pkt)
+{
+	const rs_rst *r = &ev->first;
+	if (d == r->dir) {
+		if (r->kind == RK_FOREIGN && pkt->ip.ttl >= r->ttl_min && pkt->ip.ttl <= r->ttl_max) {
+			ev->genuine_after++;
+			if (!ev->genuine_frame) {
+				ev->genuine_frame = pkt->frame_no;
+				ev->genuine_ts = pkt->ts;
+			}
+		}
+	} else if (!(pkt->tcp.flags & PD_TCP_RST)) {
+		ev->hit_after++;
+		ev->hit_data_after += pkt->tcp.payload_len > 0;
+		if (!ev->hit_frame)
+			ev->hit_frame = pkt->frame_no;
+	}
+}
+
+/* The first segment after a long silence, and its fate. */
+static void rs_idle_step(rs_flow *st, const pd_flow *flow, int d, const pd_packet *pkt, const pd_seg *seg,
+			 pd_time gap)
+{
+	const pd_tcp *t = &pkt->tcp;
+	int p = pd_peer(d);
+	rs_idle *id = st->ev ? &st->ev->idle : NULL;
+	if (id && id->open && !id->answered) {
 		if (d == id->dir) {
 			id->tries++;
 			id->retrans += (seg->flags & PD_SEG_RETRANS) != 0;
@@ -378,22 +383,49 @@ static void rs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 				id->open = false;
 			}
 		}
-	} else if (!st->closed_before && !st->have_rst && st->last_ts && gap >= rs_idle_min(flow) &&
-		   st->s[p].answered && st->s[p].win_last >= pd_flow_mss(flow, d, false) &&
-		   (t->payload_len > 0 || (t->flags & PD_TCP_FIN) || (seg->flags & PD_SEG_KEEPALIVE))) {
-		memset(id, 0, sizeof(*id));
-		id->open = true;
-		id->dir = (int8_t)d;
-		id->gap = gap;
-		id->before_ts = st->last_ts;
-		id->before_frame = st->last_frame;
-		id->first_ts = id->last_ts = pkt->ts;
-		id->first_frame = id->last_frame = pkt->frame_no;
-		id->first_seq = t->seq;
-		id->first_len = t->payload_len;
-		id->first_keepalive = (seg->flags & PD_SEG_KEEPALIVE) != 0;
-		id->keepalives_before = st->s[0].keepalives + st->s[1].keepalives;
+		return;
 	}
+	/* a silence both ways, long for a middlebox, in a connection the peer
+	 * answered before, not waiting on the peer's window; then data, a FIN
+	 * or a keepalive probe */
+	if (st->closed_before || !st->last_ts || gap < rs_idle_min(flow) || !st->s[p].answered ||
+	    st->s[p].win_last < pd_flow_mss(flow, d, false) ||
+	    !(t->payload_len > 0 || (t->flags & PD_TCP_FIN) || (seg->flags & PD_SEG_KEEPALIVE)))
+		return;
+	id = &rs_event_of(st)->idle;
+	memset(id, 0, sizeof(*id));
+	id->open = true;
+	id->dir = (int8_t)d;
+	id->gap = gap;
+	id->before_ts = st->last_ts;
+	id->before_frame = st->last_frame;
+	id->first_ts = id->last_ts = pkt->ts;
+	id->first_frame = id->last_frame = pkt->frame_no;
+	id->first_seq = t->seq;
+	id->first_len = t->payload_len;
+	id->first_keepalive = (seg->flags & PD_SEG_KEEPALIVE) != 0;
+	id->keepalives_before = st->s[0].keepalives + st->s[1].keepalives;
+}
+
+static void rs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
+{
+	(void)ctx;
+	rs_flow *st = fs;
+	const pd_tcp *t = &pkt->tcp;
+	int d = seg->dir, p = pd_peer(d);
+	pd_time gap = st->last_ts ? pkt->ts - st->last_ts : 0;
+	bool had_rst = st->ev && st->ev->have_rst;
+
+	if (had_rst)
+		rs_after_rst(st->ev, d, pkt);
+	if (t->flags & PD_TCP_RST) {
+		rs_on_rst(st, flow, d, pkt);
+		st->closed_before = true;
+		st->last_ts = pkt->ts;
+		st->last_frame = pkt->frame_no;
+		return;
+	}
+	rs_idle_step(st, flow, d, pkt, seg, gap);
 
 	/* d's answer time to p's data (a RST's ACK takes no sample) */
 	rs_side *sp = &st->s[p], *sd = &st->s[d];
@@ -451,24 +483,24 @@ static const char *rs_ttls(const rs_rst *r, char buf[16])
 }
 
 /* The consequences: later RSTs listed, and counted. */
-static void rs_list_later(pd_finding *f, const rs_flow *st)
+static void rs_list_later(pd_finding *f, const rs_event *ev)
 {
-	for (uint32_t i = 0; i < st->later_listed; i++) {
-		uint64_t fr = st->later_frame[i];
-		pd_time ts = st->later_ts[i];
-		bool srv = st->later_dir[i] == PD_SERVER;
-		if (st->later_stackless[i] && srv)
+	for (uint32_t i = 0; i < ev->later_listed; i++) {
+		uint64_t fr = ev->later_frame[i];
+		pd_time ts = ev->later_ts[i];
+		bool srv = ev->later_dir[i] == PD_SERVER;
+		if (ev->later_stackless[i] && srv)
 			pd_finding_occurrence(f, fr, ts, "server's RST: no socket any more", "服务端的 RST：已无套接字");
-		else if (st->later_stackless[i])
+		else if (ev->later_stackless[i])
 			pd_finding_occurrence(f, fr, ts, "client's RST: no socket any more", "客户端的 RST：已无套接字");
 		else if (srv)
 			pd_finding_occurrence(f, fr, ts, "another RST from the server", "服务端的又一个 RST");
 		else
 			pd_finding_occurrence(f, fr, ts, "another RST from the client", "客户端的又一个 RST");
 	}
-	uint32_t more = st->later[0] + st->later[1];
-	if (more > st->later_listed)
-		pd_finding_count(f, more - st->later_listed);
+	uint32_t more = ev->later[0] + ev->later[1];
+	if (more > ev->later_listed)
+		pd_finding_count(f, more - ev->later_listed);
 }
 
 /* Where the RST's own header says it comes from the side's socket. */
@@ -506,13 +538,13 @@ static void rs_append_socket(pd_finding *f, const rs_rst *r)
 }
 
 /* The peer's segments that were in flight, and what answered them. */
-static void rs_append_in_flight(pd_finding *f, const rs_flow *st)
+static void rs_append_in_flight(pd_finding *f, const rs_event *ev)
 {
-	const rs_rst *r = &st->first;
+	const rs_rst *r = &ev->first;
 	if (r->peer_unacked)
 		pd_finding_append(f, "; %u bytes the other side had sent were never acknowledged",
 				  "；对端已发送的 %u 字节始终没有被确认", r->peer_unacked);
-	uint32_t own_later = st->later[r->dir];
+	uint32_t own_later = ev->later[r->dir];
 	if (own_later == 1)
 		pd_finding_append(f,
 				  "; one later RST from the same address (frame %llu) answered a segment that was "
@@ -520,7 +552,7 @@ static void rs_append_in_flight(pd_finding *f, const rs_flow *st)
 				  "0); it is a consequence, not another problem",
 				  "；之后同一地址又发出 1 个 RST（第 %llu 帧），回应仍在路上的报文：其内核已没有这个套接字"
 				  "（只有 R 标志、无选项、IP ID 为 0）；它是后果，不是另一个问题",
-				  (unsigned long long)st->later_first);
+				  (unsigned long long)ev->later_first);
 	else if (own_later)
 		pd_finding_append(f,
 				  "; %u later RSTs from the same address (frames %llu-%llu) answered segments "
@@ -529,21 +561,21 @@ static void rs_append_in_flight(pd_finding *f, const rs_flow *st)
 				  "；之后同一地址又发出 %u 个 RST（第 %llu-%llu 帧），回应仍在路上的报文："
 				  "其内核已没有这个套接字（只有 R 标志、无选项、IP ID 为 0）；它们是后果，"
 				  "不是另一个问题",
-				  own_later, (unsigned long long)st->later_first, (unsigned long long)st->later_last);
+				  own_later, (unsigned long long)ev->later_first, (unsigned long long)ev->later_last);
 }
 
 /* ---------- the findings ---------- */
 
-static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
+static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
-	const rs_rst *r = &st->first;
+	const rs_rst *r = &ev->first;
 	int d = r->dir, p = pd_peer(d);
 	char ep[64], peer[64], b1[32];
 	pd_flow_endpoint(flow, d, ep, sizeof(ep));
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
 	bool unread = r->win > r->win_before && r->win - r->win_before >= RS_WIN_FREED_MIN && r->win_before > 0;
 	/* data of the peer's the RST did not cover, or that came after it */
-	bool peer_sending = r->peer_unacked > 0 || st->hit_data_after > 0;
+	bool peer_sending = r->peer_unacked > 0 || ev->hit_data_after > 0;
 	pd_time since_own = r->own_data_frame ? r->ts - r->own_data_ts : -1;
 	bool right_after_data = r->own_data_frame && r->own_data_frame == r->own_frame && since_own >= 0 &&
 				since_own < (r->rtt > 0 ? r->rtt / 2 : 5 * 1000 * 1000);
@@ -557,7 +589,7 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 		pd_finding_occurrence(f, r->frame, r->ts, "RST|ACK from the server's socket", "来自服务端套接字的 RST|ACK");
 	else
 		pd_finding_occurrence(f, r->frame, r->ts, "RST|ACK from the client's socket", "来自客户端套接字的 RST|ACK");
-	rs_list_later(f, st);
+	rs_list_later(f, ev);
 
 	if (d == PD_SERVER)
 		pd_finding_detail(f,
@@ -609,7 +641,7 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 		pd_finding_append(f, "; the client was still sending", "；当时客户端仍在发送数据");
 	else if (peer_sending)
 		pd_finding_append(f, "; the server was still sending", "；当时服务端仍在发送数据");
-	rs_append_in_flight(f, st);
+	rs_append_in_flight(f, ev);
 	if (unread)
 		pd_finding_append(f,
 				  "; the application should read what the peer sends to the end before close(), "
@@ -622,7 +654,7 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 	pd_finding_metric(f, "window_before_bytes", r->win_before, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_metric(f, "window_in_rst_bytes", r->win, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_metric(f, "peer_unacked_bytes", r->peer_unacked, PD_UNIT_BYTES, PD_AGG_SUM);
-	pd_finding_metric(f, "later_rsts", st->later[d], PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "later_rsts", ev->later[d], PD_UNIT_COUNT, PD_AGG_SUM);
 	if (since_own >= 0)
 		pd_finding_metric(f, "since_own_data_ms", (double)since_own / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 	if (unread) {
@@ -637,9 +669,9 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 	}
 }
 
-static void rs_report_stale(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
+static void rs_report_stale(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
-	const rs_rst *r = &st->first;
+	const rs_rst *r = &ev->first;
 	int d = r->dir, p = pd_peer(d);
 	char ep[64], peer[64], b1[32], b2[32];
 	pd_flow_endpoint(flow, d, ep, sizeof(ep));
@@ -650,7 +682,7 @@ static void rs_report_stale(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 		pd_finding_occurrence(f, r->frame, r->ts, "bare RST: the server has no such socket", "裸 RST：服务端已无此套接字");
 	else
 		pd_finding_occurrence(f, r->frame, r->ts, "bare RST: the client has no such socket", "裸 RST：客户端已无此套接字");
-	rs_list_later(f, st);
+	rs_list_later(f, ev);
 	if (d == PD_SERVER)
 		pd_finding_detail(f,
 				  "The server %s no longer had this connection: it answered the segment of client "
@@ -706,7 +738,7 @@ static void rs_report_stale(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 			  "ECONNRESET",
 			  "；这段时间里该主机丢失了连接状态（重启、崩溃、故障切换、套接字被强制关闭），或路径上的 "
 			  "NAT、负载均衡忘记了映射，把报文送到了没有这条连接的主机；应用随后收到 ECONNRESET");
-	rs_append_in_flight(f, st);
+	rs_append_in_flight(f, ev);
 	pd_finding_metric(f, "rst_frame", (double)r->frame, PD_UNIT_COUNT, PD_AGG_MIN);
 	pd_finding_metric(f, "rst_from_server", d == PD_SERVER, PD_UNIT_COUNT, PD_AGG_MAX);
 	pd_finding_metric(f, "answer_delay_ms", (double)dt / 1e6, PD_UNIT_MS, PD_AGG_MAX);
@@ -739,9 +771,9 @@ static void rs_append_forged(pd_finding *f, const rs_rst *r, bool timing)
 				  "；它没有时间戳选项，而该方每个报文都带时间戳");
 }
 
-static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
+static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
-	const rs_rst *r = &st->first;
+	const rs_rst *r = &ev->first;
 	int d = r->dir, p = pd_peer(d);
 	char ep[64], peer[64], b1[32];
 	pd_flow_endpoint(flow, d, ep, sizeof(ep));
@@ -752,12 +784,12 @@ static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_flow *
 	else
 		pd_finding_occurrence(f, r->frame, r->ts, "forged RST in the client's name", "冒充客户端的伪造 RST");
 	bool listed = false;
-	for (uint32_t i = 0; i < st->later_listed; i++)
-		listed |= st->later_frame[i] == st->genuine_frame;
-	if (st->genuine_frame && !listed)
-		pd_finding_occurrence(f, st->genuine_frame, st->genuine_ts, "the real side still talks",
+	for (uint32_t i = 0; i < ev->later_listed; i++)
+		listed |= ev->later_frame[i] == ev->genuine_frame;
+	if (ev->genuine_frame && !listed)
+		pd_finding_occurrence(f, ev->genuine_frame, ev->genuine_ts, "the real side still talks",
 				      "真实的一方仍在发送");
-	rs_list_later(f, st);
+	rs_list_later(f, ev);
 	if (d == PD_SERVER)
 		pd_finding_detail(f,
 				  "A device on the path reset the connection of client %s: the RST at frame %llu "
@@ -778,24 +810,24 @@ static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_flow *
 		pd_finding_append(f, "; it came %s after the segment at frame %llu (%u bytes)",
 				  "；它出现在第 %2$llu 帧（%3$u 字节）之后 %1$s", rs_dur(r->ts - r->trig_ts, b1),
 				  (unsigned long long)r->trig_frame, r->trig_len);
-	if (st->genuine_after)
+	if (ev->genuine_after)
 		pd_finding_append(f,
 				  "; the real side kept talking: %u packet(s) with its usual TTL after the RST, the "
 				  "first at frame %llu",
 				  "；真实的一方仍在通信：RST 之后还有 %u 个带其正常 TTL 的报文，第一个在第 %llu 帧",
-				  st->genuine_after, (unsigned long long)st->genuine_frame);
-	if (st->hit_rst)
+				  ev->genuine_after, (unsigned long long)ev->genuine_frame);
+	if (ev->hit_rst)
 		pd_finding_append(f,
 				  "; the side that received it tore its connection down and its stack answered the "
 				  "next segment with a RST of its own (frame %llu)",
 				  "；收到它的一方拆除了连接，其协议栈随后用自己的 RST 回应了下一个报文（第 %llu 帧）",
-				  (unsigned long long)st->hit_rst_frame);
+				  (unsigned long long)ev->hit_rst_frame);
 	pd_finding_append(f,
 			  "; firewalls, IPS and censorship devices forge such resets; a capture at the other end "
 			  "shows whether the real host ever sent it",
 			  "；防火墙、IPS 和审查设备会伪造这种 RST；在另一端抓包即可确认真实主机是否发送过它");
 	int signs = r->ttl_off + r->too_fast + r->ipid_off + r->df_off + (r->uses_ts && !r->has_ts) +
-		    (st->genuine_after > 0);
+		    (ev->genuine_after > 0);
 	pd_finding_metric(f, "rst_frame", (double)r->frame, PD_UNIT_COUNT, PD_AGG_MIN);
 	pd_finding_metric(f, "claimed_from_server", d == PD_SERVER, PD_UNIT_COUNT, PD_AGG_MAX);
 	pd_finding_metric(f, "rst_ttl", r->ttl, PD_UNIT_COUNT, PD_AGG_MAX);
@@ -806,10 +838,10 @@ static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_flow *
 	pd_finding_settings(f, "middlebox forging resets", NULL);
 }
 
-static void rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
+static void rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
-	const rs_idle *id = &st->idle;
-	const rs_rst *r = &st->first;
+	const rs_idle *id = &ev->idle;
+	const rs_rst *r = &ev->first;
 	int s = id->dir, p = pd_peer(s);
 	char ep[64], peer[64], b1[32], b2[32], b3[32];
 	pd_flow_endpoint(flow, s, ep, sizeof(ep));
@@ -819,7 +851,7 @@ static void rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 	pd_finding_occurrence(f, id->first_frame, id->first_ts, "first segment after the silence", "静默后的第一个报文");
 	if (id->reset) {
 		pd_finding_occurrence(f, r->frame, r->ts, "RST made by the middlebox", "中间设备发出的 RST");
-		rs_list_later(f, st);
+		rs_list_later(f, ev);
 	} else if (id->tries) {
 		pd_finding_occurrence(f, id->last_frame, id->last_ts, "last unanswered try", "最后一次无应答的重试");
 	}
@@ -896,45 +928,50 @@ static void rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_flow *st)
 				    "middlebox idle timeout", "net.netfilter.nf_conntrack_tcp_timeout_established", NULL);
 }
 
-static void rs_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
+/* Which finding the first RST, or the silence, makes. */
+static void rs_judge(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
-	(void)g;
-	rs_flow *st = fs;
-	if (flow->proto != 6)
-		return;
-	const rs_idle *id = &st->idle;
-	const rs_rst *r = &st->first;
-	if (id->reset && r->kind == RK_FOREIGN && !st->genuine_after) {
-		rs_report_idle(ctx, flow, st);
+	const rs_idle *id = &ev->idle;
+	const rs_rst *r = &ev->first;
+	if (id->reset && r->kind == RK_FOREIGN && !ev->genuine_after) {
+		rs_report_idle(ctx, flow, ev);
 		return;
 	}
-	if (!st->have_rst) {
+	if (!ev->have_rst) {
 		if (id->open && !id->answered && id->tries >= RS_DEAD_TRIES &&
 		    id->last_ts - id->first_ts >= RS_DEAD_SPAN_NS)
-			rs_report_idle(ctx, flow, st);
+			rs_report_idle(ctx, flow, ev);
 		return;
 	}
-	int d = r->dir;
 	switch (r->kind) {
 	case RK_FOREIGN:
-		rs_report_injected(ctx, flow, st);
+		rs_report_injected(ctx, flow, ev);
 		break;
 	case RK_SOCKET:
 		/* a RST after both FINs, or one the side's socket sends
 		 * before it ever spoke, is no abortive close of a conversation */
 		if (r->own_answered && !(r->own_fin && r->peer_fin))
-			rs_report_close(ctx, flow, st);
+			rs_report_close(ctx, flow, ev);
 		break;
 	case RK_STACKLESS:
 		/* the side had the connection (it spoke after the handshake),
 		 * closed nothing, and now answers the peer's segment as unknown */
 		if (r->own_answered && !r->own_fin && !r->peer_fin && r->answers && r->trig_frame)
-			rs_report_stale(ctx, flow, st);
+			rs_report_stale(ctx, flow, ev);
 		break;
 	default:
 		break;
 	}
-	(void)d;
+}
+
+static void rs_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
+{
+	(void)g;
+	rs_flow *st = fs;
+	if (st->ev && flow->proto == 6)
+		rs_judge(ctx, flow, st->ev);
+	g_free(st->ev);
+	st->ev = NULL;
 }
 
 static const char *const rs_emits[] = {"reset-unread-data",      "reset-abort", "reset-stale-connection",
