@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/keytable.h"
 #include "heuristics/util.h"
 
 /* A middlebox's idle timeout is seconds at least (4 s in the golden
@@ -46,6 +47,12 @@
  * per-connection counter. */
 #define RS_IPID_NEXT 64
 #define RS_IPID_FAR 2048
+/* What followed a dead connection: the latest connection starts per
+ * (client, server, server port), and the dead connections waiting for
+ * the end of the capture to learn whether a new one followed. */
+#define RS_STARTS 4
+#define RS_PAIRS 16384
+#define RS_PENDING 256
 /* Later RSTs listed as evidence. */
 #define RS_LATER_LISTED 4
 /* Window growth in a RST that shows freed receive memory: more than the
@@ -134,6 +141,33 @@ typedef struct rs_event {
 	uint32_t hit_rst; /* the RST's receiver's own RSTs after it */
 	uint64_t hit_rst_frame;
 } rs_event;
+
+/* Connections from one client to one server port. */
+typedef struct rs_pair_key {
+	pd_addr c, s;
+	uint16_t sp, pad;
+} rs_pair_key;
+
+typedef struct rs_starts {
+	pd_time ts[RS_STARTS]; /* the latest starts (SYN), a ring */
+	uint64_t frame[RS_STARTS];
+	uint16_t cport[RS_STARTS];
+	uint32_t n;
+} rs_starts;
+
+/* A connection the middlebox forgot: did the client open a new one? */
+typedef struct rs_pending {
+	pd_finding *f;
+	rs_pair_key key;
+	uint16_t cport;
+	pd_time dead_ts; /* the first segment it could not deliver */
+} rs_pending;
+
+typedef struct rs_global {
+	pd_keytable *starts; /* rs_pair_key -> rs_starts */
+	rs_pending pending[RS_PENDING];
+	uint32_t npending;
+} rs_global;
 
 typedef struct rs_flow {
 	rs_side s[2];
@@ -838,7 +872,7 @@ static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_event 
 	pd_finding_settings(f, "middlebox forging resets", NULL);
 }
 
-static void rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
+static pd_finding *rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
 	const rs_idle *id = &ev->idle;
 	const rs_rst *r = &ev->first;
@@ -926,22 +960,30 @@ static void rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 	else
 		pd_finding_settings(f, "SO_KEEPALIVE", "TCP_KEEPIDLE", "net.ipv4.tcp_keepalive_time",
 				    "middlebox idle timeout", "net.netfilter.nf_conntrack_tcp_timeout_established", NULL);
+	return f;
 }
 
-/* Which finding the first RST, or the silence, makes. */
-static void rs_judge(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
+static void rs_pair_key_of(rs_pair_key *k, const pd_flow *flow)
+{
+	memset(k, 0, sizeof(*k));
+	k->c = flow->addr[PD_CLIENT];
+	k->s = flow->addr[PD_SERVER];
+	k->sp = flow->port[PD_SERVER];
+}
+
+/* Which finding the first RST, or the silence, makes; the idle-timeout
+ * finding, when there is one. */
+static pd_finding *rs_judge(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
 	const rs_idle *id = &ev->idle;
 	const rs_rst *r = &ev->first;
-	if (id->reset && r->kind == RK_FOREIGN && !ev->genuine_after) {
-		rs_report_idle(ctx, flow, ev);
-		return;
-	}
+	if (id->reset && r->kind == RK_FOREIGN && !ev->genuine_after)
+		return rs_report_idle(ctx, flow, ev);
 	if (!ev->have_rst) {
 		if (id->open && !id->answered && id->tries >= RS_DEAD_TRIES &&
 		    id->last_ts - id->first_ts >= RS_DEAD_SPAN_NS)
-			rs_report_idle(ctx, flow, ev);
-		return;
+			return rs_report_idle(ctx, flow, ev);
+		return NULL;
 	}
 	switch (r->kind) {
 	case RK_FOREIGN:
@@ -962,16 +1004,84 @@ static void rs_judge(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 	default:
 		break;
 	}
+	return NULL;
 }
 
-static void rs_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
+static void rs_init(pd_ctx *ctx, void *gv)
 {
-	(void)g;
+	(void)ctx;
+	rs_global *g = gv;
+	g->starts = pd_keytable_new(sizeof(rs_pair_key), sizeof(rs_starts), RS_PAIRS, NULL, NULL);
+}
+
+static void rs_fini(void *gv)
+{
+	rs_global *g = gv;
+	pd_keytable_free(g->starts);
+}
+
+static void rs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
+{
+	rs_global *g = gv;
 	rs_flow *st = fs;
-	if (st->ev && flow->proto == 6)
-		rs_judge(ctx, flow, st->ev);
+	if (flow->proto != 6)
+		goto done;
+	rs_pair_key key;
+	rs_pair_key_of(&key, flow);
+	if (flow->syn_frame && flow->roles_from_syn) {
+		bool made;
+		rs_starts *v = pd_keytable_get(g->starts, &key, &made);
+		uint32_t slot = v->n++ % RS_STARTS;
+		v->ts[slot] = flow->syn_ts;
+		v->frame[slot] = flow->syn_frame;
+		v->cport[slot] = flow->port[PD_CLIENT];
+	}
+	if (!st->ev)
+		goto done;
+	pd_finding *f = rs_judge(ctx, flow, st->ev);
+	if (f && g->npending < RS_PENDING) {
+		rs_pending *pe = &g->pending[g->npending++];
+		pe->f = f;
+		pe->key = key;
+		pe->cport = flow->port[PD_CLIENT];
+		pe->dead_ts = st->ev->idle.first_ts;
+	}
+done:
 	g_free(st->ev);
 	st->ev = NULL;
+}
+
+/* A dead connection followed by a new one from the same client to the
+ * same server port: the application reconnected (after its own timeout). */
+static void rs_on_end(pd_ctx *ctx, void *gv)
+{
+	rs_global *g = gv;
+	for (uint32_t i = 0; i < g->npending; i++) {
+		const rs_pending *pe = &g->pending[i];
+		const rs_starts *v = pd_keytable_find(g->starts, &pe->key);
+		if (!v)
+			continue;
+		int best = -1;
+		uint32_t n = v->n < RS_STARTS ? v->n : RS_STARTS;
+		for (uint32_t k = 0; k < n; k++)
+			if (v->ts[k] > pe->dead_ts && (best < 0 || v->ts[k] < v->ts[best]))
+				best = (int)k;
+		if (best < 0)
+			continue;
+		char b1[32];
+		pd_finding_occurrence(pe->f, v->frame[best], v->ts[best], "a new connection from the client",
+				      "客户端新建的连接");
+		pd_finding_append(pe->f,
+				  "; a new connection from the same client to the same server port followed at "
+				  "t=%.3f s (SYN at frame %llu, client port %u), %s after the first segment the "
+				  "old one could not deliver",
+				  "；随后同一客户端在 t=%.3f s 向同一服务端口建立了新连接（SYN 在第 %llu 帧，客户端端口 %u），"
+				  "距旧连接第一个无法送达的报文 %s",
+				  (double)(v->ts[best] - pd_ctx_start(ctx)) / 1e9, (unsigned long long)v->frame[best],
+				  v->cport[best], rs_dur(v->ts[best] - pe->dead_ts, b1));
+		pd_finding_metric(pe->f, "new_connection_after_s", (double)(v->ts[best] - pe->dead_ts) / 1e9,
+				  PD_UNIT_S, PD_AGG_MAX);
+	}
 }
 
 static const char *const rs_emits[] = {"reset-unread-data",      "reset-abort", "reset-stale-connection",
@@ -982,6 +1092,10 @@ const pd_detector pd_det_resets = {
 	.emits = rs_emits,
 	.from_payload = true,
 	.flow_state_size = sizeof(rs_flow),
+	.global_state_size = sizeof(rs_global),
+	.init = rs_init,
 	.on_tcp = rs_on_tcp,
 	.on_flow_end = rs_on_flow_end,
+	.on_end = rs_on_end,
+	.fini = rs_fini,
 };

@@ -3,6 +3,7 @@
  * are the tshark-checked facts of each capture's README). */
 #include <criterion/criterion.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -337,4 +338,74 @@ Test(resets, other_captures_stay_clean)
 		none_but(r, NULL, files[i]);
 		cJSON_Delete(r);
 	}
+}
+
+/* The capture of middlebox-idle-timeout-client, then the same connection
+ * again 10 s later from client port 39661: a client that reconnected
+ * after the dead connection. Made here from the committed capture (a
+ * classic little-endian pcap, Ethernet, IPv4). */
+static char *reconnect_capture(void)
+{
+	char *src = pd_test_src("testdata/captures/middlebox-idle-timeout-client/middlebox-idle-timeout-client.pcap");
+	gchar *b = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(src, &b, &len, NULL));
+	g_free(src);
+	cr_assert(len > 24 && (guint8)b[0] == 0xd4 && (guint8)b[3] == 0xa1, "not a little-endian pcap");
+	GByteArray *out = g_byte_array_new();
+	g_byte_array_append(out, (guint8 *)b, 24);
+	for (int copy = 0; copy < 2; copy++) {
+		for (gsize off = 24; off + 16 <= len;) {
+			guint32 rec[4];
+			memcpy(rec, b + off, 16);
+			cr_assert(off + 16 + rec[2] <= len);
+			guint8 *d = g_memdup2(b + off + 16, rec[2]);
+			if (copy) {
+				rec[0] += 10;
+				gsize tcp = 14 + (gsize)(d[14] & 15) * 4;
+				for (gsize o = tcp; o <= tcp + 2 && o + 2 <= rec[2]; o += 2)
+					if (d[o] == (39660 >> 8) && d[o + 1] == (39660 & 255))
+						d[o + 1] = 39661 & 255;
+			}
+			g_byte_array_append(out, (guint8 *)rec, 16);
+			g_byte_array_append(out, d, rec[2]);
+			g_free(d);
+			off += 16 + rec[2];
+		}
+	}
+	g_free(b);
+	char *dir = g_dir_make_tmp("pd-resets-XXXXXX", NULL);
+	cr_assert_not_null(dir);
+	char *path = g_build_filename(dir, "reconnect.pcap", NULL);
+	cr_assert(g_file_set_contents(path, (const gchar *)out->data, out->len, NULL));
+	g_byte_array_free(out, TRUE);
+	g_free(dir);
+	return path;
+}
+
+Test(resets, idle_timeout_then_a_new_connection)
+{
+	char *path = reconnect_capture();
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	/* both connections died the same way; the first was followed by the
+	 * second one's SYN (frame 14, t=10.000 s, 4.98 s after frame 8) */
+	cr_assert_eq(pd_test_count_findings(r, "middlebox-idle-timeout"), 2);
+	int with_follow_up = 0;
+	for (int i = 0; i < 2; i++) {
+		const cJSON *f = pd_test_finding(r, "middlebox-idle-timeout", i);
+		if (!strstr(str(f, "detail"), "a new connection from the same client"))
+			continue;
+		with_follow_up++;
+		cr_expect(has_example(f, 14));
+		cr_expect(strstr(str(f, "detail"), "client port 39661") != NULL);
+		cr_expect(fabs(pd_test_metric(f, "new_connection_after_s") - 4.978) < 0.01);
+	}
+	cr_expect_eq(with_follow_up, 1);
+	cJSON_Delete(r);
+	char *dir = g_path_get_dirname(path);
+	g_remove(path);
+	g_rmdir(dir);
+	g_free(dir);
+	g_free(path);
 }
