@@ -318,7 +318,7 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 		      (uint16_t)(sd->last_ipid - r->ipid) > RS_IPID_FAR;
 	bool ipid_next = !r->ipv4 || (sd->ipid_known && r->ipid != sd->last_ipid &&
 				      (uint16_t)(r->ipid - sd->last_ipid) <= RS_IPID_NEXT);
-	bool socket_form = (t->flags & PD_TCP_ACK) && t->window != 0 && r->has_ts == r->uses_ts && ipid_next;
+	bool socket_form = (t->flags & PD_TCP_ACK) && r->has_ts == r->uses_ts && ipid_next;
 	bool stackless_form = !r->has_ts && t->window == 0 && (!r->ipv4 || r->ipid == 0);
 	if (r->ttl_off)
 		r->kind = RK_FOREIGN;
@@ -651,9 +651,9 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 		pd_finding_append(f,
 				  "; the RST advertises a window of %u bytes where its previous ACK had %u: "
 				  "close() discarded received data the application had never read, and Linux "
-				  "answers that with a RST instead of a FIN (TcpExtTCPAbortOnClose on that host)",
+				  "answers that with a RST instead of a FIN (TcpExtTCPAbortOnClose on a Linux host)",
 				  "；RST 中通告的窗口为 %u 字节，而之前的 ACK 为 %u 字节：close() 丢弃了应用从未读取的"
-				  "已接收数据，Linux 此时发送 RST 而不是 FIN（该主机上 TcpExtTCPAbortOnClose 会增加）",
+				  "已接收数据，Linux 此时发送 RST 而不是 FIN（Linux 主机上 TcpExtTCPAbortOnClose 会增加）",
 				  r->win, r->win_before);
 		if (r->acked_while_falling && r->win_fall_from > r->win_before)
 			pd_finding_append(f,
@@ -662,14 +662,21 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 					  "；在此之前，它在确认 %3$llu 字节的同时窗口从 %1$u 字节降到 %2$u 字节："
 					  "数据在接收队列中堆积而未被读取",
 					  r->win_fall_from, r->win_before, (unsigned long long)r->acked_while_falling);
+	} else if (r->win == 0 && r->win_before) {
+		pd_finding_append(f,
+				  "; the RST carries window 0, the way Windows sends an abortive close "
+				  "(closesocket() after SO_LINGER {1, 0}, or a process ending with the socket "
+				  "open), so the window cannot tell whether data was left unread",
+				  "；RST 携带的窗口为 0，Windows 的中止式关闭就是这样发送的（设置 SO_LINGER {1, 0} 后调用 "
+				  "closesocket()，或进程退出时套接字仍未关闭），因此无法从窗口判断是否有未读数据");
 	} else {
 		pd_finding_append(f,
-				  "; its window is unchanged in the RST (%u bytes), so nothing unread was thrown "
-				  "away: the application aborted the connection, as close() after SO_LINGER "
-				  "{1, 0} does (TcpExtTCPAbortOnData on that host)",
-				  "；RST 中的窗口没有变化（%u 字节），说明没有丢弃未读数据：是应用中止了连接，"
-				  "设置 SO_LINGER {1, 0} 后调用 close() 就会这样（该主机上 TcpExtTCPAbortOnData 会增加）",
-				  r->win);
+				  "; its window did not grow in the RST (%u bytes, %u before), so nothing unread was "
+				  "freed: the application aborted the connection, as close() after SO_LINGER "
+				  "{1, 0} does (TcpExtTCPAbortOnData on a Linux host)",
+				  "；RST 中的窗口没有增大（%u 字节，之前为 %u 字节），说明没有释放未读数据：是应用中止了连接，"
+				  "设置 SO_LINGER {1, 0} 后调用 close() 就会这样（Linux 主机上 TcpExtTCPAbortOnData 会增加）",
+				  r->win, r->win_before);
 	}
 	if (peer_sending && p == PD_CLIENT)
 		pd_finding_append(f, "; the client was still sending", "；当时客户端仍在发送数据");
@@ -997,8 +1004,12 @@ static pd_finding *rs_judge(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 		break;
 	case RK_STACKLESS:
 		/* the side had the connection (it spoke after the handshake),
-		 * closed nothing, and now answers the peer's segment as unknown */
-		if (r->own_answered && !r->own_fin && !r->peer_fin && r->answers && r->trig_frame)
+		 * closed nothing, and now answers the peer's segment as unknown:
+		 * without the ACK flag, as every stack answers a segment that has
+		 * one (RFC 793; a RST|ACK with window 0 is some stacks' abortive
+		 * close) */
+		if (r->own_answered && !r->own_fin && !r->peer_fin && r->answers && r->trig_frame &&
+		    !(r->flags & PD_TCP_ACK))
 			rs_report_stale(ctx, flow, ev);
 		break;
 	default:
