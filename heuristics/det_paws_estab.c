@@ -172,45 +172,53 @@ static void pw_report(pd_ctx *ctx, const pd_flow *flow, int s, const pw_dir *p)
 	pd_flow_endpoint(flow, s, snd, sizeof(snd));
 	pd_flow_endpoint(flow, r, rcv, sizeof(rcv));
 	pd_finding *f = pd_finding_get(ctx, "paws-rejected-data", flow);
-	pd_finding_occurrence(f, p->first_data_frame, p->first_ts, "data with an old timestamp", "时间戳过旧的数据");
-	pd_finding_occurrence(f, p->first_ack_frame, p->first_ts, "duplicate ACK: segment dropped", "重复 ACK：报文被丢弃");
+	pd_finding_occurrence(f, p->first_data_frame, p->first_ts, "data with an old timestamp",
+			      "时间戳过旧的数据");
+	pd_finding_occurrence(f, p->first_ack_frame, p->first_ts, "duplicate ACK: segment dropped",
+			      "重复 ACK：报文被丢弃");
 	if (p->last_ack_frame != p->first_ack_frame)
 		pd_finding_occurrence(f, p->last_ack_frame, p->last_ts, "still rejected", "仍被拒绝");
 	pd_finding_count(f, p->rejects > 2 ? p->rejects - 2 : 0);
 
 	if (s == PD_CLIENT)
-		pd_finding_detail(f,
-				  "The server %s threw away the data of client %s: %u copies of the segment at "
-				  "seq %u (first at frame %llu) were each answered by a duplicate ACK (last at "
-				  "frame %llu) that does not move, carries no SACK block and echoes TSecr %u "
-				  "instead of the segment's TSval",
-				  "服务端 %1$s 丢弃了客户端 %2$s 的数据：seq %4$u 处报文的 %3$u 个副本（第一个在第 %5$llu 帧）"
-				  "各自只换来一个不前进、不带 SACK 块的重复 ACK（最后一个在第 %6$llu 帧），其 TSecr "
-				  "回显的是 %7$u，而不是该报文自己的 TSval",
-				  rcv, snd, p->rejects, p->rej_seq - flow->half[s].isn, (unsigned long long)p->first_data_frame,
-				  (unsigned long long)p->last_ack_frame, p->stuck_tsecr);
+		pd_finding_detail(
+			f,
+			"The server %s threw away the data of client %s: %u copies of the segment "
+			"at seq %u (first at frame %llu) were each answered by a duplicate ACK "
+			"(last at frame %llu) that does not move, carries no SACK block and echoes "
+			"TSecr %u instead of the segment's TSval",
+			"服务端 %1$s 丢弃了客户端 %2$s 的数据：seq %4$u 处报文的 %3$u 个副本（"
+			"第一个在第 %5$llu 帧）各自只换来一个不前进、不带 SACK 块的重复 ACK（"
+			"最后一个在第 %6$llu 帧），其 TSecr 回显的是 %7$u，而不是该报文自己的 TSval",
+			rcv, snd, p->rejects, p->rej_seq - flow->half[s].isn,
+			(unsigned long long)p->first_data_frame, (unsigned long long)p->last_ack_frame,
+			p->stuck_tsecr);
 	else
-		pd_finding_detail(f,
-				  "The client %s threw away the data of server %s: %u copies of the segment at "
-				  "seq %u (first at frame %llu) were each answered by a duplicate ACK (last at "
-				  "frame %llu) that does not move, carries no SACK block and echoes TSecr %u "
-				  "instead of the segment's TSval",
-				  "客户端 %1$s 丢弃了服务端 %2$s 的数据：seq %4$u 处报文的 %3$u 个副本（第一个在第 %5$llu 帧）"
-				  "各自只换来一个不前进、不带 SACK 块的重复 ACK（最后一个在第 %6$llu 帧），其 TSecr "
-				  "回显的是 %7$u，而不是该报文自己的 TSval",
-				  rcv, snd, p->rejects, p->rej_seq - flow->half[s].isn, (unsigned long long)p->first_data_frame,
-				  (unsigned long long)p->last_ack_frame, p->stuck_tsecr);
+		pd_finding_detail(
+			f,
+			"The client %s threw away the data of server %s: %u copies of the segment "
+			"at seq %u (first at frame %llu) were each answered by a duplicate ACK "
+			"(last at frame %llu) that does not move, carries no SACK block and echoes "
+			"TSecr %u instead of the segment's TSval",
+			"客户端 %1$s 丢弃了服务端 %2$s 的数据：seq %4$u 处报文的 %3$u 个副本（"
+			"第一个在第 %5$llu 帧）各自只换来一个不前进、不带 SACK 块的重复 ACK（"
+			"最后一个在第 %6$llu 帧），其 TSecr 回显的是 %7$u，而不是该报文自己的 TSval",
+			rcv, snd, p->rejects, p->rej_seq - flow->half[s].isn,
+			(unsigned long long)p->first_data_frame, (unsigned long long)p->last_ack_frame,
+			p->stuck_tsecr);
 
 	uint32_t step = 0;
 	if (p->copies_back) {
 		step = p->back_prev_tsval - p->back_tsval;
 		pd_finding_append(f,
-				  "; here the segment's TSval %u is %u ticks older than the sender's previous "
-				  "TSval %u (frame %llu): the receiver's PAWS check (RFC 7323) drops every "
-				  "segment older than the last timestamp it accepted",
-				  "；在这里，该报文的 TSval %1$u 比发送端上一个 TSval %3$u（第 %4$llu 帧）旧 %2$u 个刻度："
-				  "接收端的 PAWS 检查（RFC 7323）会丢弃所有比它已接受的最后一个时间戳更旧的报文",
-				  p->back_tsval, step, p->back_prev_tsval, (unsigned long long)p->back_prev_frame);
+				  "; here the segment's TSval %u is %u ticks older than the sender's "
+				  "previous TSval %u (frame %llu): the receiver's PAWS check (RFC 7323) "
+				  "drops every segment older than the last timestamp it accepted",
+				  "；在这里，该报文的 TSval %1$u 比发送端上一个 TSval %3$u（第 %4$llu 帧）旧 "
+				  "%2$u 个刻度：接收端的 PAWS 检查（RFC 7323）"
+				  "会丢弃所有比它已接受的最后一个时间戳更旧的报文",
+				  p->back_tsval, step, p->back_prev_tsval,
+				  (unsigned long long)p->back_prev_frame);
 		/* the sender's clock ran on between the two: the jump itself is
 		 * the step plus those ticks (Linux: 1000 per second) */
 		double dt = (double)(p->back_ts - p->back_prev_ts) / 1e9;
@@ -219,10 +227,10 @@ static void pw_report(pd_ctx *ctx, const pd_flow *flow, int s, const pw_dir *p)
 			double pow2 = (double)(1u << bits);
 			if (jump > pow2 - (10 + 50.0 * dt) && jump < pow2 + (10 + 50.0 * dt)) {
 				pd_finding_append(f,
-						  "; with the %.3f s between them the clock went back about 2^%d "
-						  "ticks: a rewritten timestamp, not a clock",
-						  "；考虑到两者相隔 %.3f s，时钟约回退了 2^%d 个刻度：这是被改写的时间戳，"
-						  "而不是时钟本身",
+						  "; with the %.3f s between them the clock went back about "
+						  "2^%d ticks: a rewritten timestamp, not a clock",
+						  "；考虑到两者相隔 %.3f s，时钟约回退了 2^%d 个刻度："
+						  "这是被改写的时间戳，而不是时钟本身",
 						  dt, bits);
 				break;
 			}
@@ -231,20 +239,21 @@ static void pw_report(pd_ctx *ctx, const pd_flow *flow, int s, const pw_dir *p)
 		pd_finding_append(f,
 				  "; TSecr %u is the TSval of frame %llu, sent before, while the sender's "
 				  "timestamps kept rising: the segments reached the receiver with an older "
-				  "timestamp than that one, so something on the path rewrote them (or another "
-				  "host's segments on the same 4-tuple moved the receiver's reference), and its "
-				  "PAWS check (RFC 7323) drops them",
-				  "；TSecr %u 是此前第 %llu 帧的 TSval，而发送端的时间戳一直在增长：这些报文到达接收端时"
-				  "带的时间戳比那个更旧，说明路径上有设备改写了时间戳（或同一四元组上另一台主机的报文"
-				  "推高了接收端的参照值），于是被其 PAWS 检查（RFC 7323）丢弃",
+				  "timestamp than that one, so something on the path rewrote them (or "
+				  "another host's segments on the same 4-tuple moved the receiver's "
+				  "reference), and its PAWS check (RFC 7323) drops them",
+				  "；TSecr %u 是此前第 %llu 帧的 TSval，而发送端的时间戳一直在增长："
+				  "这些报文到达接收端时带的时间戳比那个更旧，说明路径上有设备改写了时间戳（"
+				  "或同一四元组上另一台主机的报文推高了接收端的参照值），于是被其 PAWS 检查（"
+				  "RFC 7323）丢弃",
 				  p->stuck_tsecr, (unsigned long long)p->echoed_frame);
 	} else {
 		pd_finding_append(f,
-				  "; the receiver accepted none of them although they start at its own ACK: its "
-				  "PAWS check (RFC 7323) drops segments whose timestamp is older than the last it "
-				  "accepted",
-				  "；这些报文正好从接收端自己的确认号开始，它却一个也没有接受：其 PAWS 检查（RFC 7323）"
-				  "会丢弃时间戳比已接受的最后一个更旧的报文");
+				  "; the receiver accepted none of them although they start at its own ACK: "
+				  "its PAWS check (RFC 7323) drops segments whose timestamp is older than "
+				  "the last it accepted",
+				  "；这些报文正好从接收端自己的确认号开始，它却一个也没有接受：其 PAWS 检查（"
+				  "RFC 7323）会丢弃时间戳比已接受的最后一个更旧的报文");
 	}
 	double lost;
 	if (p->recovered) {
@@ -258,8 +267,9 @@ static void pw_report(pd_ctx *ctx, const pd_flow *flow, int s, const pw_dir *p)
 				  "；数据始终没有被接受：从第一个副本到连接结束共 %.2f s", lost);
 	}
 	pd_finding_append(f,
-			  "; a NAT or load balancer that maps two hosts onto one 4-tuple, or that rewrites or "
-			  "strips timestamps, does this; nstat TcpExtPAWSEstab on the receiver counts the drops",
+			  "; a NAT or load balancer that maps two hosts onto one 4-tuple, or that rewrites "
+			  "or strips timestamps, does this; nstat TcpExtPAWSEstab on the receiver counts the "
+			  "drops",
 			  "；把两台主机映射到同一个四元组、或改写/剥离时间戳的 NAT 或负载均衡会造成这种情况；"
 			  "接收端上的 nstat TcpExtPAWSEstab 会统计这些丢弃");
 	if (lost < 0)
@@ -273,8 +283,8 @@ static void pw_report(pd_ctx *ctx, const pd_flow *flow, int s, const pw_dir *p)
 	pd_finding_add_impact(f, lost);
 	pd_finding_set_severity(f, PD_SEV_ERROR);
 	pd_finding_set_confidence(f, p->copies_back || p->stuck_same ? 0.9 : 0.7);
-	pd_finding_settings(f, "net.ipv4.tcp_timestamps", "middlebox rewriting TCP timestamps", "NAT source-port reuse",
-			    NULL);
+	pd_finding_settings(f, "net.ipv4.tcp_timestamps", "middlebox rewriting TCP timestamps",
+			    "NAT source-port reuse", NULL);
 }
 
 static void pw_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)

@@ -196,7 +196,8 @@ static pd_time rs_idle_min(const pd_flow *flow)
 }
 
 /* The ordinary packet of side d updates what its stack looks like. */
-static void rs_learn(rs_side *sd, const pd_flow *flow, int d, const pd_packet *pkt, const pd_seg *seg, pd_time gap)
+static void rs_learn(rs_side *sd, const pd_flow *flow, int d, const pd_packet *pkt, const pd_seg *seg,
+		     pd_time gap)
 {
 	const pd_tcp *t = &pkt->tcp;
 	bool syn = t->flags & PD_TCP_SYN;
@@ -302,7 +303,8 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 	/* a reply to the other side's last packet: its ACK number as our
 	 * sequence, and (with ACK) its end as our acknowledgement */
 	if (sp->plain && sp->last_has_ack)
-		r->answers = t->seq == sp->last_ack && (!(t->flags & PD_TCP_ACK) || t->ack == sp->last_seq_end);
+		r->answers =
+			t->seq == sp->last_ack && (!(t->flags & PD_TCP_ACK) || t->ack == sp->last_seq_end);
 	r->ttl_off = sd->plain >= 2 && (r->ttl < sd->ttl_min || r->ttl > sd->ttl_max);
 	/* next to the side it answers, a real answer needs the round trip:
 	 * the handshake's, or the quickest answer that side gave to data (a
@@ -524,9 +526,11 @@ static void rs_list_later(pd_finding *f, const rs_event *ev)
 		pd_time ts = ev->later_ts[i];
 		bool srv = ev->later_dir[i] == PD_SERVER;
 		if (ev->later_stackless[i] && srv)
-			pd_finding_occurrence(f, fr, ts, "server's RST: no socket any more", "服务端的 RST：已无套接字");
+			pd_finding_occurrence(f, fr, ts, "server's RST: no socket any more",
+					      "服务端的 RST：已无套接字");
 		else if (ev->later_stackless[i])
-			pd_finding_occurrence(f, fr, ts, "client's RST: no socket any more", "客户端的 RST：已无套接字");
+			pd_finding_occurrence(f, fr, ts, "client's RST: no socket any more",
+					      "客户端的 RST：已无套接字");
 		else if (srv)
 			pd_finding_occurrence(f, fr, ts, "another RST from the server", "服务端的又一个 RST");
 		else
@@ -544,31 +548,33 @@ static void rs_append_socket(pd_finding *f, const rs_rst *r)
 	rs_ttls(r, ttl);
 	if (r->ipv4 && r->has_ts)
 		pd_finding_append(f,
-				  "; it comes from the connection's own socket: ACK flag set, TTL %u (its other "
-				  "packets: %s), IP ID 0x%04x right after 0x%04x, and the timestamp option",
+				  "; it comes from the connection's own socket: ACK flag set, TTL %u (its "
+				  "other packets: %s), IP ID 0x%04x right after 0x%04x, and the timestamp "
+				  "option",
 				  "；它来自该连接自己的套接字：带 ACK 标志，TTL 为 %u（该方其他报文：%s），"
 				  "IP ID 0x%04x 紧接 0x%04x，并带时间戳选项",
 				  r->ttl, ttl, r->ipid, r->prev_ipid);
 	else if (r->ipv4)
 		pd_finding_append(f,
-				  "; it comes from the connection's own socket: ACK flag set, TTL %u (its other "
-				  "packets: %s), IP ID 0x%04x right after 0x%04x",
+				  "; it comes from the connection's own socket: ACK flag set, TTL %u (its "
+				  "other packets: %s), IP ID 0x%04x right after 0x%04x",
 				  "；它来自该连接自己的套接字：带 ACK 标志，TTL 为 %u（该方其他报文：%s），"
 				  "IP ID 0x%04x 紧接 0x%04x",
 				  r->ttl, ttl, r->ipid, r->prev_ipid);
 	else if (r->has_ts)
 		pd_finding_append(f,
-				  "; it comes from the connection's own socket: ACK flag set, hop limit %u (its "
-				  "other packets: %s), and the timestamp option",
-				  "；它来自该连接自己的套接字：带 ACK 标志，跳数限制为 %u（该方其他报文：%s），"
-				  "并带时间戳选项",
+				  "; it comes from the connection's own socket: ACK flag set, hop limit %u "
+				  "(its other packets: %s), and the timestamp option",
+				  "；它来自该连接自己的套接字：带 ACK 标志，跳数限制为 %u（该方其他报文：%s）"
+				  "，并带时间戳选项",
 				  r->ttl, ttl);
 	else
-		pd_finding_append(f,
-				  "; it comes from the connection's own socket: ACK flag set, hop limit %u (its "
-				  "other packets: %s)",
-				  "；它来自该连接自己的套接字：带 ACK 标志，跳数限制为 %u（该方其他报文：%s）",
-				  r->ttl, ttl);
+		pd_finding_append(
+			f,
+			"; it comes from the connection's own socket: ACK flag set, hop limit %u "
+			"(its other packets: %s)",
+			"；它来自该连接自己的套接字：带 ACK 标志，跳数限制为 %u（该方其他报文：%s）", r->ttl,
+			ttl);
 }
 
 /* The peer's segments that were in flight, and what answered them. */
@@ -581,21 +587,24 @@ static void rs_append_in_flight(pd_finding *f, const rs_event *ev)
 	uint32_t own_later = ev->later[r->dir];
 	if (own_later == 1)
 		pd_finding_append(f,
-				  "; one later RST from the same address (frame %llu) answered a segment that was "
-				  "still on its way: its kernel no longer had the socket (R only, no options, IP ID "
-				  "0); it is a consequence, not another problem",
-				  "；之后同一地址又发出 1 个 RST（第 %llu 帧），回应仍在路上的报文：其内核已没有这个套接字"
-				  "（只有 R 标志、无选项、IP ID 为 0）；它是后果，不是另一个问题",
+				  "; one later RST from the same address (frame %llu) answered a segment "
+				  "that was still on its way: its kernel no longer had the socket (R only, "
+				  "no options, IP ID 0); it is a consequence, not another problem",
+				  "；之后同一地址又发出 1 个 RST（第 %llu 帧），回应仍在路上的报文："
+				  "其内核已没有这个套接字（只有 R 标志、无选项、IP ID 为 0）；它是后果，"
+				  "不是另一个问题",
 				  (unsigned long long)ev->later_first);
 	else if (own_later)
 		pd_finding_append(f,
-				  "; %u later RSTs from the same address (frames %llu-%llu) answered segments "
-				  "that were still on their way: its kernel no longer had the socket (R only, no "
-				  "options, IP ID 0); they are consequences, not another problem",
+				  "; %u later RSTs from the same address (frames %llu-%llu) answered "
+				  "segments that were still on their way: its kernel no longer had the "
+				  "socket (R only, no options, IP ID 0); they are consequences, not another "
+				  "problem",
 				  "；之后同一地址又发出 %u 个 RST（第 %llu-%llu 帧），回应仍在路上的报文："
 				  "其内核已没有这个套接字（只有 R 标志、无选项、IP ID 为 0）；它们是后果，"
 				  "不是另一个问题",
-				  own_later, (unsigned long long)ev->later_first, (unsigned long long)ev->later_last);
+				  own_later, (unsigned long long)ev->later_first,
+				  (unsigned long long)ev->later_last);
 }
 
 /* ---------- the findings ---------- */
@@ -607,7 +616,8 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 	char ep[64], peer[64], b1[32];
 	pd_flow_endpoint(flow, d, ep, sizeof(ep));
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
-	bool unread = r->win > r->win_before && r->win - r->win_before >= RS_WIN_FREED_MIN && r->win_before > 0;
+	/* a zero window before counts: a full queue nobody read */
+	bool unread = r->win > r->win_before && r->win - r->win_before >= RS_WIN_FREED_MIN && r->win_max > 0;
 	/* data of the peer's the RST did not cover, or that came after it */
 	bool peer_sending = r->peer_unacked > 0 || ev->hit_data_after > 0;
 	pd_time since_own = r->own_data_frame ? r->ts - r->own_data_ts : -1;
@@ -620,62 +630,71 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 		pd_finding_occurrence(f, r->own_data_frame, r->own_data_ts, "its last data before the RST",
 				      "RST 之前它最后发送的数据");
 	if (d == PD_SERVER)
-		pd_finding_occurrence(f, r->frame, r->ts, "RST|ACK from the server's socket", "来自服务端套接字的 RST|ACK");
+		pd_finding_occurrence(f, r->frame, r->ts, "RST|ACK from the server's socket",
+				      "来自服务端套接字的 RST|ACK");
 	else
-		pd_finding_occurrence(f, r->frame, r->ts, "RST|ACK from the client's socket", "来自客户端套接字的 RST|ACK");
+		pd_finding_occurrence(f, r->frame, r->ts, "RST|ACK from the client's socket",
+				      "来自客户端套接字的 RST|ACK");
 	rs_list_later(f, ev);
 
 	if (d == PD_SERVER)
 		pd_finding_detail(f,
-				  "The server %s ended the connection with client %s by a RST|ACK (frame %llu, "
-				  "t=%.6f s) where a FIN was due",
-				  "服务端 %1$s 用 RST|ACK（第 %3$llu 帧，t=%4$.6f s）结束了与客户端 %2$s 的连接，而此处本应发送 FIN",
+				  "The server %s ended the connection with client %s by a RST|ACK (frame "
+				  "%llu, t=%.6f s) where a FIN was due",
+				  "服务端 %1$s 用 RST|ACK（第 %3$llu 帧，t=%4$.6f s）结束了与客户端 %2$s "
+				  "的连接，而此处本应发送 FIN",
 				  ep, peer, (unsigned long long)r->frame, rs_t(ctx, r->ts));
 	else
 		pd_finding_detail(f,
-				  "The client %s ended the connection with server %s by a RST|ACK (frame %llu, "
-				  "t=%.6f s) where a FIN was due",
-				  "客户端 %1$s 用 RST|ACK（第 %3$llu 帧，t=%4$.6f s）结束了与服务端 %2$s 的连接，而此处本应发送 FIN",
+				  "The client %s ended the connection with server %s by a RST|ACK (frame "
+				  "%llu, t=%.6f s) where a FIN was due",
+				  "客户端 %1$s 用 RST|ACK（第 %3$llu 帧，t=%4$.6f s）结束了与服务端 %2$s "
+				  "的连接，而此处本应发送 FIN",
 				  ep, peer, (unsigned long long)r->frame, rs_t(ctx, r->ts));
 	rs_append_socket(f, r);
 	if (right_after_data)
 		pd_finding_append(f, "; it followed the side's own last data (frame %llu) by %s",
-				  "；距该方自己最后一次发送数据（第 %llu 帧）仅 %s", (unsigned long long)r->own_data_frame,
-				  rs_dur(since_own, b1));
+				  "；距该方自己最后一次发送数据（第 %llu 帧）仅 %s",
+				  (unsigned long long)r->own_data_frame, rs_dur(since_own, b1));
 	else if (quiet >= 100 * 1000 * 1000 && !r->peer_unacked)
 		pd_finding_append(f,
-				  "; it came after %s of silence in both directions, with every byte either side "
-				  "had sent acknowledged",
+				  "; it came after %s of silence in both directions, with every byte either "
+				  "side had sent acknowledged",
 				  "；此前双向已静默 %s，双方发送的每个字节都已被确认", rs_dur(quiet, b1));
 	if (unread) {
 		pd_finding_append(f,
 				  "; the RST advertises a window of %u bytes where its previous ACK had %u: "
 				  "close() discarded received data the application had never read, and Linux "
-				  "answers that with a RST instead of a FIN (TcpExtTCPAbortOnClose on a Linux host)",
-				  "；RST 中通告的窗口为 %u 字节，而之前的 ACK 为 %u 字节：close() 丢弃了应用从未读取的"
-				  "已接收数据，Linux 此时发送 RST 而不是 FIN（Linux 主机上 TcpExtTCPAbortOnClose 会增加）",
+				  "answers that with a RST instead of a FIN (TcpExtTCPAbortOnClose on a "
+				  "Linux host)",
+				  "；RST 中通告的窗口为 %u 字节，而之前的 ACK 为 %u 字节：close() "
+				  "丢弃了应用从未读取的已接收数据，Linux 此时发送 RST 而不是 FIN（Linux "
+				  "主机上 TcpExtTCPAbortOnClose 会增加）",
 				  r->win, r->win_before);
 		if (r->acked_while_falling && r->win_fall_from > r->win_before)
 			pd_finding_append(f,
 					  "; before that its window had fallen from %u to %u bytes while it "
 					  "acknowledged %llu bytes: the data was piling up unread",
-					  "；在此之前，它在确认 %3$llu 字节的同时窗口从 %1$u 字节降到 %2$u 字节："
-					  "数据在接收队列中堆积而未被读取",
-					  r->win_fall_from, r->win_before, (unsigned long long)r->acked_while_falling);
+					  "；在此之前，它在确认 %3$llu 字节的同时窗口从 %1$u 字节降到 %2$u "
+					  "字节：数据在接收队列中堆积而未被读取",
+					  r->win_fall_from, r->win_before,
+					  (unsigned long long)r->acked_while_falling);
 	} else if (r->win == 0 && r->win_before) {
 		pd_finding_append(f,
 				  "; the RST carries window 0, the way Windows sends an abortive close "
-				  "(closesocket() after SO_LINGER {1, 0}, or a process ending with the socket "
-				  "open), so the window cannot tell whether data was left unread",
-				  "；RST 携带的窗口为 0，Windows 的中止式关闭就是这样发送的（设置 SO_LINGER {1, 0} 后调用 "
-				  "closesocket()，或进程退出时套接字仍未关闭），因此无法从窗口判断是否有未读数据");
+				  "(closesocket() after SO_LINGER {1, 0}, or a process ending with the "
+				  "socket open), so the window cannot tell whether data was left unread",
+				  "；RST 携带的窗口为 0，Windows 的中止式关闭就是这样发送的（设置 SO_LINGER "
+				  "{1, 0} 后调用 closesocket()，或进程退出时套接字仍未关闭），"
+				  "因此无法从窗口判断是否有未读数据");
 	} else {
 		pd_finding_append(f,
-				  "; its window did not grow in the RST (%u bytes, %u before), so nothing unread was "
-				  "freed: the application aborted the connection, as close() after SO_LINGER "
-				  "{1, 0} does (TcpExtTCPAbortOnData on a Linux host)",
-				  "；RST 中的窗口没有增大（%u 字节，之前为 %u 字节），说明没有释放未读数据：是应用中止了连接，"
-				  "设置 SO_LINGER {1, 0} 后调用 close() 就会这样（Linux 主机上 TcpExtTCPAbortOnData 会增加）",
+				  "; its window did not grow in the RST (%u bytes, %u before), so nothing "
+				  "unread was freed: the application aborted the connection, as close() "
+				  "after SO_LINGER {1, 0} does (TcpExtTCPAbortOnData on a Linux host)",
+				  "；RST 中的窗口没有增大（%u 字节，之前为 %u 字节），说明没有释放未读数据："
+				  "是应用中止了连接，设置 SO_LINGER {1, 0} 后调用 close() 就会这样（Linux "
+				  "主机上 TcpExtTCPAbortOnData 会增加）",
 				  r->win, r->win_before);
 	}
 	if (peer_sending && p == PD_CLIENT)
@@ -685,8 +704,9 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 	rs_append_in_flight(f, ev);
 	if (unread)
 		pd_finding_append(f,
-				  "; the application should read what the peer sends to the end before close(), "
-				  "or call shutdown(SHUT_WR), read until the peer's FIN, then close()",
+				  "; the application should read what the peer sends to the end before "
+				  "close(), or call shutdown(SHUT_WR), read until the peer's FIN, then "
+				  "close()",
 				  "；应用应在 close() 之前把对端发来的数据读完，或先调用 shutdown(SHUT_WR)，"
 				  "读到对端的 FIN 后再 close()");
 
@@ -718,26 +738,29 @@ static void rs_report_stale(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 	pd_flow_endpoint(flow, d, ep, sizeof(ep));
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
 	pd_finding *f = pd_finding_get(ctx, "reset-stale-connection", flow);
-	pd_finding_occurrence(f, r->trig_frame, r->trig_ts, "segment for the lost connection", "发往已丢失连接的报文");
+	pd_finding_occurrence(f, r->trig_frame, r->trig_ts, "segment for the lost connection",
+			      "发往已丢失连接的报文");
 	if (d == PD_SERVER)
-		pd_finding_occurrence(f, r->frame, r->ts, "bare RST: the server has no such socket", "裸 RST：服务端已无此套接字");
+		pd_finding_occurrence(f, r->frame, r->ts, "bare RST: the server has no such socket",
+				      "裸 RST：服务端已无此套接字");
 	else
-		pd_finding_occurrence(f, r->frame, r->ts, "bare RST: the client has no such socket", "裸 RST：客户端已无此套接字");
+		pd_finding_occurrence(f, r->frame, r->ts, "bare RST: the client has no such socket",
+				      "裸 RST：客户端已无此套接字");
 	rs_list_later(f, ev);
 	if (d == PD_SERVER)
 		pd_finding_detail(f,
-				  "The server %s no longer had this connection: it answered the segment of client "
-				  "%s at frame %llu with a bare RST (frame %llu, t=%.6f s)",
-				  "服务端 %1$s 已经没有这条连接：它用一个裸 RST（第 %4$llu 帧，t=%5$.6f s）回应了客户端 %2$s "
-				  "第 %3$llu 帧的报文",
+				  "The server %s no longer had this connection: it answered the segment of "
+				  "client %s at frame %llu with a bare RST (frame %llu, t=%.6f s)",
+				  "服务端 %1$s 已经没有这条连接：它用一个裸 RST（第 %4$llu 帧，t=%5$.6f s）"
+				  "回应了客户端 %2$s 第 %3$llu 帧的报文",
 				  ep, peer, (unsigned long long)r->trig_frame, (unsigned long long)r->frame,
 				  rs_t(ctx, r->ts));
 	else
 		pd_finding_detail(f,
-				  "The client %s no longer had this connection: it answered the segment of server "
-				  "%s at frame %llu with a bare RST (frame %llu, t=%.6f s)",
-				  "客户端 %1$s 已经没有这条连接：它用一个裸 RST（第 %4$llu 帧，t=%5$.6f s）回应了服务端 %2$s "
-				  "第 %3$llu 帧的报文",
+				  "The client %s no longer had this connection: it answered the segment of "
+				  "server %s at frame %llu with a bare RST (frame %llu, t=%.6f s)",
+				  "客户端 %1$s 已经没有这条连接：它用一个裸 RST（第 %4$llu 帧，t=%5$.6f s）"
+				  "回应了服务端 %2$s 第 %3$llu 帧的报文",
 				  ep, peer, (unsigned long long)r->trig_frame, (unsigned long long)r->frame,
 				  rs_t(ctx, r->ts));
 	char ttl[16];
@@ -745,40 +768,47 @@ static void rs_report_stale(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 	const char *flags = (r->flags & PD_TCP_ACK) ? "R|A" : "R";
 	if (r->ipv4)
 		pd_finding_append(f,
-				  "; the RST is what a kernel sends for a segment of a connection it does not "
-				  "know: flags %s, sequence number = the segment's ACK number, no TCP options, "
-				  "window 0, IP ID %u, TTL %u as on that side's own packets (%s)",
-				  "；这个 RST 正是内核对不认识的连接的报文所发的那种：标志 %s，序列号等于该报文的确认号，"
-				  "没有 TCP 选项，窗口为 0，IP ID 为 %u，TTL 为 %u，与该方自己的报文一致（%s）",
+				  "; the RST is what a kernel sends for a segment of a connection it does "
+				  "not know: flags %s, sequence number = the segment's ACK number, no TCP "
+				  "options, window 0, IP ID %u, TTL %u as on that side's own packets (%s)",
+				  "；这个 RST 正是内核对不认识的连接的报文所发的那种：标志 %s，"
+				  "序列号等于该报文的确认号，没有 TCP 选项，窗口为 0，IP ID 为 %u，TTL 为 "
+				  "%u，与该方自己的报文一致（%s）",
 				  flags, r->ipid, r->ttl, ttl);
 	else
 		pd_finding_append(f,
-				  "; the RST is what a kernel sends for a segment of a connection it does not "
-				  "know: flags %s, sequence number = the segment's ACK number, no TCP options, "
-				  "window 0, hop limit %u as on that side's own packets (%s)",
-				  "；这个 RST 正是内核对不认识的连接的报文所发的那种：标志 %s，序列号等于该报文的确认号，"
-				  "没有 TCP 选项，窗口为 0，跳数限制为 %u，与该方自己的报文一致（%s）",
+				  "; the RST is what a kernel sends for a segment of a connection it does "
+				  "not know: flags %s, sequence number = the segment's ACK number, no TCP "
+				  "options, window 0, hop limit %u as on that side's own packets (%s)",
+				  "；这个 RST 正是内核对不认识的连接的报文所发的那种：标志 %s，"
+				  "序列号等于该报文的确认号，没有 TCP 选项，窗口为 0，跳数限制为 %u，"
+				  "与该方自己的报文一致（%s）",
 				  flags, r->ttl, ttl);
 	pd_time dt = r->ts - r->trig_ts;
 	if (r->vantage == p)
-		pd_finding_append(f, "; it arrived %s after that segment, about one round trip (RTT %s): the far host answered",
-				  "；它在该报文之后 %s 到达，约为一个往返（RTT %s）：是远端主机自己回应的",
-				  rs_dur(dt, b1), rs_dur(r->rtt, b2));
+		pd_finding_append(
+			f,
+			"; it arrived %s after that segment, about one round trip (RTT %s): the far host "
+			"answered",
+			"；它在该报文之后 %s 到达，约为一个往返（RTT %s）：是远端主机自己回应的",
+			rs_dur(dt, b1), rs_dur(r->rtt, b2));
 	else if (r->vantage == d)
 		pd_finding_append(f, "; this host sent it %s after the segment arrived",
 				  "；本机在该报文到达后 %s 发出了它", rs_dur(dt, b1));
 	if (r->trig_gap >= 100 * 1000 * 1000)
 		pd_finding_append(f,
-				  "; the segment came after %s of silence, and neither side had sent a FIN or a "
-				  "RST before it",
-				  "；该报文之前双向静默了 %s，而在此之前双方都没有发送过 FIN 或 RST", rs_dur(r->trig_gap, b1));
+				  "; the segment came after %s of silence, and neither side had sent a FIN "
+				  "or a RST before it",
+				  "；该报文之前双向静默了 %s，而在此之前双方都没有发送过 FIN 或 RST",
+				  rs_dur(r->trig_gap, b1));
 	pd_finding_append(f,
 			  "; the host lost the connection's state in between (restart, crash, failover, a "
-			  "socket killed on it), or a NAT or load balancer on the path forgot the mapping and "
-			  "sent the segment to a host without the connection; the application then gets "
+			  "socket killed on it), or a NAT or load balancer on the path forgot the mapping "
+			  "and sent the segment to a host without the connection; the application then gets "
 			  "ECONNRESET",
-			  "；这段时间里该主机丢失了连接状态（重启、崩溃、故障切换、套接字被强制关闭），或路径上的 "
-			  "NAT、负载均衡忘记了映射，把报文送到了没有这条连接的主机；应用随后收到 ECONNRESET");
+			  "；这段时间里该主机丢失了连接状态（重启、崩溃、故障切换、套接字被强制关闭），"
+			  "或路径上的 NAT、负载均衡忘记了映射，把报文送到了没有这条连接的主机；应用随后收到 "
+			  "ECONNRESET");
 	rs_append_in_flight(f, ev);
 	pd_finding_metric(f, "rst_frame", (double)r->frame, PD_UNIT_COUNT, PD_AGG_MIN);
 	pd_finding_metric(f, "rst_from_server", d == PD_SERVER, PD_UNIT_COUNT, PD_AGG_MAX);
@@ -798,17 +828,22 @@ static void rs_append_forged(pd_finding *f, const rs_rst *r, bool timing)
 		pd_finding_append(f, "; its TTL is %u where every other packet of that side has %s",
 				  "；它的 TTL 为 %u，而该方其他所有报文的 TTL 都是 %s", r->ttl, ttl);
 	if (timing && r->answers && r->vantage == pd_peer(r->dir) && r->rtt > 0)
-		pd_finding_append(f, "; it arrived %s after the segment it answers, where the round trip to that side takes %s",
-				  "；它在所回应的报文之后 %s 就到达了，而到该方的往返需要 %s",
-				  rs_dur(r->ts - r->trig_ts, b1), rs_dur(r->rtt, b2));
+		pd_finding_append(
+			f,
+			"; it arrived %s after the segment it answers, where the round trip to that side "
+			"takes %s",
+			"；它在所回应的报文之后 %s 就到达了，而到该方的往返需要 %s",
+			rs_dur(r->ts - r->trig_ts, b1), rs_dur(r->rtt, b2));
 	if (r->ipid_off)
 		pd_finding_append(f, "; IP ID 0x%04x is outside that side's sequence (last 0x%04x)",
-				  "；IP ID 0x%04x 不在该方的序列中（上一个为 0x%04x）", r->ipid, r->prev_ipid);
+				  "；IP ID 0x%04x 不在该方的序列中（上一个为 0x%04x）", r->ipid,
+				  r->prev_ipid);
 	if (r->df_off)
 		pd_finding_append(f, "; DF is clear while that side sets it on every packet",
 				  "；DF 位未置位，而该方每个报文都置了 DF");
 	if (r->uses_ts && !r->has_ts)
-		pd_finding_append(f, "; it has no timestamp option although that side puts one on every segment",
+		pd_finding_append(f,
+				  "; it has no timestamp option although that side puts one on every segment",
 				  "；它没有时间戳选项，而该方每个报文都带时间戳");
 }
 
@@ -821,9 +856,11 @@ static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_event 
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
 	pd_finding *f = pd_finding_get(ctx, "reset-injected", flow);
 	if (d == PD_SERVER)
-		pd_finding_occurrence(f, r->frame, r->ts, "forged RST in the server's name", "冒充服务端的伪造 RST");
+		pd_finding_occurrence(f, r->frame, r->ts, "forged RST in the server's name",
+				      "冒充服务端的伪造 RST");
 	else
-		pd_finding_occurrence(f, r->frame, r->ts, "forged RST in the client's name", "冒充客户端的伪造 RST");
+		pd_finding_occurrence(f, r->frame, r->ts, "forged RST in the client's name",
+				      "冒充客户端的伪造 RST");
 	bool listed = false;
 	for (uint32_t i = 0; i < ev->later_listed; i++)
 		listed |= ev->later_frame[i] == ev->genuine_frame;
@@ -833,39 +870,42 @@ static void rs_report_injected(pd_ctx *ctx, const pd_flow *flow, const rs_event 
 	rs_list_later(f, ev);
 	if (d == PD_SERVER)
 		pd_finding_detail(f,
-				  "A device on the path reset the connection of client %s: the RST at frame %llu "
-				  "(t=%.6f s) claims to come from the server %s but was not made by it",
-				  "路径上的设备复位了客户端 %1$s 的连接：第 %2$llu 帧（t=%3$.6f s）的 RST 自称来自服务端 %4$s，"
-				  "但并不是它发出的",
+				  "A device on the path reset the connection of client %s: the RST at frame "
+				  "%llu (t=%.6f s) claims to come from the server %s but was not made by it",
+				  "路径上的设备复位了客户端 %1$s 的连接：第 %2$llu 帧（t=%3$.6f s）的 RST "
+				  "自称来自服务端 %4$s，但并不是它发出的",
 				  peer, (unsigned long long)r->frame, rs_t(ctx, r->ts), ep);
 	else
 		pd_finding_detail(f,
-				  "A device on the path reset the connection of server %s: the RST at frame %llu "
-				  "(t=%.6f s) claims to come from the client %s but was not made by it",
-				  "路径上的设备复位了服务端 %1$s 的连接：第 %2$llu 帧（t=%3$.6f s）的 RST 自称来自客户端 %4$s，"
-				  "但并不是它发出的",
+				  "A device on the path reset the connection of server %s: the RST at frame "
+				  "%llu (t=%.6f s) claims to come from the client %s but was not made by it",
+				  "路径上的设备复位了服务端 %1$s 的连接：第 %2$llu 帧（t=%3$.6f s）的 RST "
+				  "自称来自客户端 %4$s，但并不是它发出的",
 				  peer, (unsigned long long)r->frame, rs_t(ctx, r->ts), ep);
 	rs_append_forged(f, r, true);
 	bool timed = r->answers && r->vantage == pd_peer(r->dir) && r->rtt > 0;
 	if (r->trig_frame && !timed)
 		pd_finding_append(f, "; it came %s after the segment at frame %llu (%u bytes)",
-				  "；它出现在第 %2$llu 帧（%3$u 字节）之后 %1$s", rs_dur(r->ts - r->trig_ts, b1),
-				  (unsigned long long)r->trig_frame, r->trig_len);
+				  "；它出现在第 %2$llu 帧（%3$u 字节）之后 %1$s",
+				  rs_dur(r->ts - r->trig_ts, b1), (unsigned long long)r->trig_frame,
+				  r->trig_len);
 	if (ev->genuine_after)
 		pd_finding_append(f,
-				  "; the real side kept talking: %u packet(s) with its usual TTL after the RST, the "
-				  "first at frame %llu",
-				  "；真实的一方仍在通信：RST 之后还有 %u 个带其正常 TTL 的报文，第一个在第 %llu 帧",
+				  "; the real side kept talking: %u packet(s) with its usual TTL after the "
+				  "RST, the first at frame %llu",
+				  "；真实的一方仍在通信：RST 之后还有 %u 个带其正常 TTL 的报文，第一个在第 "
+				  "%llu 帧",
 				  ev->genuine_after, (unsigned long long)ev->genuine_frame);
 	if (ev->hit_rst)
 		pd_finding_append(f,
-				  "; the side that received it tore its connection down and its stack answered the "
-				  "next segment with a RST of its own (frame %llu)",
-				  "；收到它的一方拆除了连接，其协议栈随后用自己的 RST 回应了下一个报文（第 %llu 帧）",
+				  "; the side that received it tore its connection down and its stack "
+				  "answered the next segment with a RST of its own (frame %llu)",
+				  "；收到它的一方拆除了连接，其协议栈随后用自己的 RST 回应了下一个报文（第 "
+				  "%llu 帧）",
 				  (unsigned long long)ev->hit_rst_frame);
 	pd_finding_append(f,
-			  "; firewalls, IPS and censorship devices forge such resets; a capture at the other end "
-			  "shows whether the real host ever sent it",
+			  "; firewalls, IPS and censorship devices forge such resets; a capture at the other "
+			  "end shows whether the real host ever sent it",
 			  "；防火墙、IPS 和审查设备会伪造这种 RST；在另一端抓包即可确认真实主机是否发送过它");
 	int signs = r->ttl_off + r->too_fast + r->ipid_off + r->df_off + (r->uses_ts && !r->has_ts) +
 		    (ev->genuine_after > 0);
@@ -888,68 +928,77 @@ static pd_finding *rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_eve
 	pd_flow_endpoint(flow, s, ep, sizeof(ep));
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
 	pd_finding *f = pd_finding_get(ctx, "middlebox-idle-timeout", flow);
-	pd_finding_occurrence(f, id->before_frame, id->before_ts, "last packet before the silence", "静默前的最后一个报文");
-	pd_finding_occurrence(f, id->first_frame, id->first_ts, "first segment after the silence", "静默后的第一个报文");
+	pd_finding_occurrence(f, id->before_frame, id->before_ts, "last packet before the silence",
+			      "静默前的最后一个报文");
+	pd_finding_occurrence(f, id->first_frame, id->first_ts, "first segment after the silence",
+			      "静默后的第一个报文");
 	if (id->reset) {
 		pd_finding_occurrence(f, r->frame, r->ts, "RST made by the middlebox", "中间设备发出的 RST");
 		rs_list_later(f, ev);
 	} else if (id->tries) {
-		pd_finding_occurrence(f, id->last_frame, id->last_ts, "last unanswered try", "最后一次无应答的重试");
+		pd_finding_occurrence(f, id->last_frame, id->last_ts, "last unanswered try",
+				      "最后一次无应答的重试");
 	}
 	pd_finding_detail(f,
-			  "The connection between %s and %s was idle for %s (frame %llu to frame %llu), and the "
-			  "first segment after that, from %s at t=%.3f s (frame %llu, %u bytes), found it gone",
-			  "%1$s 与 %2$s 之间的连接空闲了 %3$s（第 %4$llu 帧到第 %5$llu 帧），之后 %6$s 在 t=%7$.3f s "
-			  "发出的第一个报文（第 %8$llu 帧，%9$u 字节）发现连接已经不在了",
+			  "The connection between %s and %s was idle for %s (frame %llu to frame %llu), and "
+			  "the first segment after that, from %s at t=%.3f s (frame %llu, %u bytes), found "
+			  "it gone",
+			  "%1$s 与 %2$s 之间的连接空闲了 %3$s（第 %4$llu 帧到第 %5$llu 帧），之后 %6$s 在 "
+			  "t=%7$.3f s 发出的第一个报文（第 %8$llu 帧，%9$u 字节）发现连接已经不在了",
 			  ep, peer, rs_dur(id->gap, b1), (unsigned long long)id->before_frame,
-			  (unsigned long long)id->first_frame, ep, rs_t(ctx, id->first_ts), (unsigned long long)id->first_frame,
-			  id->first_len);
+			  (unsigned long long)id->first_frame, ep, rs_t(ctx, id->first_ts),
+			  (unsigned long long)id->first_frame, id->first_len);
 	pd_time dead = 0;
 	if (id->reset) {
 		pd_finding_append(f,
-				  "; it was answered %s later by a RST (frame %llu) that claims to come from %s but "
-				  "was made by a device on the path",
-				  "；%1$s 之后它收到一个 RST（第 %2$llu 帧），自称来自 %3$s，实际由路径上的设备发出",
+				  "; it was answered %s later by a RST (frame %llu) that claims to come from "
+				  "%s but was made by a device on the path",
+				  "；%1$s 之后它收到一个 RST（第 %2$llu 帧），自称来自 %3$s，"
+				  "实际由路径上的设备发出",
 				  rs_dur(r->ts - r->trig_ts, b2), (unsigned long long)r->frame, peer);
 		rs_append_forged(f, r, false);
-		pd_finding_append(f, "; a stateful firewall or NAT that no longer had the connection rejected it",
-				  "；是一个已不再保存该连接状态的有状态防火墙或 NAT 拒绝了它");
+		pd_finding_append(
+			f, "; a stateful firewall or NAT that no longer had the connection rejected it",
+			"；是一个已不再保存该连接状态的有状态防火墙或 NAT 拒绝了它");
 		dead = r->ts - id->first_ts;
 	} else {
 		dead = id->last_ts - id->first_ts;
 		pd_finding_append(f,
-				  "; it was sent %u more times over %s (%u retransmissions, last at frame %llu) and "
-				  "nothing at all came back, no ACK, no RST, no ICMP, although before the silence "
-				  "the other side answered within a round trip (RTT %s)",
-				  "；它又被发送了 %1$u 次，历时 %2$s（%3$u 次重传，最后一次在第 %4$llu 帧），却没有任何回应："
-				  "没有 ACK、没有 RST、也没有 ICMP，而在静默之前对端总能在一个往返内应答（RTT %5$s）",
-				  id->tries, rs_dur(dead, b2), id->retrans, (unsigned long long)id->last_frame,
-				  rs_dur(pd_flow_rtt(flow), b3));
+				  "; it was sent %u more times over %s (%u retransmissions, last at frame "
+				  "%llu) and nothing at all came back, no ACK, no RST, no ICMP, although "
+				  "before the silence the other side answered within a round trip (RTT %s)",
+				  "；它又被发送了 %1$u 次，历时 %2$s（%3$u 次重传，最后一次在第 %4$llu 帧），"
+				  "却没有任何回应：没有 ACK、没有 RST、也没有 ICMP，"
+				  "而在静默之前对端总能在一个往返内应答（RTT %5$s）",
+				  id->tries, rs_dur(dead, b2), id->retrans,
+				  (unsigned long long)id->last_frame, rs_dur(pd_flow_rtt(flow), b3));
 		pd_finding_append(f,
-				  "; a NAT, firewall or load balancer on the path dropped the connection's state "
-				  "during the silence and now discards its packets",
-				  "；路径上的 NAT、防火墙或负载均衡在静默期间删除了该连接的状态，现在丢弃它的报文");
+				  "; a NAT, firewall or load balancer on the path dropped the connection's "
+				  "state during the silence and now discards its packets",
+				  "；路径上的 NAT、防火墙或负载均衡在静默期间删除了该连接的状态，"
+				  "现在丢弃它的报文");
 	}
 	double idle_s = (double)id->gap / 1e9;
 	if (id->keepalives_before || id->first_keepalive)
 		pd_finding_append(f,
-				  "; keepalive probes were on, but the device's idle timeout is shorter than their "
-				  "period: set TCP_KEEPIDLE (or net.ipv4.tcp_keepalive_time) well below %.0f s, or "
-				  "raise the device's timeout",
+				  "; keepalive probes were on, but the device's idle timeout is shorter than "
+				  "their period: set TCP_KEEPIDLE (or net.ipv4.tcp_keepalive_time) well "
+				  "below %.0f s, or raise the device's timeout",
 				  "；保活探测已开启，但设备的空闲超时比探测周期更短：把 TCP_KEEPIDLE（或 "
 				  "net.ipv4.tcp_keepalive_time）设得远小于 %.0f 秒，或调大设备的超时",
 				  idle_s);
 	else
 		pd_finding_append(f,
-				  "; nothing was sent during the silence (no keepalive probe): enable SO_KEEPALIVE "
-				  "with TCP_KEEPIDLE well below %.1f s (the idle time this connection did not "
-				  "survive; net.ipv4.tcp_keepalive_time is 7200 s by default), or send "
-				  "application heartbeats, or raise the device's idle timeout "
-				  "(net.netfilter.nf_conntrack_tcp_timeout_established on a Linux firewall) above "
-				  "the longest idle time",
-				  "；静默期间没有发送任何报文（没有保活探测）：开启 SO_KEEPALIVE，并把 TCP_KEEPIDLE 设得远小于 "
-				  "%.1f 秒（这条连接没能熬过的空闲时间；net.ipv4.tcp_keepalive_time 默认为 7200 秒），"
-				  "或发送应用层心跳，或把设备的空闲超时（Linux 防火墙上为 "
+				  "; nothing was sent during the silence (no keepalive probe): enable "
+				  "SO_KEEPALIVE with TCP_KEEPIDLE well below %.1f s (the idle time this "
+				  "connection did not survive; net.ipv4.tcp_keepalive_time is 7200 s by "
+				  "default), or send application heartbeats, or raise the device's idle "
+				  "timeout (net.netfilter.nf_conntrack_tcp_timeout_established on a Linux "
+				  "firewall) above the longest idle time",
+				  "；静默期间没有发送任何报文（没有保活探测）：开启 SO_KEEPALIVE，并把 "
+				  "TCP_KEEPIDLE 设得远小于 %.1f 秒（这条连接没能熬过的空闲时间；"
+				  "net.ipv4.tcp_keepalive_time 默认为 7200 秒），或发送应用层心跳，"
+				  "或把设备的空闲超时（Linux 防火墙上为 "
 				  "net.netfilter.nf_conntrack_tcp_timeout_established）调到大于最长空闲时间",
 				  idle_s);
 	pd_finding_metric(f, "idle_s", idle_s, PD_UNIT_S, PD_AGG_MAX);
@@ -962,11 +1011,13 @@ static pd_finding *rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_eve
 	pd_finding_set_severity(f, PD_SEV_ERROR);
 	pd_finding_set_confidence(f, id->reset ? 0.85 : 0.75);
 	if (id->keepalives_before || id->first_keepalive)
-		pd_finding_settings(f, "TCP_KEEPIDLE", "net.ipv4.tcp_keepalive_time", "middlebox idle timeout",
+		pd_finding_settings(f, "TCP_KEEPIDLE", "net.ipv4.tcp_keepalive_time",
+				    "middlebox idle timeout",
 				    "net.netfilter.nf_conntrack_tcp_timeout_established", NULL);
 	else
 		pd_finding_settings(f, "SO_KEEPALIVE", "TCP_KEEPIDLE", "net.ipv4.tcp_keepalive_time",
-				    "middlebox idle timeout", "net.netfilter.nf_conntrack_tcp_timeout_established", NULL);
+				    "middlebox idle timeout",
+				    "net.netfilter.nf_conntrack_tcp_timeout_established", NULL);
 	return f;
 }
 
@@ -1083,13 +1134,14 @@ static void rs_on_end(pd_ctx *ctx, void *gv)
 		pd_finding_occurrence(pe->f, v->frame[best], v->ts[best], "a new connection from the client",
 				      "客户端新建的连接");
 		pd_finding_append(pe->f,
-				  "; a new connection from the same client to the same server port followed at "
-				  "t=%.3f s (SYN at frame %llu, client port %u), %s after the first segment the "
-				  "old one could not deliver",
-				  "；随后同一客户端在 t=%.3f s 向同一服务端口建立了新连接（SYN 在第 %llu 帧，客户端端口 %u），"
-				  "距旧连接第一个无法送达的报文 %s",
-				  (double)(v->ts[best] - pd_ctx_start(ctx)) / 1e9, (unsigned long long)v->frame[best],
-				  v->cport[best], rs_dur(v->ts[best] - pe->dead_ts, b1));
+				  "; a new connection from the same client to the same server port followed "
+				  "at t=%.3f s (SYN at frame %llu, client port %u), %s after the first "
+				  "segment the old one could not deliver",
+				  "；随后同一客户端在 t=%.3f s 向同一服务端口建立了新连接（SYN 在第 %llu 帧，"
+				  "客户端端口 %u），距旧连接第一个无法送达的报文 %s",
+				  (double)(v->ts[best] - pd_ctx_start(ctx)) / 1e9,
+				  (unsigned long long)v->frame[best], v->cport[best],
+				  rs_dur(v->ts[best] - pe->dead_ts, b1));
 		pd_finding_metric(pe->f, "new_connection_after_s", (double)(v->ts[best] - pe->dead_ts) / 1e9,
 				  PD_UNIT_S, PD_AGG_MAX);
 	}

@@ -64,7 +64,8 @@ static void none_but(const cJSON *r, const char *keep, const char *capture)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(mine); i++)
 		if (!keep || strcmp(mine[i], keep))
-			cr_expect_eq(pd_test_count_findings(r, mine[i]), 0, "%s: unexpected %s", capture, mine[i]);
+			cr_expect_eq(pd_test_count_findings(r, mine[i]), 0, "%s: unexpected %s", capture,
+				     mine[i]);
 }
 
 /* ---------------- close() with unread data ---------------- */
@@ -294,14 +295,29 @@ Test(resets, paws_rejected_data)
 Test(resets, controls_stay_clean)
 {
 	const char *names[] = {
-		"reset-unread-data-ok-client",	   "reset-unread-data-ok-server",	 "reset-abort-ok-client",
-		"reset-abort-ok-server",	   "reset-abort-alert-ok",		 "reset-stale-connection-ok-client",
-		"reset-stale-connection-ok-server", "reset-injected-ok-client",		 "reset-injected-ok-server",
-		"middlebox-idle-timeout-ok-client", "middlebox-idle-timeout-ok-server", "paws-rejected-data-ok-client",
-		"paws-rejected-data-ok-server",	   "accept-queue-abort",		 "closed-port",
-		"random-loss",			   "rto-backoff-twoway",
-		"syn-drop-recover",		   "timewait-paws",			 "idle-reply-client",
-		"idle-reply-server",		   "reorder-client",			 "zero-window",
+		"reset-unread-data-ok-client",
+		"reset-unread-data-ok-server",
+		"reset-abort-ok-client",
+		"reset-abort-ok-server",
+		"reset-abort-alert-ok",
+		"reset-stale-connection-ok-client",
+		"reset-stale-connection-ok-server",
+		"reset-injected-ok-client",
+		"reset-injected-ok-server",
+		"middlebox-idle-timeout-ok-client",
+		"middlebox-idle-timeout-ok-server",
+		"paws-rejected-data-ok-client",
+		"paws-rejected-data-ok-server",
+		"accept-queue-abort",
+		"closed-port",
+		"random-loss",
+		"rto-backoff-twoway",
+		"syn-drop-recover",
+		"timewait-paws",
+		"idle-reply-client",
+		"idle-reply-server",
+		"reorder-client",
+		"zero-window",
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
 		cJSON *r = run(names[i]);
@@ -346,7 +362,8 @@ Test(resets, other_captures_stay_clean)
  * classic little-endian pcap, Ethernet, IPv4). */
 static char *reconnect_capture(void)
 {
-	char *src = pd_test_src("testdata/captures/middlebox-idle-timeout-client/middlebox-idle-timeout-client.pcap");
+	char *src = pd_test_src(
+		"testdata/captures/middlebox-idle-timeout-client/middlebox-idle-timeout-client.pcap");
 	gchar *b = NULL;
 	gsize len = 0;
 	cr_assert(g_file_get_contents(src, &b, &len, NULL));
