@@ -53,7 +53,7 @@ typedef struct pd_engine_cfg {
 	size_t app_live_per_shard;
 	bool no_app_label;
 	size_t n_det;
-	const pd_detector *const *det; /* pd_detectors, or none */
+	const pd_detector **det; /* the detectors that run (all of pd_detectors, or some) */
 	size_t *det_offset; /* into the slot's det_state, or data_state when lazy */
 	size_t det_size; /* eager blocks, after each pd_flow */
 	size_t data_size; /* from_payload blocks, at the first payload */
@@ -62,7 +62,9 @@ typedef struct pd_engine_cfg {
 	uint32_t snaplen;
 } pd_engine_cfg;
 
-void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label);
+/* only: comma-separated detector names to run (NULL: all) */
+void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label,
+			const char *only);
 void pd_engine_cfg_clear(pd_engine_cfg *cfg);
 /* The detector's block of a flow; NULL for a from_payload detector before
  * the flow's first payload. */

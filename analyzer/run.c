@@ -165,7 +165,8 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	if (run->opts.max_flows < 16)
 		run->opts.max_flows = 16;
 	run->report = pd_report_new();
-	pd_engine_cfg_init(&run->cfg, run->opts.max_flows, run->opts.no_detectors, run->opts.no_ndpi);
+	pd_engine_cfg_init(&run->cfg, run->opts.max_flows, run->opts.no_detectors, run->opts.no_ndpi,
+			   run->opts.detectors);
 	run->summary = pd_summary_new(&run->report->cap, &run->facts);
 	run->router = pd_router_new(run->cfg.n_shards);
 	run->n_workers = run->opts.threads ? run->opts.threads : 1;
@@ -400,6 +401,13 @@ static void progress_update(pd_run *run, bool final)
 	fflush(stderr);
 }
 
+void pd_run_feed(pd_run *run, const pd_frame *fr, uint32_t snaplen)
+{
+	if (!run->started)
+		run->report->cap.snaplen = snaplen;
+	run_frame(run, fr);
+}
+
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 {
 	pd_capture_summary *cap = &run->report->cap;
@@ -434,10 +442,11 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 	else if (cap->input_truncated)
 		st = PD_RUN_TRUNCATED;
 	if (cap->input_truncated)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("input ends mid-record after frame %" G_GUINT64_FORMAT
-						": the findings cover what was read",
-						pd_reader_frames_seen(run->reader)));
+		pd_capture_note(cap,
+				"input ends mid-record after frame %" G_GUINT64_FORMAT
+				": the findings cover what was read",
+				"输入在第 %" G_GUINT64_FORMAT " 帧之后的一条记录中途结束：诊断只涵盖已读到的部分",
+				pd_reader_frames_seen(run->reader));
 	pd_reader_close(run->reader);
 	run->reader = NULL;
 	return st;
@@ -474,28 +483,31 @@ static void add_notes(pd_run *run, const pd_worker_stats *st)
 	pd_capture_summary *cap = &run->report->cap;
 	cap->flows_evicted = st->flows_evicted;
 	if (st->half_open_evicted)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("more than %d half-open TCP flows at once (a SYN flood?): %" G_GUINT64_FORMAT
-						" of them were finalized early, oldest first; a SYN repeated after that "
-						"counts as a new flow",
-						PD_MAX_HALF_OPEN, st->half_open_evicted));
+		pd_capture_note(cap,
+				"more than %d half-open TCP flows at once (a SYN flood?): %" G_GUINT64_FORMAT
+				" of them were finalized early, oldest first; a SYN repeated after that counts as a "
+				"new flow",
+				"同时存在的半开 TCP 流超过 %d 条（SYN 洪泛？）：其中 %" G_GUINT64_FORMAT
+				" 条被提前结束，最早的先结束；此后再出现的重复 SYN 算作一条新流",
+				PD_MAX_HALF_OPEN, st->half_open_evicted);
 	if (cap->unsupported_link)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("%" G_GUINT64_FORMAT " frames have a link type pcapdoc does not decode "
-						"(see link types): counted, not analysed",
-						cap->unsupported_link));
+		pd_capture_note(cap,
+				"%" G_GUINT64_FORMAT " frames have a link type pcapdoc does not decode "
+				"(see link types): counted, not analysed",
+				"%" G_GUINT64_FORMAT " 帧的链路类型 pcapdoc 不能解码（见链路类型）：只计数，不分析",
+				cap->unsupported_link);
 	if (cap->not_ip)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("%" G_GUINT64_FORMAT " frames carry no IP (ARP, LLDP, ...): counted, "
-						"not analysed",
-						cap->not_ip));
+		pd_capture_note(cap,
+				"%" G_GUINT64_FORMAT " frames carry no IP (ARP, LLDP, ...): counted, not analysed",
+				"%" G_GUINT64_FORMAT " 帧不含 IP（ARP、LLDP 等）：只计数，不分析", cap->not_ip);
 	if (st->app_skipped)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("%" G_GUINT64_FORMAT " flows were not given an application label: "
-						"more than %d flows awaited nDPI at once",
-						st->app_skipped, PD_APP_MAX_LIVE));
+		pd_capture_note(cap,
+				"%" G_GUINT64_FORMAT " flows were not given an application label: "
+				"more than %d flows awaited nDPI at once",
+				"%" G_GUINT64_FORMAT " 条流没有应用标签：同时等待 nDPI 识别的流超过了 %d 条",
+				st->app_skipped, PD_APP_MAX_LIVE);
 	if (cap->packets == 0 && cap->errors->len == 0)
-		g_ptr_array_add(cap->notes, g_strdup("the capture contains no packets"));
+		pd_capture_note(cap, "the capture contains no packets", "抓包中没有任何报文");
 }
 
 pd_report *pd_run_finish(pd_run *run)

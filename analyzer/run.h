@@ -24,6 +24,9 @@ typedef struct pd_run_opts {
 	 * routes and N threads own the flows; the report is the same */
 	unsigned threads;
 	bool stats; /* engine figures on stderr at the end */
+	/* run only these detectors (comma-separated names; NULL: all): for the
+	 * in-process tests, which feed one detector packets built in C */
+	const char *detectors;
 } pd_run_opts;
 
 void pd_run_opts_default(pd_run_opts *o);
@@ -40,6 +43,11 @@ typedef enum pd_run_status {
 
 /* Reads and analyses the files as one merged capture. */
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
+
+/* Analyses one frame as if read from a file (frame numbers and times are
+ * the caller's: increasing, 1-based): for in-process harnesses that build
+ * packets in C. snaplen is what the capture's header would say. */
+void pd_run_feed(pd_run *run, const pd_frame *fr, uint32_t snaplen);
 
 
 /* Ends every flow, runs the end-of-capture passes and returns the report;

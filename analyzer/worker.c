@@ -31,7 +31,20 @@ struct pd_worker {
 
 /* ------------------------------------------------------------- config */
 
-void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label)
+static bool picked(const char *only, const char *name)
+{
+	if (!only)
+		return true;
+	char **names = g_strsplit(only, ",", -1);
+	bool found = false;
+	for (char **n = names; *n && !found; n++)
+		found = !strcmp(g_strstrip(*n), name);
+	g_strfreev(names);
+	return found;
+}
+
+void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label,
+			const char *only)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	/* every shard keeps at least 64 of the flow cap */
@@ -43,11 +56,13 @@ void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors,
 	cfg->max_half_open_per_shard = PD_MAX_HALF_OPEN / n;
 	cfg->app_live_per_shard = PD_APP_MAX_LIVE / n;
 	cfg->no_app_label = no_app_label;
-	cfg->n_det = no_detectors ? 0 : pd_detectors_len;
-	cfg->det = pd_detectors;
+	cfg->det = g_new0(const pd_detector *, pd_detectors_len + 1);
+	for (size_t i = 0; i < pd_detectors_len && !no_detectors; i++)
+		if (picked(only, pd_detectors[i]->name))
+			cfg->det[cfg->n_det++] = pd_detectors[i];
 	cfg->det_offset = g_new0(size_t, pd_detectors_len + 1);
 	for (size_t i = 0; i < cfg->n_det; i++) {
-		const pd_detector *d = pd_detectors[i];
+		const pd_detector *d = cfg->det[i];
 		size_t *total = d->from_payload ? &cfg->data_size : &cfg->det_size;
 		cfg->det_offset[i] = *total;
 		*total += (d->flow_state_size + 15) & ~(size_t)15;
@@ -58,6 +73,8 @@ void pd_engine_cfg_clear(pd_engine_cfg *cfg)
 {
 	g_free(cfg->det_offset);
 	cfg->det_offset = NULL;
+	g_free(cfg->det);
+	cfg->det = NULL;
 }
 
 void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i)

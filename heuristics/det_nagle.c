@@ -9,7 +9,6 @@
  * request follows the response, not a bare ACK. The gaps are clustered;
  * only a clear cluster of >= 3 is reported, with its measured period. */
 #include <glib.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,40 +206,83 @@ static void ng_report(pd_ctx *ctx, const pd_flow *flow, int a, ng_samples *s)
 			d = -d;
 		if (d > hw)
 			continue;
-		char what[64];
-		snprintf(what, sizeof(what), "sub-MSS data released by ACK after %.1f ms", s->gap_us[i] / 1000.0);
-		pd_finding_occurrence(f, s->frame[i], s->ts[i], "%s", NULL, what);
+		pd_finding_occurrence(f, s->frame[i], s->ts[i], "sub-MSS data released by ACK after %.1f ms",
+				      "等 ACK %.1f 毫秒后才发出的小报文（不足 MSS）", s->gap_us[i] / 1000.0);
 	}
 	pd_finding_count(f, s->extra_in);
 
 	char holder[64], acker[64];
 	pd_flow_endpoint(flow, a, holder, sizeof(holder));
 	pd_flow_endpoint(flow, pd_peer(a), acker, sizeof(acker));
-	const char *aname = a == PD_CLIENT ? "client" : "server";
-	const char *bname = a == PD_CLIENT ? "server" : "client";
-	const char *where = vantage < 0 ? "capture point not determinable (RTT under 1 ms)"
-			    : vantage == 2 ? "captured between the hosts: the ACK passes one delayed-ACK timer plus the "
-					     "round trip to the ACK delayer after the data, the held segment follows after "
-					     "the round trip to the Nagle sender"
-			    : vantage == a ? (a == PD_CLIENT ? "captured near the client (the Nagle sender): its held "
-							       "segment leaves right after the delayed ACK arrives"
-							     : "captured near the server (the Nagle sender): its held "
-							       "segment leaves right after the delayed ACK arrives")
-			    : (a == PD_CLIENT ? "captured near the server (the ACK delayer): its ACK leaves one "
-						"delayed-ACK timer after the data, the held segment arrives one RTT later"
-					      : "captured near the client (the ACK delayer): its ACK leaves one "
-						"delayed-ACK timer after the data, the held segment arrives one RTT later");
-	pd_finding_detail(f,
-			  "%s %s holds small segments (Nagle) until %s %s ACKs its previous data; those ACKs come "
-			  "%.1f ms (median; %.1f-%.1f ms) after the data, i.e. a delayed-ACK timer of about %.0f ms. "
-			  "%u stalls of %u candidates, %.3f s lost = %.0f%% of the flow's %.3f s; RTT %.2f ms; %s.%s", NULL,
-			  aname, holder, bname, acker, period_us / 1000.0, gmin / 1000.0, gmax / 1000.0,
-			  delack_us / 1000.0, stalls, total, lost_s, share * 100.0, dur_s, rtt_us / 1000.0, where,
-			  delack_us > 150000 ? " A timer near 200 ms points to a Windows peer, or a Linux peer whose "
-					       "delayed-ACK timer grew to its ceiling: Linux caps it at the smoothed RTT "
-					       "(at least 40 ms) and at 200 ms, and since 6.7 just below the route's "
-					       "rto_min, so about 200 ms needs an RTT of 200 ms or more."
-					     : "");
+	double period_ms = period_us / 1000.0, gmin_ms = gmin / 1000.0, gmax_ms = gmax / 1000.0;
+	double delack_ms = delack_us / 1000.0, rtt_ms = rtt_us / 1000.0, share_pct = share * 100.0;
+	if (a == PD_CLIENT)
+		pd_finding_detail(f,
+				  "client %s holds small segments (Nagle) until server %s ACKs its previous data; "
+				  "those ACKs come %.1f ms (median; %.1f-%.1f ms) after the data, i.e. a delayed-ACK "
+				  "timer of about %.0f ms. %u stalls of %u candidates, %.3f s lost = %.0f%% of the "
+				  "flow's %.3f s; RTT %.2f ms; ",
+				  "客户端 %s 发出的小报文被 Nagle 算法扣住，要等服务端 %s 确认（ACK）了它前面的数据才发；"
+				  "这些 ACK 在数据之后 %.1f 毫秒才到（中位数；范围 %.1f 至 %.1f 毫秒），即延迟确认定时器约 "
+				  "%.0f 毫秒。共 %u 次停顿（候选间隔 %u 个），损失 %.3f 秒，占该流时长的 %.0f%%（该流历时 "
+				  "%.3f 秒）；RTT %.2f 毫秒；",
+				  holder, acker, period_ms, gmin_ms, gmax_ms, delack_ms, stalls, total, lost_s, share_pct,
+				  dur_s, rtt_ms);
+	else
+		pd_finding_detail(f,
+				  "server %s holds small segments (Nagle) until client %s ACKs its previous data; "
+				  "those ACKs come %.1f ms (median; %.1f-%.1f ms) after the data, i.e. a delayed-ACK "
+				  "timer of about %.0f ms. %u stalls of %u candidates, %.3f s lost = %.0f%% of the "
+				  "flow's %.3f s; RTT %.2f ms; ",
+				  "服务端 %s 发出的小报文被 Nagle 算法扣住，要等客户端 %s 确认（ACK）了它前面的数据才发；"
+				  "这些 ACK 在数据之后 %.1f 毫秒才到（中位数；范围 %.1f 至 %.1f 毫秒），即延迟确认定时器约 "
+				  "%.0f 毫秒。共 %u 次停顿（候选间隔 %u 个），损失 %.3f 秒，占该流时长的 %.0f%%（该流历时 "
+				  "%.3f 秒）；RTT %.2f 毫秒；",
+				  holder, acker, period_ms, gmin_ms, gmax_ms, delack_ms, stalls, total, lost_s, share_pct,
+				  dur_s, rtt_ms);
+
+	/* where the capture was taken decides what the gap holds */
+	if (vantage < 0)
+		pd_finding_append(f, "capture point not determinable (RTT under 1 ms).",
+				  "无法判断抓包位置（RTT 不到 1 毫秒）。");
+	else if (vantage == 2)
+		pd_finding_append(f,
+				  "captured between the hosts: the ACK passes one delayed-ACK timer plus the round "
+				  "trip to the ACK delayer after the data, the held segment follows after the round "
+				  "trip to the Nagle sender.",
+				  "抓包点在两台主机之间：数据经过后，要再过一个延迟确认定时器加上到延迟确认一方的往返时间，"
+				  "ACK 才经过；被扣住的报文再过一个到 Nagle 发送方的往返时间才到。");
+	else if (vantage == a && a == PD_CLIENT)
+		pd_finding_append(f,
+				  "captured near the client (the Nagle sender): its held segment leaves right after the "
+				  "delayed ACK arrives.",
+				  "抓包点靠近客户端（Nagle 发送方）：延迟的 ACK 一到，被扣住的报文随即发出。");
+	else if (vantage == a)
+		pd_finding_append(f,
+				  "captured near the server (the Nagle sender): its held segment leaves right after the "
+				  "delayed ACK arrives.",
+				  "抓包点靠近服务端（Nagle 发送方）：延迟的 ACK 一到，被扣住的报文随即发出。");
+	else if (a == PD_CLIENT)
+		pd_finding_append(f,
+				  "captured near the server (the ACK delayer): its ACK leaves one delayed-ACK timer "
+				  "after the data, the held segment arrives one RTT later.",
+				  "抓包点靠近服务端（延迟确认的一方）：数据到达后过一个延迟确认定时器它才发出 ACK，"
+				  "被扣住的报文再过一个 RTT 到达。");
+	else
+		pd_finding_append(f,
+				  "captured near the client (the ACK delayer): its ACK leaves one delayed-ACK timer "
+				  "after the data, the held segment arrives one RTT later.",
+				  "抓包点靠近客户端（延迟确认的一方）：数据到达后过一个延迟确认定时器它才发出 ACK，"
+				  "被扣住的报文再过一个 RTT 到达。");
+	if (delack_us > 150000)
+		pd_finding_append(f,
+				  " A timer near 200 ms points to a Windows peer, or a Linux peer whose delayed-ACK "
+				  "timer grew to its ceiling: Linux caps it at the smoothed RTT (at least 40 ms) and at "
+				  "200 ms, and since 6.7 just below the route's rto_min, so about 200 ms needs an RTT of "
+				  "200 ms or more.",
+				  "定时器接近 200 毫秒，说明对端是 Windows，或是延迟确认定时器已涨到上限的 Linux："
+				  "Linux 把它限制在平滑 RTT（至少 40 毫秒）和 200 毫秒以内，6.7 起还要略低于路由的 "
+				  "rto_min，所以约 200 毫秒的定时器要 200 毫秒以上的 RTT 才会出现。");
 	pd_finding_metric(f, "stalls", stalls, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "candidate_gaps", total, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "period_ms", period_us / 1000.0, PD_UNIT_MS, PD_AGG_MAX);

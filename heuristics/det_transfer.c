@@ -228,6 +228,227 @@ static void tr_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	d->burst_last = pkt->ts;
 }
 
+/* The sentences below name the sender's role (client or server) in both
+ * languages, so each comes in one version per role. */
+
+static void tr_report_ssai(pd_ctx *ctx, const pd_flow *flow, const tr_dir *d, bool client, const char *sname,
+			   uint32_t mss, double rtt_ms)
+{
+	pd_finding *f = pd_finding_get(ctx, "slow-start-after-idle", flow);
+	for (uint32_t i = 0; i < d->ssai_events && i < TR_EV; i++)
+		pd_finding_occurrence(f, d->ssai_ev[i].frame, d->ssai_ev[i].ts, "burst after idle restarts small",
+				      "空闲之后的突发从很小的窗口重新开始");
+	if (d->ssai_events > TR_EV)
+		pd_finding_count(f, d->ssai_events - TR_EV);
+	uint32_t n = d->ssai_events;
+	double fl = (double)d->ssai_flight_sum / n, prev = (double)d->ssai_prev_sum / n;
+	double idle_ms = (double)d->ssai_idle_sum / n / 1e6;
+	if (n == 1 && client)
+		pd_finding_detail(f,
+				  "client %s resumed after an idle period of %.0f ms (longer than its RTO) with a first "
+				  "flight of %.0f bytes (%.1f segments) although earlier flights reached %.0f bytes",
+				  "客户端 %s 空闲 %.0f 毫秒（超过其 RTO）后恢复发送，第一轮只发了 %.0f 字节"
+				  "（相当于 %.1f 个报文段），而此前单轮最多发过 %.0f 字节",
+				  sname, idle_ms, fl, fl / mss, prev);
+	else if (n == 1)
+		pd_finding_detail(f,
+				  "server %s resumed after an idle period of %.0f ms (longer than its RTO) with a first "
+				  "flight of %.0f bytes (%.1f segments) although earlier flights reached %.0f bytes",
+				  "服务端 %s 空闲 %.0f 毫秒（超过其 RTO）后恢复发送，第一轮只发了 %.0f 字节"
+				  "（相当于 %.1f 个报文段），而此前单轮最多发过 %.0f 字节",
+				  sname, idle_ms, fl, fl / mss, prev);
+	else if (client)
+		pd_finding_detail(f,
+				  "client %s resumed %u times after an idle period (average %.0f ms, longer than its "
+				  "RTO) with a first flight of %.0f bytes (%.1f segments) on average although earlier "
+				  "flights reached %.0f bytes",
+				  "客户端 %s 有 %u 次在空闲（平均 %.0f 毫秒，超过其 RTO）后恢复发送，第一轮平均只发了 %.0f "
+				  "字节（相当于 %.1f 个报文段），而此前单轮最多发过 %.0f 字节",
+				  sname, n, idle_ms, fl, fl / mss, prev);
+	else
+		pd_finding_detail(f,
+				  "server %s resumed %u times after an idle period (average %.0f ms, longer than its "
+				  "RTO) with a first flight of %.0f bytes (%.1f segments) on average although earlier "
+				  "flights reached %.0f bytes",
+				  "服务端 %s 有 %u 次在空闲（平均 %.0f 毫秒，超过其 RTO）后恢复发送，第一轮平均只发了 %.0f "
+				  "字节（相当于 %.1f 个报文段），而此前单轮最多发过 %.0f 字节",
+				  sname, n, idle_ms, fl, fl / mss, prev);
+	pd_finding_append(f,
+			  ": the congestion window was reset to the restart window "
+			  "(net.ipv4.tcp_slow_start_after_idle=1, the default) and took about %.3f s of extra round "
+			  "trips (RTT %.2f ms) to grow back.",
+			  "：拥塞窗口被重置成了重启窗口（net.ipv4.tcp_slow_start_after_idle=1，默认值），"
+			  "多花了约 %.3f 秒的往返（RTT %.2f 毫秒）才涨回去。",
+			  d->ssai_cost_s, rtt_ms);
+	pd_finding_metric(f, "restarts", n, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "first_flight_bytes", fl, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "earlier_flight_bytes", prev, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "extra_time", d->ssai_cost_s, PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_add_impact(f, d->ssai_cost_s);
+	pd_finding_set_severity(f, PD_SEV_INFO);
+	pd_finding_set_confidence(f, 0.6);
+	pd_finding_settings(f, "net.ipv4.tcp_slow_start_after_idle", "route initcwnd", NULL);
+}
+
+static void tr_report_iw(pd_ctx *ctx, const pd_flow *flow, const tr_dir *d, int s, const char *sname,
+			 const char *rname, uint32_t mss, double rtt_ms)
+{
+	pd_finding *f = pd_finding_get(ctx, "initial-window", flow);
+	pd_finding_occurrence(f, d->iw_frame, d->iw_ts, "first flight of data", "第一轮数据");
+	double segs = (double)d->iw_bytes / mss;
+	if (s == PD_CLIENT)
+		pd_finding_detail(f,
+				  "client %s's first flight was %u bytes (%.1f segments of %u) before it waited a round "
+				  "trip (RTT %.2f ms), although it had %u bytes to send and server %s's window allowed "
+				  "more: an initial congestion window below the Linux default of 10 segments (route "
+				  "initcwnd), or a sender that is not Linux.",
+				  "客户端 %s 第一轮只发了 %u 字节（相当于 %.1f 个 %u 字节的报文段）"
+				  "就停下来等了一个往返（RTT %.2f 毫秒），而它当时有 %u 字节要发，服务端 %s 的窗口"
+				  "也允许发更多：初始拥塞窗口小于 Linux 默认的 10 个报文段（route initcwnd），"
+				  "或者发送方不是 Linux。",
+				  sname, d->iw_bytes, segs, mss, rtt_ms, d->iw_total, rname);
+	else
+		pd_finding_detail(f,
+				  "server %s's first flight was %u bytes (%.1f segments of %u) before it waited a round "
+				  "trip (RTT %.2f ms), although it had %u bytes to send and client %s's window allowed "
+				  "more: an initial congestion window below the Linux default of 10 segments (route "
+				  "initcwnd), or a sender that is not Linux.",
+				  "服务端 %s 第一轮只发了 %u 字节（相当于 %.1f 个 %u 字节的报文段）"
+				  "就停下来等了一个往返（RTT %.2f 毫秒），而它当时有 %u 字节要发，客户端 %s 的窗口"
+				  "也允许发更多：初始拥塞窗口小于 Linux 默认的 10 个报文段（route initcwnd），"
+				  "或者发送方不是 Linux。",
+				  sname, d->iw_bytes, segs, mss, rtt_ms, d->iw_total, rname);
+	if (flow->half[s].lost_segment > 0)
+		pd_finding_append(f,
+				  " This flow also lost data before the capture point, so a queue or shaper that drops "
+				  "(for instance the sender's own qdisc) may have cut the first flight instead.",
+				  "该流在抓包点之前还丢过数据，所以也可能是某个会丢包的队列或整形器（例如发送方自己的 qdisc）"
+				  "截短了第一轮。");
+	pd_finding_metric(f, "initial_flight_bytes", d->iw_bytes, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "initial_flight_segments", segs, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_set_severity(f, PD_SEV_INFO);
+	pd_finding_set_confidence(f, 0.5);
+	/* the receiver's window allowed more: not its initrwnd */
+	if (flow->half[s].lost_segment > 0)
+		pd_finding_settings(f, "route initcwnd", "qdisc limit", NULL);
+	else
+		pd_finding_settings(f, "route initcwnd", NULL);
+}
+
+static void tr_report_keepalive(pd_ctx *ctx, const pd_flow *flow, const tr_dir *d, bool client,
+				const char *sname, const char *rname)
+{
+	pd_finding *f = pd_finding_get(ctx, "keepalive", flow);
+	for (uint32_t i = 0; i < d->ka && i < TR_EV; i++)
+		pd_finding_occurrence(f, d->ka_ev[i].frame, d->ka_ev[i].ts, "keep-alive probe", "保活探测");
+	if (d->ka > TR_EV)
+		pd_finding_count(f, d->ka - TR_EV);
+	double intv = d->ka_int_n ? (double)d->ka_int_sum / d->ka_int_n / 1e9 : 0;
+	double idle_s = (double)d->ka_first_idle / 1e9;
+	uint32_t unanswered = d->ka - d->ka_answered;
+	if (!d->ka_int_n && client)
+		pd_finding_detail(f,
+				  "client %s sent %u keep-alive probe to %s (after %.1f s idle); %u answered, "
+				  "%u unanswered.",
+				  "客户端 %1$s 向 %3$s 发了 %2$u 个保活探测（空闲 %4$.1f 秒后）；"
+				  "%5$u 个有应答，%6$u 个无应答。",
+				  sname, d->ka, rname, idle_s, d->ka_answered, unanswered);
+	else if (!d->ka_int_n)
+		pd_finding_detail(f,
+				  "server %s sent %u keep-alive probe to %s (after %.1f s idle); %u answered, "
+				  "%u unanswered.",
+				  "服务端 %1$s 向 %3$s 发了 %2$u 个保活探测（空闲 %4$.1f 秒后）；"
+				  "%5$u 个有应答，%6$u 个无应答。",
+				  sname, d->ka, rname, idle_s, d->ka_answered, unanswered);
+	else if (client)
+		pd_finding_detail(f,
+				  "client %s sent %u keep-alive probes to %s (first after %.1f s idle, then %.1f s apart "
+				  "on average); %u answered, %u unanswered.",
+				  "客户端 %1$s 向 %3$s 发了 %2$u 个保活探测（空闲 %4$.1f 秒后发第一个，之后平均每隔 %5$.1f "
+				  "秒一个）；%6$u 个有应答，%7$u 个无应答。",
+				  sname, d->ka, rname, idle_s, intv, d->ka_answered, unanswered);
+	else
+		pd_finding_detail(f,
+				  "server %s sent %u keep-alive probes to %s (first after %.1f s idle, then %.1f s apart "
+				  "on average); %u answered, %u unanswered.",
+				  "服务端 %1$s 向 %3$s 发了 %2$u 个保活探测（空闲 %4$.1f 秒后发第一个，之后平均每隔 %5$.1f "
+				  "秒一个）；%6$u 个有应答，%7$u 个无应答。",
+				  sname, d->ka, rname, idle_s, intv, d->ka_answered, unanswered);
+	if (unanswered >= 2 && d->ka_peer_alive)
+		pd_finding_append(f,
+				  " Yet the peer answered later data, so the probes or their ACKs were lost (a firewall "
+				  "or NAT dropping bare ACKs, or congestion), not the peer.",
+				  "但对端之后仍发送了数据，所以丢的是探测报文或它们的 ACK（防火墙或 NAT 丢弃纯 ACK，"
+				  "或者拥塞），而不是对端不在了。");
+	else if (unanswered >= 2)
+		pd_finding_append(f, " The peer or a NAT/firewall state on the path is probably gone.",
+				  "对端，或者路径上 NAT/防火墙为这条连接保存的状态，很可能已经不在了。");
+	pd_finding_append(f, " Linux defaults: first probe after 7200 s idle, then every 75 s, 9 probes.",
+			  "Linux 默认：空闲 7200 秒后发第一个探测，之后每 75 秒一个，最多 9 个。");
+	if (d->ka_first_idle < 7000 * PD_NS_PER_SEC)
+		pd_finding_append(f,
+				  " These timers are not the defaults: the application set them per socket "
+				  "(TCP_KEEPIDLE / TCP_KEEPINTVL / TCP_KEEPCNT) or the sysctls were changed.",
+				  "这里的定时器不是默认值：应用按套接字设置了它们（TCP_KEEPIDLE / TCP_KEEPINTVL / "
+				  "TCP_KEEPCNT），或者相应的 sysctl 被改过。");
+	if (d->ka_int_n && unanswered == 0)
+		pd_finding_append(f,
+				  " An answered probe restarts the idle timer, so answered probes are spaced by the "
+				  "idle time (tcp_keepalive_time / TCP_KEEPIDLE); tcp_keepalive_intvl only spaces "
+				  "unanswered ones.",
+				  "有应答的探测会让空闲计时重新开始，所以有应答的探测之间隔的是空闲时间"
+				  "（tcp_keepalive_time / TCP_KEEPIDLE）；tcp_keepalive_intvl 只决定无应答探测之间的间隔。");
+	pd_finding_metric(f, "probes", d->ka, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "unanswered", unanswered, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "idle_before_first", idle_s, PD_UNIT_S, PD_AGG_MAX);
+	if (d->ka_int_n)
+		pd_finding_metric(f, "interval", intv, PD_UNIT_S, PD_AGG_MAX);
+	pd_finding_set_severity(f, unanswered >= 2 ? PD_SEV_WARNING : PD_SEV_INFO);
+	pd_finding_set_confidence(f, 0.7);
+	pd_finding_settings(f, "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl",
+			    "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE", NULL);
+}
+
+static void tr_report_tiny(pd_ctx *ctx, const pd_flow *flow, const tr_dir *d, bool client, const char *sname,
+			   const char *rname, uint32_t mss)
+{
+	pd_finding *f = pd_finding_get(ctx, "tiny-writes", flow);
+	pd_finding_occurrence(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment", "第一个很小的报文段");
+	pd_finding_count(f, d->tiny_segs - 1);
+	double avg = (double)d->data_bytes / d->data_segs;
+	double tiny_pct = 100.0 * d->tiny_segs / d->data_segs, header_pct = 100.0 * 52 / (52 + avg);
+	if (client)
+		pd_finding_detail(f,
+				  "%u of client %s's %u data segments (%.0f%%) carried less than a quarter of the "
+				  "%u-byte MSS (average %.0f bytes), and %u of them were followed by more data from the "
+				  "client before server %s answered: each small application write went out as its own "
+				  "segment, so TCP/IP headers are about %.0f%% of the bytes sent.",
+				  "客户端 %2$s 的 %3$u 个数据报文段中有 %1$u 个（%4$.0f%%）不到 %5$u 字节 MSS 的"
+				  "四分之一（平均 %6$.0f 字节），其中 %7$u 个发出后，服务端 %8$s 还没应答，"
+				  "客户端就接着发了更多数据："
+				  "应用的每次小块写入都单独成了一个报文段，TCP/IP 头部约占发送字节数的 %9$.0f%%。",
+				  d->tiny_segs, sname, d->data_segs, tiny_pct, mss, avg, d->tiny_run, rname, header_pct);
+	else
+		pd_finding_detail(f,
+				  "%u of server %s's %u data segments (%.0f%%) carried less than a quarter of the "
+				  "%u-byte MSS (average %.0f bytes), and %u of them were followed by more data from the "
+				  "server before client %s answered: each small application write went out as its own "
+				  "segment, so TCP/IP headers are about %.0f%% of the bytes sent.",
+				  "服务端 %2$s 的 %3$u 个数据报文段中有 %1$u 个（%4$.0f%%）不到 %5$u 字节 MSS 的"
+				  "四分之一（平均 %6$.0f 字节），其中 %7$u 个发出后，客户端 %8$s 还没应答，"
+				  "服务端就接着发了更多数据："
+				  "应用的每次小块写入都单独成了一个报文段，TCP/IP 头部约占发送字节数的 %9$.0f%%。",
+				  d->tiny_segs, sname, d->data_segs, tiny_pct, mss, avg, d->tiny_run, rname, header_pct);
+	pd_finding_metric(f, "tiny_segments", d->tiny_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "tiny_share", (double)d->tiny_segs / d->data_segs, PD_UNIT_RATIO, PD_AGG_MAX);
+	pd_finding_metric(f, "back_to_back_tiny", d->tiny_run, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "average_payload", avg, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_set_severity(f, PD_SEV_INFO);
+	pd_finding_set_confidence(f, 0.6);
+	pd_finding_settings(f, "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY", NULL);
+}
+
 static void tr_report(pd_ctx *ctx, const pd_flow *flow, tr_dir *d, int s)
 {
 	int r = pd_peer(s);
@@ -266,120 +487,17 @@ static void tr_report(pd_ctx *ctx, const pd_flow *flow, tr_dir *d, int s)
 	char sname[64], rname[64];
 	pd_flow_endpoint(flow, s, sname, sizeof(sname));
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
-	const char *sside = s == PD_CLIENT ? "client" : "server";
+	bool client = s == PD_CLIENT;
 	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
 
-	if (d->ssai_events) {
-		pd_finding *f = pd_finding_get(ctx, "slow-start-after-idle", flow);
-		for (uint32_t i = 0; i < d->ssai_events && i < TR_EV; i++)
-			pd_finding_occurrence(f, d->ssai_ev[i].frame, d->ssai_ev[i].ts, "burst after idle restarts small", NULL);
-		if (d->ssai_events > TR_EV)
-			pd_finding_count(f, d->ssai_events - TR_EV);
-		double fl = (double)d->ssai_flight_sum / d->ssai_events, prev = (double)d->ssai_prev_sum / d->ssai_events;
-		char nt[24];
-		pd_finding_detail(f,
-				  "%s %s %s resumed after an idle period (average %.0f ms, longer than its RTO) with "
-				  "a first flight of %.0f bytes (%.1f segments) although earlier flights reached %.0f bytes: "
-				  "the congestion window was reset to the restart window "
-				  "(net.ipv4.tcp_slow_start_after_idle=1, the default) and took about %.3f s of extra round "
-				  "trips (RTT %.2f ms) to grow back.", NULL,
-				  pd_times(d->ssai_events, true, nt), sside, sname,
-				  (double)d->ssai_idle_sum / d->ssai_events / 1e6, fl,
-				  fl / mss, prev, d->ssai_cost_s, rtt_ms);
-		pd_finding_metric(f, "restarts", d->ssai_events, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "first_flight_bytes", fl, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_metric(f, "earlier_flight_bytes", prev, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_metric(f, "extra_time", d->ssai_cost_s, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_add_impact(f, d->ssai_cost_s);
-		pd_finding_set_severity(f, PD_SEV_INFO);
-		pd_finding_set_confidence(f, 0.6);
-		pd_finding_settings(f, "net.ipv4.tcp_slow_start_after_idle", "route initcwnd", NULL);
-	}
-
-	if (iw) {
-		pd_finding *f = pd_finding_get(ctx, "initial-window", flow);
-		pd_finding_occurrence(f, d->iw_frame, d->iw_ts, "first flight of data", NULL);
-		pd_finding_detail(f,
-				  "%s %s's first flight was %u bytes (%.1f segments of %u) before it waited a round trip "
-				  "(RTT %.2f ms), although it had %u bytes to send and %s %s's window allowed more: an "
-				  "initial congestion window below the Linux default of 10 segments (route initcwnd), "
-				  "or a sender that is not Linux.%s", NULL,
-				  sside, sname, d->iw_bytes, (double)d->iw_bytes / mss, mss, rtt_ms, d->iw_total,
-				  r == PD_CLIENT ? "client" : "server", rname,
-				  flow->half[s].lost_segment > 0
-					  ? " This flow also lost data before the capture point, so a queue or shaper that "
-					    "drops (for instance the sender's own qdisc) may have cut the first flight instead."
-					  : "");
-		pd_finding_metric(f, "initial_flight_bytes", d->iw_bytes, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_metric(f, "initial_flight_segments", (double)d->iw_bytes / mss, PD_UNIT_COUNT, PD_AGG_MAX);
-		pd_finding_set_severity(f, PD_SEV_INFO);
-		pd_finding_set_confidence(f, 0.5);
-		/* the receiver's window allowed more: not its initrwnd */
-		if (flow->half[s].lost_segment > 0)
-			pd_finding_settings(f, "route initcwnd", "qdisc limit", NULL);
-		else
-			pd_finding_settings(f, "route initcwnd", NULL);
-	}
-
-	if (d->ka) {
-		pd_finding *f = pd_finding_get(ctx, "keepalive", flow);
-		for (uint32_t i = 0; i < d->ka && i < TR_EV; i++)
-			pd_finding_occurrence(f, d->ka_ev[i].frame, d->ka_ev[i].ts, "keep-alive probe", NULL);
-		if (d->ka > TR_EV)
-			pd_finding_count(f, d->ka - TR_EV);
-		double intv = d->ka_int_n ? (double)d->ka_int_sum / d->ka_int_n / 1e9 : 0;
-		uint32_t unanswered = d->ka - d->ka_answered;
-		pd_finding_detail(f,
-				  "%s %s sent %u keep-alive probes to %s (first after %.1f s idle%s%.1f s apart on "
-				  "average); %u answered, %u unanswered%s. Linux defaults: first probe after 7200 s "
-				  "idle, then every 75 s, 9 probes.%s%s", NULL,
-				  sside, sname, d->ka, rname, (double)d->ka_first_idle / 1e9, d->ka_int_n ? ", then " : "",
-				  intv, d->ka_answered, unanswered,
-				  unanswered < 2 ? ""
-				  : d->ka_peer_alive ? ", yet the peer answered later data, so the probes or their ACKs were "
-						       "lost (a firewall or NAT dropping bare ACKs, or congestion), not the peer"
-						     : ": the peer or a NAT/firewall state on the path is probably gone",
-				  d->ka_first_idle < 7000 * PD_NS_PER_SEC
-					  ? " These timers are not the defaults: the application set them per socket "
-					    "(TCP_KEEPIDLE / TCP_KEEPINTVL / TCP_KEEPCNT) or the sysctls were changed."
-					  : "",
-				  d->ka_int_n && unanswered == 0
-					  ? " An answered probe restarts the idle timer, so answered probes are spaced by "
-					    "the idle time (tcp_keepalive_time / TCP_KEEPIDLE); tcp_keepalive_intvl only "
-					    "spaces unanswered ones."
-					  : "");
-		pd_finding_metric(f, "probes", d->ka, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "unanswered", unanswered, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "idle_before_first", (double)d->ka_first_idle / 1e9, PD_UNIT_S, PD_AGG_MAX);
-		if (d->ka_int_n)
-			pd_finding_metric(f, "interval", intv, PD_UNIT_S, PD_AGG_MAX);
-		pd_finding_set_severity(f, unanswered >= 2 ? PD_SEV_WARNING : PD_SEV_INFO);
-		pd_finding_set_confidence(f, 0.7);
-		pd_finding_settings(f, "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl",
-				    "net.ipv4.tcp_keepalive_probes", "SO_KEEPALIVE", NULL);
-	}
-
-	if (tiny) {
-		pd_finding *f = pd_finding_get(ctx, "tiny-writes", flow);
-		pd_finding_occurrence(f, d->tiny_ev.frame, d->tiny_ev.ts, "first tiny segment", NULL);
-		pd_finding_count(f, d->tiny_segs - 1);
-		double avg = (double)d->data_bytes / d->data_segs;
-		pd_finding_detail(f,
-				  "%u of %s %s's %u data segments (%.0f%%) carried less than a quarter of the %u-byte "
-				  "MSS (average %.0f bytes), and %u of them were followed by more data from the %s "
-				  "before %s %s answered: each small application write went out as its own segment, "
-				  "so TCP/IP headers are about %.0f%% of the bytes sent.", NULL,
-				  d->tiny_segs, sside, sname, d->data_segs, 100.0 * d->tiny_segs / d->data_segs, mss, avg,
-				  d->tiny_run, sside, r == PD_CLIENT ? "client" : "server", rname, 100.0 * 52 / (52 + avg));
-		pd_finding_metric(f, "tiny_segments", d->tiny_segs, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "tiny_share", (double)d->tiny_segs / d->data_segs, PD_UNIT_RATIO, PD_AGG_MAX);
-		pd_finding_metric(f, "back_to_back_tiny", d->tiny_run, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "average_payload", avg, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_set_severity(f, PD_SEV_INFO);
-		pd_finding_set_confidence(f, 0.6);
-		pd_finding_settings(f, "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY", NULL);
-	}
+	if (d->ssai_events)
+		tr_report_ssai(ctx, flow, d, client, sname, mss, rtt_ms);
+	if (iw)
+		tr_report_iw(ctx, flow, d, s, sname, rname, mss, rtt_ms);
+	if (d->ka)
+		tr_report_keepalive(ctx, flow, d, client, sname, rname);
+	if (tiny)
+		tr_report_tiny(ctx, flow, d, client, sname, rname, mss);
 }
 
 static void tr_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
@@ -392,7 +510,8 @@ static void tr_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 		tr_report(ctx, flow, &st->d[s], s);
 }
 
-static const char *const tr_emits[] = {"slow-start-after-idle", "initial-window", "keepalive", "tiny-writes", NULL};
+static const char *const tr_emits[] = {"slow-start-after-idle", "initial-window", "keepalive", "tiny-writes",
+					       NULL};
 
 const pd_detector pd_det_transfer = {
 	.name = "transfer",

@@ -8,6 +8,7 @@
 #include "heuristics/store.h"
 #include "dissect/addr.h"
 #include "knowledge/catalog.h"
+#include "knowledge/causality.h"
 #include "knowledge/kb.h"
 
 /* A finding and the store's bookkeeping about it (the report sees only
@@ -15,6 +16,7 @@
 typedef struct stored {
 	pd_finding pub;
 	bool spill; /* flows past PD_MAX_FLOW_FINDINGS folded in here */
+	double explained_s; /* time lost by the symptoms this one explains */
 	uint64_t last_flow; /* id + 1 of the flow added last (detectors repeat themselves) */
 	/* past the listed flows, which flows flow_count counts: a sparse
 	 * bit set over flow ids (frame numbers), chunk -> bits */
@@ -304,6 +306,12 @@ static void evidence_text(char *dst, size_t len, const char *src)
 
 void pd_finding_occurrence_(pd_finding *f, uint64_t frame, pd_time ts, const pd_text *what, ...)
 {
+	bool first = !f->first.frame || frame < f->first.frame, last = frame >= f->last.frame;
+	bool example = f->examples->len < PD_FINDING_MAX_EXAMPLES;
+	if (!first && !last && !example) {
+		f->occurrences++; /* kept nowhere: no need to write its label */
+		return;
+	}
 	pd_evidence ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.frame = frame;
@@ -318,11 +326,11 @@ void pd_finding_occurrence_(pd_finding *f, uint64_t frame, pd_time ts, const pd_
 	g_free(en);
 	g_free(zh);
 	f->occurrences++;
-	if (!f->first.frame || frame < f->first.frame)
+	if (first)
 		f->first = ev;
-	if (frame >= f->last.frame)
+	if (last)
 		f->last = ev;
-	if (f->examples->len < PD_FINDING_MAX_EXAMPLES)
+	if (example)
 		g_array_append_val(f->examples, ev);
 }
 
@@ -466,6 +474,15 @@ static int cmp_first(gconstpointer a, gconstpointer b)
 	return fx < fy ? -1 : fx > fy;
 }
 
+static void add_consequence(pd_finding *cause, const char *id)
+{
+	for (size_t i = 0; i < cause->n_consequences; i++)
+		if (!strcmp(cause->consequences[i], id))
+			return;
+	if (cause->n_consequences < PD_FINDING_MAX_CONSEQUENCES)
+		cause->consequences[cause->n_consequences++] = id;
+}
+
 /* The finding of the flow that lost most time: its settings and detail
  * speak for the merged one. */
 static bool worse(const pd_finding *f, const pd_finding *than)
@@ -501,6 +518,8 @@ static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same)
 			agg->last = f->last;
 		if (agg->examples->len < PD_FINDING_MAX_EXAMPLES)
 			g_array_append_val(agg->examples, f->first);
+		for (size_t j = 0; j < f->n_consequences; j++)
+			add_consequence(agg, f->consequences[j]);
 		for (guint j = 0; j < f->metrics->len; j++) {
 			pd_metric m = g_array_index(f->metrics, pd_metric, j);
 			bool found = false;
@@ -526,6 +545,79 @@ static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same)
 	return agg;
 }
 
+/* ------------------------------------------------------ root causes */
+
+
+/* A symptom on a flow whose problem another finding names becomes that
+ * finding's evidence: linked both ways, and down to info. The time it
+ * cost counts toward the cause: per flow the largest of the symptoms'
+ * measures and the cause's own (they describe the same stall), added up
+ * over flows. Per-flow findings only, before they are merged; a
+ * capture-wide cause explains the flows it lists. */
+static void attribute(GPtrArray *all)
+{
+	GHashTable *causes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+						   (GDestroyNotify)g_ptr_array_unref);
+	for (guint i = 0; i < all->len; i++) {
+		stored *c = g_ptr_array_index(all, i);
+		bool is_cause = false;
+		for (size_t k = 0; k < pd_causalities_len && !is_cause; k++)
+			is_cause = !strcmp(pd_causalities[k].cause, c->pub.def->id);
+		if (!is_cause)
+			continue;
+		for (guint j = 0; j < c->pub.flows->len; j++) {
+			gint64 id = (gint64)g_array_index(c->pub.flows, pd_flow_ref, j).flow_id;
+			GPtrArray *list = g_hash_table_lookup(causes, &id);
+			if (!list) {
+				list = g_ptr_array_new();
+				g_hash_table_insert(causes, g_memdup2(&id, sizeof(id)), list);
+			}
+			g_ptr_array_add(list, c);
+		}
+	}
+	/* (cause, flow) -> the largest symptom's time on that flow */
+	GHashTable *per_flow = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref,
+						     g_free);
+	for (guint i = 0; i < all->len && g_hash_table_size(causes); i++) {
+		stored *f = g_ptr_array_index(all, i);
+		if (f->pub.capture_wide || f->spill || f->pub.flows->len != 1)
+			continue;
+		gint64 id = (gint64)g_array_index(f->pub.flows, pd_flow_ref, 0).flow_id;
+		GPtrArray *list = g_hash_table_lookup(causes, &id);
+		for (guint j = 0; list && j < list->len; j++) {
+			stored *c = g_ptr_array_index(list, j);
+			if (c == f || !pd_explains(c->pub.def->id, f->pub.def->id))
+				continue;
+			f->pub.explained_by = c->pub.def->id;
+			f->pub.severity = PD_SEV_INFO;
+			add_consequence(&c->pub, f->pub.def->id);
+			struct {
+				const stored *c;
+				gint64 flow;
+			} key = {c, id};
+			GBytes *k = g_bytes_new(&key, sizeof(key));
+			double *most = g_hash_table_lookup(per_flow, k);
+			if (!most) {
+				most = g_new0(double, 1);
+				g_hash_table_insert(per_flow, g_bytes_ref(k), most);
+			}
+			if (f->pub.impact_s > *most) {
+				c->explained_s += f->pub.impact_s - *most;
+				*most = f->pub.impact_s;
+			}
+			g_bytes_unref(k);
+			break;
+		}
+	}
+	for (guint i = 0; i < all->len; i++) {
+		stored *c = g_ptr_array_index(all, i);
+		if (c->explained_s > c->pub.impact_s)
+			c->pub.impact_s = c->explained_s;
+	}
+	g_hash_table_destroy(per_flow);
+	g_hash_table_destroy(causes);
+}
+
 GPtrArray *pd_store_take(pd_store *s)
 {
 	GPtrArray *all = g_ptr_array_new();
@@ -537,27 +629,37 @@ GPtrArray *pd_store_take(pd_store *s)
 	g_hash_table_remove_all(s->findings); /* frees keys only */
 	memset(s->per_id, 0, sizeof(uint32_t) * pd_catalog_len);
 	g_ptr_array_sort(all, cmp_first);
+	attribute(all);
 
+	/* Per id, and apart for the symptoms each cause explains: */
 	GPtrArray *out = g_ptr_array_new();
 	for (size_t d = 0; d < pd_catalog_len; d++) {
 		const pd_finding_def *def = &pd_catalog[d];
-		GPtrArray *same = g_ptr_array_new();
-		for (guint i = 0; i < all->len; i++) {
-			stored *f = g_ptr_array_index(all, i);
-			if (f && f->pub.def == def && (!f->pub.capture_wide || f->spill))
-				g_ptr_array_add(same, f);
-		}
-		if (same->len > PD_AGGREGATE_MIN_FLOWS) {
-			g_ptr_array_add(out, merge_same(def, same));
+		for (size_t c = 0; c <= pd_causalities_len; c++) {
+			const char *by = c < pd_causalities_len ? pd_causalities[c].cause : NULL;
+			GPtrArray *same = g_ptr_array_new();
 			for (guint i = 0; i < all->len; i++) {
 				stored *f = g_ptr_array_index(all, i);
-				if (f && f->pub.def == def && (!f->pub.capture_wide || f->spill)) {
+				if (f && f->pub.def == def && (!f->pub.capture_wide || f->spill) &&
+				    g_strcmp0(f->pub.explained_by, by) == 0)
+					g_ptr_array_add(same, f);
+			}
+			if (same->len > PD_AGGREGATE_MIN_FLOWS) {
+				pd_finding *agg = merge_same(def, same);
+				agg->explained_by = by;
+				if (by)
+					agg->severity = PD_SEV_INFO;
+				g_ptr_array_add(out, agg);
+				for (guint i = 0; i < same->len; i++) {
+					stored *f = g_ptr_array_index(same, i);
+					for (guint j = 0; j < all->len; j++)
+						if (g_ptr_array_index(all, j) == f)
+							g_ptr_array_index(all, j) = NULL;
 					stored_free(f);
-					g_ptr_array_index(all, i) = NULL;
 				}
 			}
+			g_ptr_array_free(same, TRUE);
 		}
-		g_ptr_array_free(same, TRUE);
 	}
 	for (guint i = 0; i < all->len; i++) {
 		stored *f = g_ptr_array_index(all, i);

@@ -113,23 +113,33 @@ void pd_rate_init(pd_rate_1s *r)
 void pd_rate_clear(pd_rate_1s *r)
 {
 	g_free(r->bins);
+	g_free(r->windows);
 	r->bins = NULL;
+	r->windows = NULL;
 }
 
-void pd_rate_add(pd_rate_1s *r, pd_time ts)
+static void rate_peak(pd_rate_1s *r, uint32_t sum, int64_t start)
 {
-	int64_t b = ts / (PD_NS_PER_SEC / PD_RATE_BINS);
-	if (!r->bins) {
-		r->bins = g_new0(uint16_t, PD_RATE_RING);
-		r->newest = b;
+	pd_time at = start * (PD_NS_PER_SEC / PD_RATE_BINS);
+	if (sum > r->peak || (sum == r->peak && at < r->peak_ts)) {
+		r->peak = sum;
+		r->peak_ts = at;
 	}
+}
+
+static void rate_ring_add(pd_rate_1s *r, int64_t b)
+{
 	if (b > r->newest) {
-		/* the ring moves on: clear the bins it reuses */
+		/* the ring moves on: the bins it reuses, and the windows that
+		 * start there, are empty (no event after the newest yet) */
 		int64_t steps = b - r->newest;
 		if (steps > PD_RATE_RING)
 			steps = PD_RATE_RING;
-		for (int64_t j = 1; j <= steps; j++)
-			r->bins[pd_bin_index(r->newest + j, PD_RATE_RING)] = 0;
+		for (int64_t j = 1; j <= steps; j++) {
+			size_t k = pd_bin_index(r->newest + j, PD_RATE_RING);
+			r->bins[k] = 0;
+			r->windows[k] = 0;
+		}
 		r->newest = b;
 	} else if (r->newest - b >= PD_RATE_RING - PD_RATE_BINS) {
 		r->late++;
@@ -138,18 +148,42 @@ void pd_rate_add(pd_rate_1s *r, pd_time ts)
 	uint16_t *bin = &r->bins[pd_bin_index(b, PD_RATE_RING)];
 	if (*bin < UINT16_MAX)
 		(*bin)++;
-	/* the ten windows of ten bins that hold b: counts only grow, so the
+	/* the windows that hold b grow by one; counts only grow, so the
 	 * last time a window grows it is at its final size */
 	for (int64_t start = b - PD_RATE_BINS + 1; start <= b; start++) {
 		if (r->newest - start >= PD_RATE_RING)
 			continue;
-		uint32_t sum = 0;
-		for (int64_t k = start; k < start + PD_RATE_BINS && k <= r->newest; k++)
-			sum += r->bins[pd_bin_index(k, PD_RATE_RING)];
-		pd_time at = start * (PD_NS_PER_SEC / PD_RATE_BINS);
-		if (sum > r->peak || (sum == r->peak && at < r->peak_ts)) {
-			r->peak = sum;
-			r->peak_ts = at;
-		}
+		uint16_t *w = &r->windows[pd_bin_index(start, PD_RATE_RING)];
+		if (*w < UINT16_MAX)
+			(*w)++;
+		rate_peak(r, *w, start);
 	}
+}
+
+void pd_rate_add(pd_rate_1s *r, pd_time ts)
+{
+	int64_t b = ts / (PD_NS_PER_SEC / PD_RATE_BINS);
+	if (!r->bins && r->n_few < PD_RATE_FEW) {
+		/* a few events: every window that holds the new one, counted */
+		r->few[r->n_few++] = b;
+		if (r->newest == INT64_MIN || b > r->newest)
+			r->newest = b;
+		for (int64_t start = b - PD_RATE_BINS + 1; start <= b; start++) {
+			uint32_t sum = 0;
+			for (uint32_t i = 0; i < r->n_few; i++)
+				sum += r->few[i] >= start && r->few[i] < start + PD_RATE_BINS;
+			rate_peak(r, sum, start);
+		}
+		return;
+	}
+	if (!r->bins) {
+		r->bins = g_new0(uint16_t, PD_RATE_RING);
+		r->windows = g_new0(uint16_t, PD_RATE_RING);
+		int64_t newest = r->newest;
+		r->newest = r->few[0];
+		for (uint32_t i = 0; i < r->n_few; i++)
+			if (newest - r->few[i] < PD_RATE_RING - PD_RATE_BINS)
+				rate_ring_add(r, r->few[i]);
+	}
+	rate_ring_add(r, b);
 }

@@ -31,10 +31,17 @@ int pd_flow_link_vantage(const pd_flow *f);
  * PD_RATE_RING bins of the latest are counted exactly; older ones are
  * left out of the peak. The peak and its time never depend on the order. */
 #define PD_RATE_BINS 10
-#define PD_RATE_RING 640 /* 64 s */
+#define PD_RATE_RING 256 /* 25.6 s */
+#define PD_RATE_FEW 8 /* events kept as they are before a ring is made */
 typedef struct pd_rate_1s {
 	int64_t newest; /* newest bin; INT64_MIN: no event yet (times may be negative) */
-	uint16_t *bins; /* [PD_RATE_RING], made at the first event; saturating */
+	/* the first few events' bins (most keys never see more) */
+	int64_t few[PD_RATE_FEW];
+	uint32_t n_few;
+	/* [PD_RATE_RING] each, made past PD_RATE_FEW events: the bins, and the
+	 * sum of the window of PD_RATE_BINS bins that starts at each */
+	uint16_t *bins;
+	uint16_t *windows;
 	uint32_t peak; /* most events in any sliding second */
 	pd_time peak_ts; /* the earliest second (its start) with that many */
 	uint64_t late; /* events too far out of order to count */

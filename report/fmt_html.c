@@ -926,7 +926,7 @@ static void render_capture(html *h)
 		g_string_append_printf(o, "<p class=\"note\">%s</p>\n", l->input_truncated);
 	for (guint i = 0; c->notes && i < c->notes->len; i++) {
 		g_string_append_printf(o, "<p class=\"note\">%s%s", l->notes, l->colon);
-		esc(o, c->notes->pdata[i]);
+		esc(o, pd_note_in(&g_array_index(c->notes, pd_note, i), h->zh));
 		g_string_append(o, "</p>\n");
 	}
 	for (guint i = 0; c->errors && i < c->errors->len; i++) {

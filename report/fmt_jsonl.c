@@ -12,6 +12,7 @@
  * metrics) are always written with a decimal point, so a dynamic mapping
  * makes them floating point from the first document on, never long. */
 #include "report/internal.h"
+#include "dissect/addr.h"
 
 #include <math.h>
 #include <string.h>
@@ -141,7 +142,7 @@ static void capture_identity(const pd_capture_summary *c, capture_id *out)
 static cJSON *endpoint(const pd_addr *a, uint16_t port)
 {
 	char ip[64];
-	pd_r_addr(a, ip, sizeof ip);
+	pd_addr_str(a, ip, sizeof ip);
 	cJSON *o = cJSON_CreateObject();
 	add_str(o, "ip", ip);
 	add_int(o, "port", port);
@@ -151,7 +152,7 @@ static cJSON *endpoint(const pd_addr *a, uint16_t port)
 static void add_related_ip(cJSON *related, const pd_addr *a)
 {
 	char ip[64];
-	pd_r_addr(a, ip, sizeof ip);
+	pd_addr_str(a, ip, sizeof ip);
 	if (!*ip)
 		return;
 	const cJSON *it;

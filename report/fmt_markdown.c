@@ -20,7 +20,7 @@ static void row2(GString *b, const char *k, const char *v)
 	g_string_append_printf(b, "| %s | %s |\n", k, v);
 }
 
-static void render_capture(GString *o, const pd_labels *l, const pd_capture_summary *c)
+static void render_capture(GString *o, const pd_labels *l, bool zh, const pd_capture_summary *c)
 {
 	GString *v = g_string_new(NULL);
 	char t[PD_TIME_STRLEN];
@@ -87,12 +87,12 @@ static void render_capture(GString *o, const pd_labels *l, const pd_capture_summ
 	if (c->input_truncated)
 		g_string_append_printf(o, "- %s\n", l->input_truncated);
 	for (guint i = 0; c->notes && i < c->notes->len; i++) {
-		g_string_append_printf(o, "- %s: ", l->notes);
-		pd_escape_markdown(o, c->notes->pdata[i]);
+		g_string_append_printf(o, "- %s%s", l->notes, l->colon);
+		pd_escape_markdown(o, pd_note_in(&g_array_index(c->notes, pd_note, i), zh));
 		g_string_append_c(o, '\n');
 	}
 	for (guint i = 0; c->errors && i < c->errors->len; i++) {
-		g_string_append_printf(o, "- %s: ", l->errors);
+		g_string_append_printf(o, "- %s%s", l->errors, l->colon);
 		pd_escape_markdown(o, c->errors->pdata[i]);
 		g_string_append_c(o, '\n');
 	}
@@ -196,7 +196,15 @@ static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose
 			       pd_labels_occurrences(l, f->occurrences));
 	if (f->known)
 		g_string_append_printf(o, " · %s", l->known);
+	if (f->explained_by)
+		g_string_append_printf(o, " · %s `%s`", l->explained_by, f->explained_by);
 	g_string_append_printf(o, "\n\n%s\n\n", pd_r_explain(d, zh));
+	if (f->n_consequences) {
+		g_string_append_printf(o, "%s%s", l->explains, l->colon);
+		for (size_t i = 0; i < f->n_consequences; i++)
+			g_string_append_printf(o, "%s`%s`", i ? ", " : "", f->consequences[i]);
+		g_string_append(o, "\n\n");
+	}
 
 	bool has_metrics = f->metrics && f->metrics->len;
 	const char *detail = pd_finding_detail_in(f, zh);
@@ -368,7 +376,7 @@ static bool render_markdown(const pd_report *r, const pd_render_opts *opt, FILE 
 		g_string_append(o, "\n\n");
 	}
 	render_verdict(o, l, zh, r);
-	render_capture(o, l, &r->cap);
+	render_capture(o, l, zh, &r->cap);
 
 	guint nf = r->findings ? r->findings->len : 0;
 	g_string_append_printf(o, "## %s\n\n", l->summary);

@@ -279,10 +279,19 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 			       pd_labels_occurrences(l, f->occurrences));
 	if (f->known)
 		g_string_append_printf(b, "%s%s", sep, l->known);
+	if (f->explained_by)
+		g_string_append_printf(b, "%s%s %s", sep, l->explained_by, f->explained_by);
 	para(c, 3, b->str);
 
 	heading(c, 3, l->meaning);
 	para(c, 5, pd_r_explain(d, c->zh));
+	if (f->n_consequences) {
+		g_string_truncate(b, 0);
+		g_string_append_printf(b, "%s%s", l->explains, l->colon);
+		for (size_t i = 0; i < f->n_consequences; i++)
+			g_string_append_printf(b, "%s%s", i ? ", " : "", f->consequences[i]);
+		para(c, 5, b->str);
+	}
 
 	/* what was seen: detail and metrics */
 	bool has_metrics = f->metrics && f->metrics->len > 0;
@@ -562,7 +571,7 @@ static void render_capture(ctx *c, const pd_capture_summary *cap)
 		labelled(c, 2, l->notes, l->input_truncated);
 	for (guint i = 0; cap->notes && i < cap->notes->len; i++) {
 		g_string_truncate(b, 0);
-		pd_escape_text(b, cap->notes->pdata[i]);
+		pd_escape_text(b, pd_note_in(&g_array_index(cap->notes, pd_note, i), c->zh));
 		labelled(c, 2, l->notes, b->str);
 	}
 	for (guint i = 0; cap->errors && i < cap->errors->len; i++) {

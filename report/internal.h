@@ -8,8 +8,6 @@
 #include "report/labels.h"
 #include "report/render.h"
 
-/* "10.0.0.1" / "2001:db8::1"; "" for an empty address. */
-void pd_r_addr(const pd_addr *a, char *buf, size_t len);
 /* "10.0.0.1:80" / "[2001:db8::1]:80" appended to buf. */
 void pd_r_endpoint(GString *buf, const pd_addr *a, uint16_t port);
 /* A flow's client and server endpoints with sep between them. */

@@ -5,6 +5,7 @@
  * control characters), and numbers are finite: the same report always
  * prints to the same bytes. docs/report.schema.json describes it. */
 #include "report/internal.h"
+#include "dissect/addr.h"
 #include "knowledge/counters.h"
 
 #include <pcap/pcap.h>
@@ -63,7 +64,7 @@ static void add_time_iso(cJSON *o, const char *k, pd_time t)
 static cJSON *endpoint(const pd_addr *a, uint16_t port)
 {
 	char ip[64];
-	pd_r_addr(a, ip, sizeof ip);
+	pd_addr_str(a, ip, sizeof ip);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "ip", cJSON_CreateString(ip));
 	add_u64(o, "port", port);
@@ -127,6 +128,10 @@ static cJSON *finding_json(const pd_finding *f)
 	if (f->detail_zh && f->detail && strcmp(f->detail_zh, f->detail))
 		cJSON_AddItemToObject(o, "detail_zh", safe_string(f->detail_zh));
 	cJSON_AddItemToObject(o, "scope", cJSON_CreateString(f->capture_wide ? "capture" : "flow"));
+	add_str_or_null(o, "explained_by", f->explained_by);
+	cJSON *cons = cJSON_AddArrayToObject(o, "consequences");
+	for (size_t i = 0; i < f->n_consequences; i++)
+		cJSON_AddItemToArray(cons, cJSON_CreateString(f->consequences[i]));
 	add_u64(o, "flow_count", f->flow_count);
 
 	cJSON *flows = cJSON_AddArrayToObject(o, "flows");
@@ -249,8 +254,16 @@ static cJSON *capture_json(const pd_capture_summary *c)
 		cJSON_AddItemToArray(apps, ao);
 	}
 	cJSON_AddItemToObject(o, "input_truncated", cJSON_CreateBool(c->input_truncated));
-	cJSON_AddItemToObject(o, "notes", strings_json(c->notes));
+	cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+	for (guint i = 0; c->notes && i < c->notes->len; i++)
+		cJSON_AddItemToArray(notes, safe_string(g_array_index(c->notes, pd_note, i).en));
 	cJSON_AddItemToObject(o, "errors", strings_json(c->errors));
+	/* the notes in Chinese, parallel to notes; only when there are notes */
+	if (c->notes && c->notes->len) {
+		cJSON *zh = cJSON_AddArrayToObject(o, "notes_zh");
+		for (guint i = 0; i < c->notes->len; i++)
+			cJSON_AddItemToArray(zh, safe_string(pd_note_in(&g_array_index(c->notes, pd_note, i), true)));
+	}
 	return o;
 }
 

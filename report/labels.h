@@ -35,7 +35,7 @@ typedef struct pd_labels {
 	const char *errors_n, *warnings_n, *infos_n, *category, *confidence, *time_lost,
 		*occ_pre, *occ_post, *occ_post_one, *known, *meaning, *seen, *where, *flows_n, *listed,
 		*packets_h, *first, *last, *settings, *default_, *check, *change, *caveat,
-		*removed_in, *alternatives, *also_settings, *fold_pointer;
+		*removed_in, *alternatives, *also_settings, *fold_pointer, *explained_by, *explains;
 	/* tables */
 	const char *severity, *finding, *time_lost_s, *occurrences, *flow, *client, *server_h,
 		*application, *value, *omitted, *rtt, *retrans, *state, *frames, *pkts, *bytes,

@@ -3,12 +3,20 @@
 #include "report/model.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
 static void free_str(gpointer p)
 {
 	g_free(p);
+}
+
+static void clear_note(gpointer p)
+{
+	pd_note *n = p;
+	g_free(n->en);
+	g_free(n->zh);
 }
 
 static void free_finding(gpointer p)
@@ -24,7 +32,8 @@ pd_report *pd_report_new(void)
 	c->files = g_ptr_array_new_with_free_func(free_str);
 	c->linktypes = g_array_new(FALSE, TRUE, sizeof(pd_linktype_count));
 	c->apps = g_array_new(FALSE, TRUE, sizeof(pd_app_count));
-	c->notes = g_ptr_array_new_with_free_func(free_str);
+	c->notes = g_array_new(FALSE, TRUE, sizeof(pd_note));
+	g_array_set_clear_func(c->notes, clear_note);
 	c->errors = g_ptr_array_new_with_free_func(free_str);
 	r->flows = NULL; /* only when the flow table was asked for */
 	r->findings = g_ptr_array_new_with_free_func(free_finding);
@@ -43,7 +52,7 @@ void pd_report_free(pd_report *r)
 	if (c->apps)
 		g_array_unref(c->apps);
 	if (c->notes)
-		g_ptr_array_unref(c->notes);
+		g_array_unref(c->notes);
 	if (c->errors)
 		g_ptr_array_unref(c->errors);
 	if (c->file_sha256)
@@ -233,6 +242,21 @@ void pd_time_iso(pd_time t, char *buf, size_t len)
 	char date[32];
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf, len, "%s.%09" PRId64 "Z", date, nsec);
+}
+
+void pd_capture_note_(pd_capture_summary *c, const pd_text *t, ...)
+{
+	pd_note n;
+	va_list ap;
+	va_start(ap, t);
+	pd_text_format(t, &n.en, &n.zh, ap);
+	va_end(ap);
+	g_array_append_val(c->notes, n);
+}
+
+const char *pd_note_in(const pd_note *n, bool zh)
+{
+	return zh && n->zh && *n->zh ? n->zh : n->en;
 }
 
 const char *pd_finding_detail_in(const pd_finding *f, bool zh)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "dissect/packet.h"
+#include "heuristics/text.h"
 #include "knowledge/catalog.h"
 
 #define PD_SCHEMA_VERSION "1.0"
@@ -50,6 +51,7 @@ typedef struct pd_metric {
 #define PD_FINDING_MAX_FLOWS 32 /* flows listed; flow_count says how many in all */
 #define PD_FINDING_MAX_EXAMPLES 8
 #define PD_FINDING_MAX_SETTINGS 8
+#define PD_FINDING_MAX_CONSEQUENCES 8
 
 typedef struct pd_finding {
 	const pd_finding_def *def; /* id, category, texts, default settings */
@@ -68,6 +70,12 @@ typedef struct pd_finding {
 	const char *settings[PD_FINDING_MAX_SETTINGS]; /* KB names, most likely first */
 	size_t n_settings;
 	bool known; /* present in the --baseline report */
+	/* One problem, one finding (knowledge/causality.c): the catalogue id
+	 * of the finding that explains this one on its flows (its severity
+	 * then drops to info), or NULL; and the ids this one explains. */
+	const char *explained_by;
+	const char *consequences[PD_FINDING_MAX_CONSEQUENCES];
+	size_t n_consequences;
 } pd_finding;
 
 typedef struct pd_linktype_count {
@@ -90,6 +98,12 @@ typedef struct pd_flow_row {
 	const char *state; /* static: "closed", "reset", "open", "syn-only", "udp" */
 } pd_flow_row;
 
+/* A capture note (truncation, a cap hit, ...) in English and Chinese. */
+typedef struct pd_note {
+	char *en;
+	char *zh; /* the same in Chinese (English where untranslated) */
+} pd_note;
+
 typedef struct pd_capture_summary {
 	GPtrArray *files; /* char*, as given */
 	GArray *linktypes; /* pd_linktype_count */
@@ -105,7 +119,7 @@ typedef struct pd_capture_summary {
 	uint64_t flows_evicted; /* flow-table cap hit */
 	GArray *apps; /* pd_app_count, sorted by flows desc then name */
 	bool input_truncated; /* a file ended mid-record */
-	GPtrArray *notes; /* char*: capture notes (truncation, caps hit, ...) */
+	GArray *notes; /* pd_note, owned: add with pd_capture_note() */
 	GPtrArray *errors; /* char*: per-file read errors */
 	/* The capture's identity, filled by pd_report_hash_files() (the CLI
 	 * calls it for --format jsonl): the SHA-256 of each file's bytes as
@@ -193,6 +207,13 @@ void pd_report_free(pd_report *r);
  * Standard input ("-") and files that cannot be read get "". */
 void pd_report_hash_files(pd_report *r);
 void pd_finding_free(pd_finding *f);
+
+/* Adds a capture note: en and zh are printf formats taking the same
+ * arguments, as a detector's sentences (heuristics/text.h). */
+#define pd_capture_note(c, en, zh, ...) PD_TXT_CALL(pd_capture_note_, (c), en, zh, ##__VA_ARGS__)
+void pd_capture_note_(pd_capture_summary *c, const pd_text *t, ...);
+/* The note in the report's language. */
+const char *pd_note_in(const pd_note *n, bool zh);
 
 /* The detail and an evidence label in the report's language (zh: Chinese
  * where the detector gave one, else English). */

@@ -1,7 +1,8 @@
 /* Renderer lookup and the helpers the formats share. */
 #include "report/internal.h"
 
-#include <arpa/inet.h>
+#include "dissect/addr.h"
+
 #include <pcap/pcap.h>
 #include <math.h>
 #include <string.h>
@@ -16,28 +17,10 @@ const pd_renderer *pd_renderer_find(const char *name)
 	return NULL;
 }
 
-void pd_r_addr(const pd_addr *a, char *buf, size_t len)
-{
-	if (!len)
-		return;
-	buf[0] = '\0';
-	if (a->family == 4) {
-		if (!inet_ntop(AF_INET, a->bytes, buf, (socklen_t)len))
-			buf[0] = '\0';
-	} else if (a->family == 6) {
-		if (!inet_ntop(AF_INET6, a->bytes, buf, (socklen_t)len))
-			buf[0] = '\0';
-	}
-}
-
 void pd_r_endpoint(GString *buf, const pd_addr *a, uint16_t port)
 {
-	char ip[INET6_ADDRSTRLEN];
-	pd_r_addr(a, ip, sizeof ip);
-	if (a->family == 6)
-		g_string_append_printf(buf, "[%s]:%u", ip, port);
-	else
-		g_string_append_printf(buf, "%s:%u", ip[0] ? ip : "?", port);
+	char ep[PD_ENDPOINT_STRLEN];
+	g_string_append(buf, pd_endpoint_str(a, port, ep, sizeof ep));
 }
 
 void pd_r_endpoints(GString *buf, const pd_flow_ref *f, const char *sep)

@@ -602,3 +602,64 @@ Test(cli, progress_on_a_terminal_only, .timeout = 120)
 	g_free(cmd);
 	g_free(path);
 }
+
+/* Every long option --help shows has its own entry in the manual page, and
+ * every option the manual page gives an entry is accepted by the binary: the
+ * two cannot drift apart. */
+Test(cli, help_and_man_page_list_the_same_options)
+{
+	char *help = NULL;
+	cr_assert_eq(sh("\"$PCAPDOC\" --help", &help, NULL), 0);
+	char *man_path = pd_test_src("docs/pcapdoc.1");
+	char *man = NULL;
+	cr_assert(g_file_get_contents(man_path, &man, NULL, NULL), "%s unreadable", man_path);
+	/* the manual page spells a dash \-; compare on the unescaped text */
+	GString *plain = g_string_new(NULL);
+	for (const char *p = man; *p; p++) {
+		if (p[0] == '\\' && p[1] == '-') {
+			g_string_append_c(plain, '-');
+			p++;
+		} else {
+			g_string_append_c(plain, *p);
+		}
+	}
+	GRegex *opt = g_regex_new("(?<![\\w-])--[a-z][a-z-]+", 0, 0, NULL);
+	GMatchInfo *m = NULL;
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	for (g_regex_match(opt, help, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
+		char *o = g_match_info_fetch(m, 0);
+		/* an entry is a .B/.BR line that names the option */
+		char *entry = g_strdup_printf("\n.B %s", o);
+		char *entry_r = g_strdup_printf("\n.BR %s", o);
+		char *entry_rs = g_strdup_printf("\", \" %s", o);
+		cr_expect(strstr(plain->str, entry) || strstr(plain->str, entry_r) ||
+				  strstr(plain->str, entry_rs),
+			  "%s is in --help but has no entry in docs/pcapdoc.1", o);
+		g_hash_table_add(seen, o);
+		g_free(entry);
+		g_free(entry_r);
+		g_free(entry_rs);
+	}
+	g_match_info_free(m);
+	int in_help = (int)g_hash_table_size(seen);
+	cr_expect_gt(in_help, 15, "--help listed only %d options", in_help);
+
+	/* options with an entry in the man page: .B/.BR lines starting with -- or -x, */
+	GRegex *entry = g_regex_new("^\\.BR? (?:-[a-z] \", \" )?(--[a-z][a-z-]+)", G_REGEX_MULTILINE, 0, NULL);
+	int in_man = 0;
+	for (g_regex_match(entry, plain->str, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
+		char *o = g_match_info_fetch(m, 1);
+		cr_expect(strstr(help, o) != NULL, "%s has a man page entry but is not in --help", o);
+		in_man++;
+		g_free(o);
+	}
+	g_match_info_free(m);
+	cr_expect_eq(in_man, in_help, "man page has %d option entries, --help %d", in_man, in_help);
+	g_regex_unref(opt);
+	g_regex_unref(entry);
+	g_hash_table_destroy(seen);
+	g_string_free(plain, TRUE);
+	g_free(man);
+	g_free(man_path);
+	g_free(help);
+}

@@ -103,7 +103,7 @@ static pd_report *sample(bool with_flows, bool extra)
 	pd_app_count app = {.flows = 3};
 	g_strlcpy(app.name, EVIL_APP, sizeof app.name);
 	g_array_append_val(c->apps, app);
-	g_ptr_array_add(c->notes, g_strdup("a note with \x1b[5m blink"));
+	pd_capture_note(c, "a note with \x1b[5m blink", "带 \x1b[5m 闪烁的备注");
 
 	pd_finding *a = finding("accept-queue-overflow", PD_SEV_ERROR, 3.0, 12);
 	a->detail = g_strdup(EVIL_DETAIL);
@@ -678,7 +678,7 @@ Test(labels, zh_reports_have_no_english_label)
 		for (guint k = 0; k < f->flows->len; k++)
 			g_array_index(f->flows, pd_flow_ref, k).app[0] = '\0';
 	}
-	g_ptr_array_set_size(r->cap.notes, 0);
+	g_array_set_size(r->cap.notes, 0);
 	g_array_set_size(r->cap.apps, 0);
 	for (guint k = 0; k < r->flows->len; k++)
 		g_array_index(r->flows, pd_flow_row, k).ref.app[0] = '\0';

@@ -1,0 +1,25 @@
+/* Which problem explains which symptoms: one problem is one finding, and
+ * the symptoms it causes on the same flow are its evidence, not findings
+ * of their own with their own advice. Data only (causality.c); the finding
+ * store applies it after the detectors ran (heuristics/finding.c). */
+#ifndef PD_CAUSALITY_H
+#define PD_CAUSALITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PD_MAX_CONSEQUENCES 10
+
+typedef struct pd_causality {
+	const char *cause; /* a catalogue id */
+	/* ids it explains when they concern the same flow, NULL-terminated */
+	const char *consequences[PD_MAX_CONSEQUENCES];
+} pd_causality;
+
+extern const pd_causality pd_causalities[];
+extern const size_t pd_causalities_len;
+
+/* Whether a finding `cause` on a flow explains a finding `symptom` on it. */
+bool pd_explains(const char *cause, const char *symptom);
+
+#endif
