@@ -270,6 +270,34 @@ const pd_finding_def pd_catalog[] = {
 		AZH("服务正在重启", "配置为以 TCP RST 拒绝的防火墙", "负载均衡或代理因后端不可用而拒绝连接"),
 		C("TcpOutRsts", "TcpAttemptFails"),
 	},
+	{
+		.id = "paws-rejected-data",
+		.category = PD_CAT_TIMESTAMPS,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Data dropped by PAWS: timestamps older than the last accepted",
+		.title_zh = "数据被 PAWS 丢弃：时间戳比上次接受的更旧",
+		.explain_en = "Inside an established connection, segments reached the receiver with a TCP "
+			      "timestamp (TSval) older than the last one it had accepted from that side. Its "
+			      "PAWS check (RFC 7323) throws such segments away and answers each with a "
+			      "duplicate ACK, so the data is never acknowledged: the sender retransmits into "
+			      "what looks like a stalled connection until it gives up. Seen when two hosts "
+			      "behind one NAT or load balancer share a 4-tuple, when a middlebox rewrites or "
+			      "strips timestamps in the middle of a connection, and after a jump of the "
+			      "sender's timestamp clock.",
+		.explain_zh = "在已建立的连接中，报文到达接收端时携带的 TCP 时间戳（TSval）比它此前从该方接受的"
+			      "最后一个更旧。接收端的 PAWS 检查（RFC 7323）会丢弃这些报文，并对每个报文回一个重复 "
+			      "ACK，于是数据始终得不到确认：发送端不断重传，连接看起来像卡住了，直到发送端放弃。"
+			      "常见于同一 NAT 或负载均衡后的两台主机共用一个四元组、中间设备在连接中途改写或去掉"
+			      "时间戳，以及发送端时间戳时钟跳变之后。",
+		S("net.ipv4.tcp_timestamps", "middlebox rewriting TCP timestamps", "NAT source-port reuse"),
+		AEN("A receiver that drops the data for lack of buffer space (then its duplicate ACKs echo "
+		    "the segment's own timestamp and it counts TcpExtTCPRcvQDrop)",
+		    "A sender whose timestamp clock went backwards (VM migration, a restored snapshot)"),
+		AZH("接收端因缓冲区不足而丢弃数据（此时其重复 ACK 回显的是该报文自己的时间戳，并计入 "
+		    "TcpExtTCPRcvQDrop）",
+		    "发送端的时间戳时钟回退（虚拟机迁移、从快照恢复）"),
+		C("TcpExtPAWSEstab", "TcpRetransSegs", "TcpExtTCPTimeouts"),
+	},
 	/* ================= connection churn ================= */
 	{
 		.id = "connection-churn",
@@ -692,6 +720,117 @@ const pd_finding_def pd_catalog[] = {
 		AEN("The sender never had that much data to send at once (no full-size segment needed)"),
 		AZH("发送端从未一次有那么多数据要发（并不需要满尺寸报文）"),
 		C("IcmpInDestUnreachs", "Icmp6InPktTooBigs"),
+	},
+	/* ================= resets, forgotten connections ================= */
+	{
+		.id = "reset-unread-data",
+		.category = PD_CAT_RESETS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Connection reset: closed with unread data",
+		.title_zh = "连接被复位：关闭时仍有未读数据",
+		.explain_en = "One side closed its socket while data it had received and acknowledged was "
+			      "still unread in its receive queue. Linux then throws that data away and sends a "
+			      "RST instead of a FIN: the peer gets 'connection reset by peer' (ECONNRESET), may "
+			      "lose the end of an answer it had not read yet, and each segment it still had in "
+			      "flight draws another RST. Typical: a server that answers a request before it "
+			      "has read the whole body, or closes with pipelined requests still queued.",
+		.explain_zh = "一方在接收队列中仍有已接收、已确认但未读取的数据时关闭了套接字。Linux 会丢弃"
+			      "这些数据并发送 RST 而不是 FIN：对端收到 “connection reset by peer”（ECONNRESET），"
+			      "可能丢失尚未读取的应答结尾，它仍在途中的每个报文也会再招来一个 RST。典型场景："
+			      "服务端在读完整个请求体之前就应答并关闭，或关闭时还有排队的流水线请求。",
+		S("application: close() with unread data", "SO_LINGER"),
+		AEN("The process was killed or crashed: the kernel closes its sockets the same way",
+		    "A request rejected on purpose (too large) without draining it"),
+		AZH("进程被杀死或崩溃：内核会以同样的方式关闭它的套接字", "应用有意拒绝请求（例如过大）却没有把它读完"),
+		C("TcpExtTCPAbortOnClose", "TcpOutRsts"),
+	},
+	{
+		.id = "reset-abort",
+		.category = PD_CAT_RESETS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Connection aborted with a RST where a FIN was due",
+		.title_zh = "连接被 RST 中止（本应发送 FIN）",
+		.explain_en = "One side's own socket ended the connection with a RST instead of the "
+			      "orderly FIN, with nothing unread: an abortive close. Applications do it on "
+			      "purpose with SO_LINGER {1, 0} before close(), to skip TIME_WAIT (nginx "
+			      "reset_timedout_connection, HAProxy option nolinger), or after a protocol error "
+			      "(a TLS alert). The peer's next read or write fails with ECONNRESET, and what "
+			      "it still had in flight is lost.",
+		.explain_zh = "一方自己的套接字用 RST 而不是正常的 FIN 结束了连接，且没有未读数据：这是中止式"
+			      "关闭。应用会有意这样做：在 close() 之前设置 SO_LINGER {1, 0} 以跳过 TIME_WAIT"
+			      "（nginx 的 reset_timedout_connection、HAProxy 的 option nolinger），或在协议错误"
+			      "（如 TLS 告警）之后。对端下一次读写会失败并得到 ECONNRESET，仍在途中的数据也会丢失。",
+		S("SO_LINGER", "application: close() with unread data"),
+		AEN("The socket was destroyed by an administrator or an agent (ss -K, SOCK_DESTROY)",
+		    "A little unread data that did not change the advertised window"),
+		AZH("套接字被管理员或代理程序强制销毁（ss -K、SOCK_DESTROY）", "少量未读数据没有改变通告窗口"),
+		C("TcpExtTCPAbortOnData", "TcpExtTCPAbortOnClose", "TcpOutRsts"),
+	},
+	{
+		.id = "reset-stale-connection",
+		.category = PD_CAT_RESETS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "RST from a host that no longer had the connection",
+		.title_zh = "对端已没有该连接，以 RST 回应",
+		.explain_en = "A segment of an established connection reached a host that no longer had "
+			      "it, and that host's kernel answered with a bare RST. The host lost the "
+			      "connection without telling the other side: a restart or crash, a failover to "
+			      "another machine, a socket destroyed on it, or a NAT or load balancer that forgot "
+			      "the mapping and delivered the segment elsewhere. The other application gets "
+			      "ECONNRESET on its next request.",
+		.explain_zh = "已建立连接的一个报文到达了一台已经没有这条连接的主机，该主机内核用一个裸 RST "
+			      "作答。主机在没有通知对方的情况下丢失了连接：重启或崩溃、故障切换到另一台机器、"
+			      "套接字在其上被强制销毁，或 NAT、负载均衡忘记了映射而把报文送到了别处。"
+			      "另一端的应用在下一次请求时收到 ECONNRESET。",
+		S("peer restart or failover", "middlebox idle timeout"),
+		AEN("A firewall dropped the FIN or RST the host sent when it closed",
+		    "A RST forged by a device next to that host, with its TTL"),
+		AZH("防火墙丢弃了该主机关闭时发出的 FIN 或 RST", "紧挨该主机的设备伪造的 RST，TTL 与它相同"),
+		C("TcpEstabResets", "TcpOutRsts"),
+	},
+	{
+		.id = "reset-injected",
+		.category = PD_CAT_RESETS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "RST forged by a device on the path",
+		.title_zh = "路径上的设备伪造了 RST",
+		.explain_en = "A RST that claims to come from one end of the connection was made by "
+			      "something in between: its TTL, IP ID, DF bit or options differ from every real "
+			      "packet of that end, or it arrived sooner than that end could have answered. "
+			      "Firewalls, intrusion prevention systems and censorship devices kill connections "
+			      "this way; both applications see 'connection reset by peer' although neither "
+			      "host reset anything.",
+		.explain_zh = "一个自称来自连接某一端的 RST 其实是中间的设备发出的：它的 TTL、IP ID、DF 位或选项"
+			      "与该端所有真实报文都不同，或者到达得比该端可能应答的时间还早。防火墙、入侵防御系统"
+			      "和审查设备会这样切断连接；两端应用都看到 “connection reset by peer”，其实两台主机"
+			      "都没有复位连接。",
+		S("middlebox forging resets"),
+		AEN("A load balancer or proxy that ends connections in that host's name",
+		    "A host whose RSTs leave with another TTL than its connections (a per-socket IP_TTL)"),
+		AZH("以该主机名义结束连接的负载均衡或代理", "RST 的 TTL 与其连接报文不同的主机（按套接字设置了 IP_TTL）"),
+		C("TcpEstabResets"),
+	},
+	{
+		.id = "middlebox-idle-timeout",
+		.category = PD_CAT_RESETS,
+		.severity = PD_SEV_ERROR,
+		.title_en = "Idle connection forgotten by a NAT, firewall or load balancer",
+		.title_zh = "空闲连接被 NAT、防火墙或负载均衡遗忘",
+		.explain_en = "The connection stayed silent longer than a stateful device on the path keeps "
+			      "its state. When one side spoke again, the device no longer knew the connection: "
+			      "it discarded the segment, so the sender retransmitted into silence until it gave "
+			      "up, or it answered with a RST of its own. Keepalive probes or application "
+			      "heartbeats sent more often than the device's idle timeout keep the state alive.",
+		.explain_zh = "连接静默的时间超过了路径上有状态设备保存其状态的时长。当一方再次发送数据时，"
+			      "设备已不认识这条连接：要么丢弃报文，发送端对着沉默不断重传直到放弃；要么自己回一个 "
+			      "RST。比设备空闲超时更频繁的保活探测或应用层心跳可以让状态保持有效。",
+		S("SO_KEEPALIVE", "TCP_KEEPIDLE", "net.ipv4.tcp_keepalive_time", "middlebox idle timeout",
+		  "net.netfilter.nf_conntrack_tcp_timeout_established"),
+		AEN("The other host went down or lost its network during the silence",
+		    "A path outage that began during the silence"),
+		AZH("对端主机在静默期间宕机或断网", "在静默期间开始的路径中断"),
+		C("TcpRetransSegs", "TcpExtTCPTimeouts", "TcpExtTCPAbortOnTimeout", "TcpExtTCPKeepAlive",
+		  "TcpEstabResets"),
 	},
 	/* ================= capture ================= */
 	{

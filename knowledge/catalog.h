@@ -20,6 +20,7 @@ typedef enum pd_category {
 	PD_CAT_WINDOW,
 	PD_CAT_LOSS,
 	PD_CAT_CONNECTION_CHURN,
+	PD_CAT_RESETS, /* resets and connections a middlebox forgot */
 	PD_CAT_CAPTURE,
 	PD_CAT__COUNT
 } pd_category;

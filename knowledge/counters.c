@@ -32,6 +32,12 @@ const pd_counter pd_counters[] = {
 	{"TcpExtTCPSYNChallenge", "a SYN received on an established connection, answered with a challenge ACK "
 	 "(RFC 5961)",
 	 "已建立的连接收到 SYN 并以挑战 ACK 应答（RFC 5961）", NULL},
+	{"TcpEstabResets", "an established connection ended by a RST it received",
+	 "已建立的连接因收到 RST 而结束", NULL},
+	{"TcpExtTCPAbortOnClose", "a socket closed with unread received data: a RST sent instead of a FIN",
+	 "关闭时仍有未读的已接收数据：发送 RST 而不是 FIN", NULL},
+	{"TcpExtTCPAbortOnData", "a RST sent by an abortive close (SO_LINGER 0) or for data arriving after close()",
+	 "中止式关闭（SO_LINGER 为 0）或 close() 之后仍有数据到达而发送的 RST", NULL},
 	{"TcpActiveOpens", "a connection opened by connect()", "通过 connect() 主动建立的连接", NULL},
 	{"TcpPassiveOpens", "a connection accepted by a listener", "监听套接字被动接受的连接", NULL},
 	/* ---------------- timestamps, TIME_WAIT ---------------- */

@@ -378,7 +378,8 @@ const pd_setting pd_kb[] = {
 			     "（7.0 以及 6.12.94 等稳定版更新；已在 6.18.44 上实测）。"
 			     "一端关闭后，PAWS、TIME_WAIT 复用以及 syncookie 连接的窗口扩大都会失效。",
 		CAUSES("paws-rejected-syn", "nat-timestamp-clocks", "port-reuse-timewait", "syncookies",
-		       "window-scaling-disabled", "syn-rejected-existing-state"),
+		       "window-scaling-disabled", "syn-rejected-existing-state",
+		       "paws-rejected-data"),
 	},
 	{
 		.name = "net.ipv4.tcp_tw_reuse",
@@ -569,7 +570,8 @@ const pd_setting pd_kb[] = {
 			     "仍在其连接跟踪表中的四元组，但端口不足时例外（从 6.5 起，只要新的序列号更大，"
 			     "它就会接管处于 TIME_WAIT 的表项，而不管时间戳）。",
 		CAUSES("paws-rejected-syn", "nat-timestamp-clocks", "port-reuse-timewait",
-		       "ephemeral-port-pressure", "syn-rejected-existing-state"),
+		       "ephemeral-port-pressure", "syn-rejected-existing-state",
+		       "paws-rejected-data"),
 	},
 	/* ---------------- Nagle / delayed ACK ---------------- */
 	{
@@ -1321,7 +1323,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Applies only to sockets with SO_KEEPALIVE enabled; TCP_KEEPIDLE overrides it "
 			     "per socket.",
 		.caveat_zh = "只对开启了 SO_KEEPALIVE 的套接字生效；TCP_KEEPIDLE 可按套接字覆盖。",
-		CAUSES("keepalive"),
+		CAUSES("keepalive", "middlebox-idle-timeout"),
 	},
 	{
 		.name = "net.ipv4.tcp_keepalive_intvl",
@@ -1362,7 +1364,7 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Keepalive probes carry no data; some middleboxes do not count them as "
 			     "activity.",
 		.caveat_zh = "保活探测不带数据；部分中间设备不会把它算作活动流量。",
-		CAUSES("keepalive"),
+		CAUSES("keepalive", "middlebox-idle-timeout"),
 	},
 	{
 		.name = "TCP_KEEPIDLE",
@@ -1379,7 +1381,7 @@ const pd_setting pd_kb[] = {
 			     "rest, and TCP_USER_TIMEOUT, when set, decides when unanswered probes give up.",
 		.caveat_zh = "按套接字设置，且只在开启 SO_KEEPALIVE 时生效；其余由 TCP_KEEPINTVL 和 "
 			     "TCP_KEEPCNT 决定；若设置了 TCP_USER_TIMEOUT，则由它决定无应答的探测何时放弃。",
-		CAUSES("keepalive"),
+		CAUSES("keepalive", "middlebox-idle-timeout"),
 	},
 	{
 		.name = "net.netfilter.nf_conntrack_tcp_timeout_established",
@@ -1398,7 +1400,7 @@ const pd_setting pd_kb[] = {
 			     "silence until it gives up, or gets a RST. Per network namespace.",
 		.caveat_zh = "表项过期后，这条空闲连接的下一个报文不再被 NAT，或被有状态防火墙当作无效报文"
 			     "丢弃：发送端对着沉默不断重传直到放弃，或者收到 RST。按网络命名空间设置。",
-		CAUSES("keepalive", "rto-timeouts", "retransmissions"),
+		CAUSES("keepalive", "rto-timeouts", "retransmissions", "middlebox-idle-timeout"),
 	},
 	{
 		.name = "SO_LINGER",
@@ -1419,6 +1421,114 @@ const pd_setting pd_kb[] = {
 			     "TcpExtTCPAbortOnData）：对端看到 'connection reset by peer'，可能丢失响应的"
 			     "结尾。关闭一个仍有未读数据的套接字同样会发送 RST，与是否设置该选项无关"
 			     "（TcpExtTCPAbortOnClose）。",
+		CAUSES("reset-abort", "reset-unread-data"),
+	},
+	{
+		.name = "application: close() with unread data",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "nstat -az TcpExtTCPAbortOnClose (one per such close); ss -tn on that host (a "
+			 "Recv-Q above 0 on connections the application is about to close); the "
+			 "application's code path that answers and closes",
+		.change_en = "Read what the peer sends to the end before close(): consume the rest of a "
+			     "request body, or call shutdown(SHUT_WR) to send the FIN, keep reading until the "
+			     "peer's FIN (or a short timeout), then close(). Servers that reject a request "
+			     "early should still drain it (nginx does this with lingering_close).",
+		.change_zh = "在 close() 之前把对端发来的数据读完：读掉剩余的请求体，或先调用 "
+			     "shutdown(SHUT_WR) 发送 FIN，继续读到对端的 FIN（或一个较短的超时），再 close()。"
+			     "提前拒绝请求的服务端也应把请求读完（nginx 的 lingering_close 就是这样做的）。",
+		.caveat_en = "Linux sends a RST instead of a FIN whenever close() finds unread data in the "
+			     "receive queue (RFC 2525, 2.17), whatever SO_LINGER says, and counts it in "
+			     "TcpExtTCPAbortOnClose. The RST can make the peer lose an answer it had not read "
+			     "yet; a killed process has its sockets closed the same way.",
+		.caveat_zh = "只要 close() 时接收队列中还有未读数据，Linux 就发送 RST 而不是 FIN"
+			     "（RFC 2525，2.17），与 SO_LINGER 的设置无关，并计入 TcpExtTCPAbortOnClose。"
+			     "这个 RST 可能让对端丢失尚未读取的应答；进程被杀死时其套接字也以同样方式关闭。",
+		CAUSES("reset-unread-data", "reset-abort"),
+	},
+	{
+		.name = "peer restart or failover",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "The logs and uptime of the host that sent the RST at that moment (service "
+			 "restart, crash, the OOM killer, container rescheduled, failover); journalctl -u SERVICE; "
+			 "nstat -az TcpEstabResets on the other host",
+		.change_en = "Drain connections before a planned restart (stop accepting, close idle "
+			     "keep-alive connections with a FIN, wait for requests in progress), and make "
+			     "clients reconnect and retry idempotent requests after ECONNRESET.",
+		.change_zh = "计划内重启前先排空连接（停止接受新连接，用 FIN 关闭空闲长连接，等待进行中的请求"
+			     "完成），并让客户端在收到 ECONNRESET 后重连并重试幂等请求。",
+		.caveat_en = "A host that restarts loses all its connections without a word to the peers; "
+			     "each learns it only when it sends next and gets a RST. Keepalive finds such "
+			     "connections earlier but does not prevent the loss.",
+		.caveat_zh = "主机重启会在不通知对端的情况下丢失全部连接；对端只有在下一次发送并收到 RST 时"
+			     "才会知道。保活探测能更早发现这类连接，但不能避免连接丢失。",
+		CAUSES("reset-stale-connection"),
+	},
+	{
+		.name = "middlebox idle timeout",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_PATH,
+		.default_value = "device-specific (cloud NAT gateways and load balancers often a few minutes)",
+		.check = "The idle timeout configured on the NAT, firewall or load balancer between the "
+			 "hosts; on a Linux box: sysctl net.netfilter.nf_conntrack_tcp_timeout_established "
+			 "and conntrack -L (seconds left per entry)",
+		.change_en = "Make the connections speak more often than the device forgets them (TCP "
+			     "keepalive with TCP_KEEPIDLE below its timeout, or application heartbeats), or "
+			     "raise the device's idle timeout above the longest idle time of the connections.",
+		.change_zh = "让连接发送报文的间隔比设备遗忘它们的时间更短（开启 TCP 保活并把 TCP_KEEPIDLE "
+			     "设得小于其超时，或使用应用层心跳），或把设备的空闲超时调到大于连接的最长空闲时间。",
+		.caveat_en = "After the state is gone the device drops the connection's next packets (the "
+			     "sender retransmits into silence), answers them with a RST, or, for a NAT, maps "
+			     "them to a new port the server does not know (a RST from the server). Neither "
+			     "host logs anything about it.",
+		.caveat_zh = "状态消失后，设备会丢弃该连接后续的报文（发送端对着沉默重传），或用 RST 应答；"
+			     "如果是 NAT，还可能把报文映射到服务端不认识的新端口（于是服务端回 RST）。两台主机上"
+			     "都不会有任何相关日志。",
+		CAUSES("middlebox-idle-timeout", "reset-stale-connection", "keepalive"),
+	},
+	{
+		.name = "middlebox forging resets",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_PATH,
+		.default_value = NULL,
+		.check = "Capture at both ends at once: a RST one end receives that the other never "
+			 "sent; the firewall's or IPS's logs and reset actions (reject with tcp reset, "
+			 "IPS drop-and-reset policies); traceroute to find the devices in between",
+		.change_en = "Find the device and the rule that resets the connection (an IPS signature, a "
+			     "URL or SNI filter, a session limit) and change the rule or the traffic that "
+			     "matches it.",
+		.change_zh = "找到复位连接的设备和规则（IPS 特征、URL 或 SNI 过滤、会话数限制），修改规则或"
+			     "修改命中它的流量。",
+		.caveat_en = "Forged resets usually carry the TTL of the device, not of the host they claim, "
+			     "and arrive faster than that host could answer; a device right next to the host "
+			     "can still look like it.",
+		.caveat_zh = "伪造的 RST 通常带的是设备的 TTL 而不是其冒充主机的 TTL，而且到达得比该主机可能"
+			     "应答的时间还早；但紧挨主机的设备仍可能与它难以区分。",
+		CAUSES("reset-injected"),
+	},
+	{
+		.name = "middlebox rewriting TCP timestamps",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_PATH,
+		.default_value = NULL,
+		.check = "Capture on both sides of the NAT, firewall or load balancer and compare the "
+			 "TSval of the same segments; the device's TCP normalization or timestamp "
+			 "randomization options; nstat -az TcpExtPAWSEstab on the receiver",
+		.change_en = "Turn off the device's timestamp rewriting or stripping, or make it keep one "
+			     "offset for the whole life of a connection (also across failover between two "
+			     "devices); two hosts must never share one 4-tuple behind it.",
+		.change_zh = "关闭设备的时间戳改写或剥离功能，或让它在连接的整个生命周期内保持同一个偏移"
+			     "（在两台设备之间故障切换时也一样）；其后的两台主机绝不能共用一个四元组。",
+		.caveat_en = "A receiver drops every segment whose timestamp is older than the last one it "
+			     "accepted on the connection, so one backward step (a failover to a box with "
+			     "another offset, two hosts on one 4-tuple) stalls the connection until the "
+			     "sender gives up.",
+		.caveat_zh = "接收端会丢弃时间戳比该连接上最后接受的时间戳更旧的每个报文，所以只要回退一步"
+			     "（故障切换到偏移不同的设备、两台主机共用一个四元组），连接就会卡住，直到发送端放弃。",
+		CAUSES("paws-rejected-data"),
 	},
 	/* ---------------- ECN ---------------- */
 	{

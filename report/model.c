@@ -193,6 +193,8 @@ const char *pd_category_name(pd_category c)
 		return "loss";
 	case PD_CAT_CONNECTION_CHURN:
 		return "connection-churn";
+	case PD_CAT_RESETS:
+		return "resets";
 	case PD_CAT_CAPTURE:
 		return "capture";
 	case PD_CAT__COUNT:

@@ -68,8 +68,7 @@ Test(kb, catalogue_settings_exist_in_kb)
  * docs/settings.md says what it does not do) and settings for findings
  * still being built (resets, queueing delay). Remove a name here when a
  * finding lists it. */
-static const char *const no_finding_yet[] = {"net.ipv4.tcp_fin_timeout", "SO_LINGER",
-					     "byte queue limits (BQL)"};
+static const char *const no_finding_yet[] = {"net.ipv4.tcp_fin_timeout", "byte queue limits (BQL)"};
 
 static bool awaiting(const char *name)
 {
@@ -278,6 +277,7 @@ Test(catalog, stable_ids_present)
 		{"paws-rejected-syn", PD_CAT_TIMESTAMPS, PD_SEV_ERROR},
 		{"nat-timestamp-clocks", PD_CAT_TIMESTAMPS, PD_SEV_WARNING},
 		{"rst-closed-port", PD_CAT_TIMESTAMPS, PD_SEV_INFO},
+		{"paws-rejected-data", PD_CAT_TIMESTAMPS, PD_SEV_ERROR},
 		{"connection-churn", PD_CAT_CONNECTION_CHURN, PD_SEV_WARNING},
 		{"port-reuse-timewait", PD_CAT_CONNECTION_CHURN, PD_SEV_WARNING},
 		{"ephemeral-port-pressure", PD_CAT_CONNECTION_CHURN, PD_SEV_WARNING},
@@ -302,6 +302,11 @@ Test(catalog, stable_ids_present)
 		{"pmtu-not-adapted", PD_CAT_FRAGMENTATION_PMTU, PD_SEV_WARNING},
 		{"pmtu-blackhole", PD_CAT_FRAGMENTATION_PMTU, PD_SEV_ERROR},
 		{"mss-exceeds-path", PD_CAT_FRAGMENTATION_PMTU, PD_SEV_WARNING},
+		{"reset-unread-data", PD_CAT_RESETS, PD_SEV_WARNING},
+		{"reset-abort", PD_CAT_RESETS, PD_SEV_WARNING},
+		{"reset-stale-connection", PD_CAT_RESETS, PD_SEV_WARNING},
+		{"reset-injected", PD_CAT_RESETS, PD_SEV_WARNING},
+		{"middlebox-idle-timeout", PD_CAT_RESETS, PD_SEV_ERROR},
 		{"capture-vantage", PD_CAT_CAPTURE, PD_SEV_INFO},
 		{"capture-offload-tso", PD_CAT_CAPTURE, PD_SEV_INFO},
 		{"capture-offload-gro", PD_CAT_CAPTURE, PD_SEV_INFO},

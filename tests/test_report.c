@@ -331,6 +331,7 @@ Test(model, names_and_parse)
 	cr_expect_str_eq(pd_category_name(PD_CAT_NAGLE_DELAYED_ACK), "nagle-delayed-ack");
 	cr_expect_str_eq(pd_category_name(PD_CAT_FRAGMENTATION_PMTU), "fragmentation-pmtu");
 	cr_expect_str_eq(pd_category_name(PD_CAT_CONNECTION_CHURN), "connection-churn");
+	cr_expect_str_eq(pd_category_name(PD_CAT_RESETS), "resets");
 }
 
 Test(model, sort_order)
