@@ -469,6 +469,160 @@ static void stop_workers(pd_run *run)
 	}
 }
 
+/* "37 %", "0.4 %": the share of the capture's packets. */
+static void append_share(GString *b, uint64_t n, uint64_t of)
+{
+	double pct = of ? 100.0 * (double)n / (double)of : 0.0;
+	if (pct >= 1.0 || pct == 0.0)
+		g_string_append_printf(b, "%.0f %%", pct);
+	else if (pct >= 0.1)
+		g_string_append_printf(b, "%.1f %%", pct);
+	else
+		g_string_append(b, "< 0.1 %");
+}
+
+static char *note_decapsulated(const pd_coverage *cv, uint64_t packets)
+{
+	GString *b = g_string_new(NULL);
+	g_string_append_printf(b, "%" G_GUINT64_FORMAT " packets (", cv->decap);
+	append_share(b, cv->decap, packets);
+	g_string_append(b, ") were taken out of tunnels and analysed as the packets inside:");
+	const char *sep = " ";
+	for (int k = 1; k < PD_TUN__COUNT; k++) {
+		if (!cv->decap_kind[k])
+			continue;
+		char a[PD_ADDR_STRLEN], z[PD_ADDR_STRLEN];
+		g_string_append_printf(b, "%s%" G_GUINT64_FORMAT " from %s (outer %s <-> %s%s)", sep,
+				       cv->decap_kind[k], pd_tunnel_name((pd_tunnel)k),
+				       pd_addr_str(&cv->decap_src[k], a, sizeof a),
+				       pd_addr_str(&cv->decap_dst[k], z, sizeof z),
+				       cv->decap_more_pairs[k] ? " and others" : "");
+		sep = ", ";
+	}
+	return g_string_free(b, FALSE);
+}
+
+static const char *ip_proto_name(unsigned p)
+{
+	switch (p) {
+	case 0: return "IPv6 hop-by-hop";
+	case 2: return "IGMP";
+	case 4: return "IP-in-IP";
+	case 6: return "TCP";
+	case 17: return "UDP";
+	case 33: return "DCCP";
+	case 41: return "IPv6-in-IP";
+	case 46: return "RSVP";
+	case 47: return "GRE";
+	case 50: return "ESP (IPsec)";
+	case 51: return "AH (IPsec)";
+	case 59: return "IPv6 no next header";
+	case 88: return "EIGRP";
+	case 89: return "OSPF";
+	case 97: return "EtherIP";
+	case 103: return "PIM";
+	case 112: return "VRRP";
+	case 115: return "L2TPv3";
+	case 132: return "SCTP";
+	case 136: return "UDP-Lite";
+	default: return NULL;
+	}
+}
+
+static const char *gre_payload_name(uint16_t type)
+{
+	switch (type) {
+	case 0x880B: return "PPP";
+	case 0x8847: case 0x8848: return "MPLS";
+	case 0x883E: return "WCCP";
+	case 0x894F: return "NSH";
+	case 0x6559: return "Frame Relay";
+	default: return NULL;
+	}
+}
+
+static void append_unopened(GString *b, const pd_coverage_tunnel *t)
+{
+	const char *kind = pd_tunnel_name((pd_tunnel)t->kind);
+	g_string_append_printf(b, "%" G_GUINT64_FORMAT " ", t->packets);
+	switch (t->why) {
+	case PD_TSTOP_CUT:
+		g_string_append_printf(b, "%s with the inner packet cut by the snaplen", kind);
+		break;
+	case PD_TSTOP_BROKEN:
+		g_string_append_printf(b, "%s with a tunnel or inner header that lies", kind);
+		break;
+	case PD_TSTOP_FRAGMENT:
+		g_string_append_printf(b, "%s fragments (not reassembled, so not opened)", kind);
+		break;
+	case PD_TSTOP_DEPTH:
+		g_string_append_printf(b, "%s nested more than %d tunnels deep", kind, PD_MAX_TUNNEL_DEPTH);
+		break;
+	default:
+		if (t->kind == PD_TUN_PPTP) {
+			g_string_append(b, kind);
+		} else if (t->kind == PD_TUN_GRE) {
+			const char *n = gre_payload_name(t->type);
+			g_string_append_printf(b, "GRE carrying protocol 0x%04x%s%s%s", t->type,
+					       n ? " (" : "", n ? n : "", n ? ")" : "");
+		} else {
+			g_string_append_printf(b, "%s of a version or frame type pcapdoc does not open",
+					       kind);
+		}
+		break;
+	}
+}
+
+/* What was read but not analysed, with its share, so that a report with
+ * no findings never stands for packets pcapdoc did not look into. */
+static char *note_unread(const pd_coverage *cv, uint64_t packets)
+{
+	GString *b = g_string_new(NULL);
+	g_string_append_printf(b, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " packets (", cv->unread,
+			       packets);
+	append_share(b, cv->unread, packets);
+	g_string_append(b, ") were counted, not analysed:");
+	const char *sep = " ";
+	for (unsigned p = 0; p < 256; p++) {
+		if (!cv->proto[p])
+			continue;
+		const char *n = ip_proto_name(p);
+		if (n)
+			g_string_append_printf(b, "%s%" G_GUINT64_FORMAT " %s", sep, cv->proto[p], n);
+		else
+			g_string_append_printf(b, "%s%" G_GUINT64_FORMAT " IP protocol %u", sep, cv->proto[p],
+					       p);
+		sep = ", ";
+	}
+	for (uint8_t i = 0; i < cv->n_tunnels; i++) {
+		g_string_append(b, sep);
+		append_unopened(b, &cv->tunnels[i]);
+		sep = ", ";
+	}
+	if (cv->tunnels_other) {
+		g_string_append_printf(b, "%s%" G_GUINT64_FORMAT " in other tunnels not opened", sep,
+				       cv->tunnels_other);
+		sep = ", ";
+	}
+	const struct {
+		uint64_t n;
+		const char *what;
+	} rest[] = {
+		{cv->not_ip, "without IP (ARP, LLDP, ...)"},
+		{cv->no_link, "with a link type pcapdoc does not decode (see link types)"},
+		{cv->ip_cut, "with the IP header cut by the snaplen"},
+		{cv->l4_cut, "with the TCP, UDP or ICMP header cut by the snaplen"},
+		{cv->malformed, "with headers that lie (see malformed)"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(rest); i++) {
+		if (!rest[i].n)
+			continue;
+		g_string_append_printf(b, "%s%" G_GUINT64_FORMAT " %s", sep, rest[i].n, rest[i].what);
+		sep = ", ";
+	}
+	return g_string_free(b, FALSE);
+}
+
 static void add_notes(pd_run *run, const pd_worker_stats *st)
 {
 	pd_capture_summary *cap = &run->report->cap;
@@ -479,16 +633,11 @@ static void add_notes(pd_run *run, const pd_worker_stats *st)
 						" of them were finalized early, oldest first; a SYN repeated after that "
 						"counts as a new flow",
 						PD_MAX_HALF_OPEN, st->half_open_evicted));
-	if (cap->unsupported_link)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("%" G_GUINT64_FORMAT " frames have a link type pcapdoc does not decode "
-						"(see link types): counted, not analysed",
-						cap->unsupported_link));
-	if (cap->not_ip)
-		g_ptr_array_add(cap->notes,
-				g_strdup_printf("%" G_GUINT64_FORMAT " frames carry no IP (ARP, LLDP, ...): counted, "
-						"not analysed",
-						cap->not_ip));
+	const pd_coverage *cv = pd_summary_coverage(run->summary);
+	if (cv->decap)
+		g_ptr_array_add(cap->notes, note_decapsulated(cv, cap->packets));
+	if (cv->unread)
+		g_ptr_array_add(cap->notes, note_unread(cv, cap->packets));
 	if (st->app_skipped)
 		g_ptr_array_add(cap->notes,
 				g_strdup_printf("%" G_GUINT64_FORMAT " flows were not given an application label: "

@@ -189,7 +189,7 @@ typedef struct pd_packet {
 	pd_addr tunnel_src, tunnel_dst; /* the outermost IP header's addresses */
 	uint8_t tunnel_stop; /* pd_tunnel_stop: a tunnel left unopened, or 0 */
 	uint8_t tunnel_stop_kind; /* pd_tunnel: which kind it was */
-	uint16_t tunnel_stop_type; /* PD_TSTOP_UNSUPPORTED: the payload type (GRE/GENEVE protocol, ERSPAN version) */
+	uint16_t tunnel_stop_type; /* PD_TSTOP_UNSUPPORTED: GRE protocol type, ERSPAN version */
 
 	bool snap_truncated; /* caplen < wirelen, or headers cut by snaplen */
 	pd_malformed malformed;
