@@ -229,7 +229,7 @@ static pd_decap geneve_header(pd_packet *pkt, pd_cursor *c, tunnel_hdr *th)
 		return PD_DECAP_NO;
 	size_t opt = (size_t)(ver_optlen & 0x3f) * 4;
 	if (!pd_cursor_skip(&t, opt)) {
-		if (short_header(pkt, &t, 8 + opt) == PD_TSTOP_CUT)
+		if (short_header(pkt, &t, opt) == PD_TSTOP_CUT)
 			return stop(pkt, PD_TUN_GENEVE, PD_TSTOP_CUT, 0);
 		return PD_DECAP_NO;
 	}

@@ -1824,6 +1824,12 @@ Test(tunnel, geneve)
 	udp4(&f, 1, 6081, &g, 0);
 	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 8 + 12, (uint32_t)f.len), PD_DISSECT_OK);
 	expect_outer(17, PD_L4_UDP, PD_TUN_GENEVE, PD_TSTOP_CUT);
+	/* options that end the datagram, cut right before them */
+	g.len = f.len = 0;
+	geneve(&g, 4, 0x6558);
+	udp4(&f, 1, 6081, &g, 0);
+	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 8, (uint32_t)f.len), PD_DISSECT_OK);
+	expect_outer(17, PD_L4_UDP, PD_TUN_GENEVE, PD_TSTOP_CUT);
 }
 
 Test(tunnel, nesting_is_bounded)
