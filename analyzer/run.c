@@ -623,6 +623,24 @@ static char *note_unread(const pd_coverage *cv, uint64_t packets)
 	return g_string_free(b, FALSE);
 }
 
+static char *note_udp_encap(const pd_coverage *cv, uint64_t packets)
+{
+	GString *b = g_string_new(NULL);
+	g_string_append_printf(b, "%" G_GUINT64_FORMAT " packets (", cv->udp_encap_packets);
+	append_share(b, cv->udp_encap_packets, packets);
+	g_string_append(b, ") use UDP ports of tunnels or VPNs pcapdoc does not open, so they were analysed "
+			   "as UDP only and what they carry was not read:");
+	const char *sep = " ";
+	for (int i = 0; i < PD_UDP_ENCAPS; i++) {
+		if (!cv->udp_encap[i])
+			continue;
+		g_string_append_printf(b, "%s%" G_GUINT64_FORMAT " %s (port %u)", sep, cv->udp_encap[i],
+				       pd_udp_encaps[i].name, pd_udp_encaps[i].port);
+		sep = ", ";
+	}
+	return g_string_free(b, FALSE);
+}
+
 static void add_notes(pd_run *run, const pd_worker_stats *st)
 {
 	pd_capture_summary *cap = &run->report->cap;
@@ -638,6 +656,8 @@ static void add_notes(pd_run *run, const pd_worker_stats *st)
 		g_ptr_array_add(cap->notes, note_decapsulated(cv, cap->packets));
 	if (cv->unread)
 		g_ptr_array_add(cap->notes, note_unread(cv, cap->packets));
+	if (cv->udp_encap_packets)
+		g_ptr_array_add(cap->notes, note_udp_encap(cv, cap->packets));
 	if (st->app_skipped)
 		g_ptr_array_add(cap->notes,
 				g_strdup_printf("%" G_GUINT64_FORMAT " flows were not given an application label: "

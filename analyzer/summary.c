@@ -191,6 +191,22 @@ static bool is_dup(pd_summary *s, const pd_packet *pkt)
 
 /* ------------------------------------------------------------- coverage */
 
+const pd_udp_encap pd_udp_encaps[PD_UDP_ENCAPS] = {
+	{1194, "OpenVPN"}, {1701, "L2TP"}, {2152, "GTP-U"}, {3544, "Teredo"},
+	{4500, "IPsec NAT-T"}, {4790, "VXLAN-GPE"}, {51820, "WireGuard"},
+};
+
+static void count_udp_encap(pd_coverage *cv, const pd_udp *u)
+{
+	for (int i = 0; i < PD_UDP_ENCAPS; i++) {
+		if (u->dport == pd_udp_encaps[i].port || u->sport == pd_udp_encaps[i].port) {
+			cv->udp_encap[i]++;
+			cv->udp_encap_packets++;
+			return;
+		}
+	}
+}
+
 const pd_coverage *pd_summary_coverage(const pd_summary *s)
 {
 	return &s->cov;
@@ -273,6 +289,8 @@ static void count_coverage(pd_coverage *cv, const pd_packet *pkt, pd_dissect_sta
 		} else if (pkt->l4 == PD_L4_OTHER) {
 			cv->proto[pkt->ip.proto]++;
 		} else {
+			if (pkt->l4 == PD_L4_UDP)
+				count_udp_encap(cv, &pkt->udp);
 			return; /* TCP, UDP, ICMP */
 		}
 		break;

@@ -27,6 +27,15 @@ bool pd_summary_frame(pd_summary *s, const pd_frame *fr, const pd_packet *pkt, p
  * handed to the flow analysis: TCP, UDP, ICMP and IP fragments. */
 #define PD_COVERAGE_TUNNEL_ROWS 8
 
+/* UDP ports of tunnels and VPNs pcapdoc does not open: their packets are
+ * analysed as UDP only, the conversations inside are not read. */
+#define PD_UDP_ENCAPS 7
+typedef struct pd_udp_encap {
+	uint16_t port;
+	const char *name;
+} pd_udp_encap;
+extern const pd_udp_encap pd_udp_encaps[PD_UDP_ENCAPS];
+
 typedef struct pd_coverage_tunnel {
 	uint8_t kind; /* pd_tunnel */
 	uint8_t why; /* pd_tunnel_stop */
@@ -45,6 +54,8 @@ typedef struct pd_coverage {
 	pd_coverage_tunnel tunnels[PD_COVERAGE_TUNNEL_ROWS]; /* tunnels not opened, by kind, why, type */
 	uint8_t n_tunnels;
 	uint64_t tunnels_other; /* rows past the table */
+	uint64_t udp_encap[PD_UDP_ENCAPS]; /* UDP packets to or from pd_udp_encaps[i].port */
+	uint64_t udp_encap_packets; /* their sum */
 
 	uint64_t decap; /* packets analysed as the one inside a tunnel */
 	uint64_t decap_kind[PD_TUN__COUNT]; /* by each kind taken off */

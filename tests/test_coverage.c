@@ -190,6 +190,11 @@ static char *write_mixed(const char *dir)
 	eth_tcp(&f, 0x10, 0);
 	f.b[14] = 0x55;
 	frame(&c, &f, SIZE_MAX);
+	/* analysed as UDP only: GTP-U */
+	pl.len = in.len = 0;
+	fill(&in, 40);
+	udp(&pl, 2152, 2152, &in);
+	ip_frame(&c, NET_IN, 17, &pl, 0, SIZE_MAX);
 	/* analysed: a first fragment of a TCP segment */
 	f.len = 0;
 	pl.len = 0;
@@ -199,7 +204,7 @@ static char *write_mixed(const char *dir)
 	frame(&c, &f, SIZE_MAX);
 	pcap_dump_close(c.d);
 	pcap_close(c.p);
-	cr_assert_eq(c.n, 15);
+	cr_assert_eq(c.n, 16);
 	return path;
 }
 
@@ -230,11 +235,11 @@ Test(coverage, every_packet_not_analysed_is_named_with_its_share)
 	char *path = write_mixed(dir);
 	cJSON *r = pd_test_json_abs(path, NULL);
 	cr_assert_not_null(r);
-	cr_expect_eq(cap_num(r, "packets"), 15);
+	cr_expect_eq(cap_num(r, "packets"), 16);
 	const char *unread = note_with(r, "were counted, not analysed");
 	cr_assert_not_null(unread);
 	cr_expect_str_eq(unread,
-			 "10 of 15 packets (67 %) were counted, not analysed: 1 ESP (IPsec), 2 SCTP, "
+			 "10 of 16 packets (62 %) were counted, not analysed: 1 ESP (IPsec), 2 SCTP, "
 			 "1 GRE version 1 (PPTP), 1 GRE carrying protocol 0x8847 (MPLS), "
 			 "1 VXLAN with the inner packet cut by the snaplen, 1 without IP (ARP, LLDP, ...), "
 			 "1 with the IP header cut by the snaplen, "
@@ -243,9 +248,14 @@ Test(coverage, every_packet_not_analysed_is_named_with_its_share)
 	const char *decap = note_with(r, "taken out of tunnels");
 	cr_assert_not_null(decap);
 	cr_expect_str_eq(decap,
-			 "2 packets (13 %) were taken out of tunnels and analysed as the packets inside: "
+			 "2 packets (12 %) were taken out of tunnels and analysed as the packets inside: "
 			 "1 from GRE (outer 172.16.0.1 <-> 172.16.0.2), 1 from VXLAN (outer 172.16.1.1 <-> "
 			 "172.16.1.2)");
+	const char *udp_only = note_with(r, "analysed as UDP only");
+	cr_expect(udp_only && !strcmp(udp_only, "1 packets (6 %) use UDP ports of tunnels or VPNs pcapdoc does not "
+						"open, so they were analysed as UDP only and what they carry was "
+						"not read: 1 GTP-U (port 2152)"),
+		  "%s", udp_only ? udp_only : "(no note)");
 	cJSON_Delete(r);
 	g_remove(path);
 	g_rmdir(dir);
