@@ -478,6 +478,226 @@ static void stop_workers(pd_run *run)
 	}
 }
 
+/* A note built piece by piece in both languages. */
+typedef struct note2 {
+	GString *en, *zh;
+} note2;
+
+static note2 note2_new(void)
+{
+	return (note2){g_string_new(NULL), g_string_new(NULL)};
+}
+
+/* "37 %", "0.4 %": the share of the capture's packets. */
+static void append_share(note2 *b, uint64_t n, uint64_t of)
+{
+	double pct = of ? 100.0 * (double)n / (double)of : 0.0;
+	char s[32];
+	if (pct >= 1.0 || pct == 0.0)
+		g_snprintf(s, sizeof s, "%.0f %%", pct);
+	else if (pct >= 0.1)
+		g_snprintf(s, sizeof s, "%.1f %%", pct);
+	else
+		g_snprintf(s, sizeof s, "< 0.1 %%");
+	g_string_append(b->en, s);
+	g_string_append(b->zh, s);
+}
+
+static void both(note2 *b, const char *en, const char *zh)
+{
+	g_string_append(b->en, en);
+	g_string_append(b->zh, zh);
+}
+
+static char *note_decapsulated(const pd_coverage *cv, uint64_t packets, char **zh)
+{
+	note2 b = note2_new();
+	g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " packets (", cv->decap);
+	g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个包（", cv->decap);
+	append_share(&b, cv->decap, packets);
+	both(&b, ") were taken out of tunnels and analysed as the packets inside:",
+	     "）从隧道中取出，按内层包分析：");
+	bool first = true;
+	for (int k = 1; k < PD_TUN__COUNT; k++) {
+		if (!cv->decap_kind[k])
+			continue;
+		char a[PD_ADDR_STRLEN], z[PD_ADDR_STRLEN];
+		pd_addr_str(&cv->decap_src[k], a, sizeof a);
+		pd_addr_str(&cv->decap_dst[k], z, sizeof z);
+		g_string_append_printf(b.en, "%s%" G_GUINT64_FORMAT " from %s (outer %s <-> %s%s)",
+				       first ? " " : ", ", cv->decap_kind[k], pd_tunnel_name((pd_tunnel)k), a, z,
+				       cv->decap_more_pairs[k] ? " and others" : "");
+		g_string_append_printf(b.zh, "%s%" G_GUINT64_FORMAT " 个来自 %s（外层 %s <-> %s%s）",
+				       first ? "" : "，", cv->decap_kind[k], pd_tunnel_name((pd_tunnel)k), a, z,
+				       cv->decap_more_pairs[k] ? " 等" : "");
+		first = false;
+	}
+	*zh = g_string_free(b.zh, FALSE);
+	return g_string_free(b.en, FALSE);
+}
+
+static const char *ip_proto_name(unsigned p)
+{
+	switch (p) {
+	case 0: return "IPv6 hop-by-hop";
+	case 2: return "IGMP";
+	case 4: return "IP-in-IP";
+	case 6: return "TCP";
+	case 17: return "UDP";
+	case 33: return "DCCP";
+	case 41: return "IPv6-in-IP";
+	case 46: return "RSVP";
+	case 47: return "GRE";
+	case 50: return "ESP (IPsec)";
+	case 51: return "AH (IPsec)";
+	case 59: return "IPv6 no next header";
+	case 88: return "EIGRP";
+	case 89: return "OSPF";
+	case 97: return "EtherIP";
+	case 103: return "PIM";
+	case 112: return "VRRP";
+	case 115: return "L2TPv3";
+	case 132: return "SCTP";
+	case 136: return "UDP-Lite";
+	default: return NULL;
+	}
+}
+
+static const char *gre_payload_name(uint16_t type)
+{
+	switch (type) {
+	case 0x880B: return "PPP";
+	case 0x8847: case 0x8848: return "MPLS";
+	case 0x883E: return "WCCP";
+	case 0x894F: return "NSH";
+	case 0x6559: return "Frame Relay";
+	default: return NULL;
+	}
+}
+
+static void append_unopened(note2 *b, const pd_coverage_tunnel *t)
+{
+	const char *kind = pd_tunnel_name((pd_tunnel)t->kind);
+	g_string_append_printf(b->en, "%" G_GUINT64_FORMAT " ", t->packets);
+	g_string_append_printf(b->zh, "%" G_GUINT64_FORMAT " 个", t->packets);
+	switch (t->why) {
+	case PD_TSTOP_CUT:
+		g_string_append_printf(b->en, "%s with the inner packet cut by the snaplen", kind);
+		g_string_append_printf(b->zh, "内层包被 snaplen 截断的 %s 包", kind);
+		break;
+	case PD_TSTOP_BROKEN:
+		g_string_append_printf(b->en, "%s with a tunnel or inner header that lies", kind);
+		g_string_append_printf(b->zh, "隧道头或内层头不自洽的 %s 包", kind);
+		break;
+	case PD_TSTOP_FRAGMENT:
+		g_string_append_printf(b->en, "%s fragments (not reassembled, so not opened)", kind);
+		g_string_append_printf(b->zh, "%s 分片（未重组，因此未打开）", kind);
+		break;
+	case PD_TSTOP_DEPTH:
+		g_string_append_printf(b->en, "%s nested more than %d tunnels deep", kind, PD_MAX_TUNNEL_DEPTH);
+		g_string_append_printf(b->zh, "嵌套超过 %d 层隧道的 %s 包", PD_MAX_TUNNEL_DEPTH, kind);
+		break;
+	default:
+		if (t->kind == PD_TUN_PPTP) {
+			g_string_append(b->en, kind);
+			g_string_append_printf(b->zh, "%s 包", kind);
+		} else if (t->kind == PD_TUN_GRE) {
+			const char *n = gre_payload_name(t->type);
+			g_string_append_printf(b->en, "GRE carrying protocol 0x%04x%s%s%s", t->type,
+					       n ? " (" : "", n ? n : "", n ? ")" : "");
+			g_string_append_printf(b->zh, "承载协议 0x%04x%s%s%s 的 GRE 包", t->type,
+					       n ? "（" : "", n ? n : "", n ? "）" : "");
+		} else {
+			g_string_append_printf(b->en, "%s of a version or frame type pcapdoc does not open",
+					       kind);
+			g_string_append_printf(b->zh, "版本或帧类型 pcapdoc 不能打开的 %s 包", kind);
+		}
+		break;
+	}
+}
+
+/* What was read but not analysed, with its share, so that a report with
+ * no findings never stands for packets pcapdoc did not look into. */
+static char *note_unread(const pd_coverage *cv, uint64_t packets, char **zh)
+{
+	note2 b = note2_new();
+	g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " packets (", cv->unread,
+			       packets);
+	g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个包（共 %" G_GUINT64_FORMAT " 个，", cv->unread,
+			       packets);
+	append_share(&b, cv->unread, packets);
+	both(&b, ") were counted, not analysed:", "）只计数、未分析：");
+	bool first = true;
+#define SEP() (both(&b, first ? " " : ", ", first ? "" : "，"), first = false)
+	for (unsigned p = 0; p < 256; p++) {
+		if (!cv->proto[p])
+			continue;
+		SEP();
+		const char *n = ip_proto_name(p);
+		if (n) {
+			g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " %s", cv->proto[p], n);
+			g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个 %s 包", cv->proto[p], n);
+		} else {
+			g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " IP protocol %u", cv->proto[p], p);
+			g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个 IP 协议 %u 的包", cv->proto[p], p);
+		}
+	}
+	for (uint8_t i = 0; i < cv->n_tunnels; i++) {
+		SEP();
+		append_unopened(&b, &cv->tunnels[i]);
+	}
+	if (cv->tunnels_other) {
+		SEP();
+		g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " in other tunnels not opened", cv->tunnels_other);
+		g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个在其他未打开的隧道中", cv->tunnels_other);
+	}
+	const struct {
+		uint64_t n;
+		const char *en, *zh;
+	} rest[] = {
+		{cv->not_ip, "without IP (ARP, LLDP, ...)", "不含 IP（ARP、LLDP 等）"},
+		{cv->no_link, "with a link type pcapdoc does not decode (see link types)",
+		 "链路类型 pcapdoc 不能解码（见链路类型）"},
+		{cv->ip_cut, "with the IP header cut by the snaplen", "IP 头被 snaplen 截断"},
+		{cv->l4_cut, "with the TCP, UDP or ICMP header cut by the snaplen", "TCP、UDP 或 ICMP 头被 snaplen 截断"},
+		{cv->malformed, "with headers that lie (see malformed)", "头部不自洽（见 malformed）"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(rest); i++) {
+		if (!rest[i].n)
+			continue;
+		SEP();
+		g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " %s", rest[i].n, rest[i].en);
+		g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个%s", rest[i].n, rest[i].zh);
+	}
+#undef SEP
+	*zh = g_string_free(b.zh, FALSE);
+	return g_string_free(b.en, FALSE);
+}
+
+static char *note_udp_encap(const pd_coverage *cv, uint64_t packets, char **zh)
+{
+	note2 b = note2_new();
+	g_string_append_printf(b.en, "%" G_GUINT64_FORMAT " packets (", cv->udp_encap_packets);
+	g_string_append_printf(b.zh, "%" G_GUINT64_FORMAT " 个包（", cv->udp_encap_packets);
+	append_share(&b, cv->udp_encap_packets, packets);
+	both(&b,
+	     ") use UDP ports of tunnels or VPNs pcapdoc does not open, so they were analysed "
+	     "as UDP only and what they carry was not read:",
+	     "）使用 pcapdoc 不能打开的隧道或 VPN 的 UDP 端口，只按 UDP 分析，其承载的内容未读取：");
+	bool first = true;
+	for (int i = 0; i < PD_UDP_ENCAPS; i++) {
+		if (!cv->udp_encap[i])
+			continue;
+		g_string_append_printf(b.en, "%s%" G_GUINT64_FORMAT " %s (port %u)", first ? " " : ", ",
+				       cv->udp_encap[i], pd_udp_encaps[i].name, pd_udp_encaps[i].port);
+		g_string_append_printf(b.zh, "%s%" G_GUINT64_FORMAT " 个 %s（端口 %u）", first ? "" : "，",
+				       cv->udp_encap[i], pd_udp_encaps[i].name, pd_udp_encaps[i].port);
+		first = false;
+	}
+	*zh = g_string_free(b.zh, FALSE);
+	return g_string_free(b.en, FALSE);
+}
+
 static void add_notes(pd_run *run, const pd_worker_stats *st)
 {
 	pd_capture_summary *cap = &run->report->cap;
@@ -490,16 +710,20 @@ static void add_notes(pd_run *run, const pd_worker_stats *st)
 				"同时存在的半开 TCP 流超过 %d 条（SYN 洪泛？）：其中 %" G_GUINT64_FORMAT
 				" 条被提前结束，最早的先结束；此后再出现的重复 SYN 算作一条新流",
 				PD_MAX_HALF_OPEN, st->half_open_evicted);
-	if (cap->unsupported_link)
-		pd_capture_note(cap,
-				"%" G_GUINT64_FORMAT " frames have a link type pcapdoc does not decode "
-				"(see link types): counted, not analysed",
-				"%" G_GUINT64_FORMAT " 帧的链路类型 pcapdoc 不能解码（见链路类型）：只计数，不分析",
-				cap->unsupported_link);
-	if (cap->not_ip)
-		pd_capture_note(cap,
-				"%" G_GUINT64_FORMAT " frames carry no IP (ARP, LLDP, ...): counted, not analysed",
-				"%" G_GUINT64_FORMAT " 帧不含 IP（ARP、LLDP 等）：只计数，不分析", cap->not_ip);
+	const pd_coverage *cv = pd_summary_coverage(run->summary);
+	char *zh = NULL;
+	if (cv->decap) {
+		char *en = note_decapsulated(cv, cap->packets, &zh);
+		pd_capture_note_take(cap, en, zh);
+	}
+	if (cv->unread) {
+		char *en = note_unread(cv, cap->packets, &zh);
+		pd_capture_note_take(cap, en, zh);
+	}
+	if (cv->udp_encap_packets) {
+		char *en = note_udp_encap(cv, cap->packets, &zh);
+		pd_capture_note_take(cap, en, zh);
+	}
 	if (st->app_skipped)
 		pd_capture_note(cap,
 				"%" G_GUINT64_FORMAT " flows were not given an application label: "

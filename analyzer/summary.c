@@ -28,6 +28,7 @@ struct pd_summary {
 	pd_time max_ts;
 	dup_slot *slots;
 	memo memo[1u << MEMO_BITS];
+	pd_coverage cov;
 };
 
 pd_summary *pd_summary_new(pd_capture_summary *cap, pd_capture_facts *facts)
@@ -188,6 +189,115 @@ static bool is_dup(pd_summary *s, const pd_packet *pkt)
 	return false;
 }
 
+/* ------------------------------------------------------------- coverage */
+
+const pd_udp_encap pd_udp_encaps[PD_UDP_ENCAPS] = {
+	{1194, "OpenVPN"}, {1701, "L2TP"}, {2152, "GTP-U"}, {3544, "Teredo"},
+	{4500, "IPsec NAT-T"}, {4790, "VXLAN-GPE"}, {51820, "WireGuard"},
+};
+
+static void count_udp_encap(pd_coverage *cv, const pd_udp *u)
+{
+	for (int i = 0; i < PD_UDP_ENCAPS; i++) {
+		if (u->dport == pd_udp_encaps[i].port || u->sport == pd_udp_encaps[i].port) {
+			cv->udp_encap[i]++;
+			cv->udp_encap_packets++;
+			return;
+		}
+	}
+}
+
+const pd_coverage *pd_summary_coverage(const pd_summary *s)
+{
+	return &s->cov;
+}
+
+static bool same_pair(const pd_addr *a, const pd_addr *b, const pd_addr *x, const pd_addr *y)
+{
+	return (pd_addr_equal(a, x) && pd_addr_equal(b, y)) || (pd_addr_equal(a, y) && pd_addr_equal(b, x));
+}
+
+static void count_decap(pd_coverage *cv, const pd_packet *pkt)
+{
+	cv->decap++;
+	for (int k = 1; k < PD_TUN__COUNT; k++) {
+		if (!(pkt->tunnels & (1u << k)))
+			continue;
+		const pd_addr *a = &pkt->tunnel_src, *z = &pkt->tunnel_dst;
+		if (!cv->decap_kind[k]++) {
+			cv->decap_src[k] = *a;
+			cv->decap_dst[k] = *z;
+		} else if (!cv->decap_more_pairs[k] &&
+			   !same_pair(&cv->decap_src[k], &cv->decap_dst[k], a, z)) {
+			cv->decap_more_pairs[k] = true;
+		}
+	}
+}
+
+static void count_unopened(pd_coverage *cv, const pd_packet *pkt)
+{
+	for (uint8_t i = 0; i < cv->n_tunnels; i++) {
+		pd_coverage_tunnel *t = &cv->tunnels[i];
+		if (t->kind == pkt->tunnel_stop_kind && t->why == pkt->tunnel_stop &&
+		    t->type == pkt->tunnel_stop_type) {
+			t->packets++;
+			return;
+		}
+	}
+	if (cv->n_tunnels == PD_COVERAGE_TUNNEL_ROWS) {
+		cv->tunnels_other++;
+		return;
+	}
+	cv->tunnels[cv->n_tunnels++] = (pd_coverage_tunnel){
+		.kind = pkt->tunnel_stop_kind,
+		.why = pkt->tunnel_stop,
+		.type = pkt->tunnel_stop_type,
+		.packets = 1,
+	};
+}
+
+/* Whether the flow analysis gets the packet, and if not, why (the router
+ * hands on TCP, UDP, ICMP and fragments, never a transport header that
+ * lies). */
+static void count_coverage(pd_coverage *cv, const pd_packet *pkt, pd_dissect_status st)
+{
+	if (pkt->tunnel_depth)
+		count_decap(cv, pkt);
+	switch (st) {
+	case PD_DISSECT_UNSUPPORTED_LINK:
+		cv->no_link++;
+		break;
+	case PD_DISSECT_NOT_IP:
+		cv->not_ip++;
+		break;
+	case PD_DISSECT_TRUNCATED:
+		cv->ip_cut++;
+		break;
+	default:
+		if (!pkt->is_ip) {
+			cv->malformed++;
+		} else if (pkt->tunnel_stop != PD_TSTOP_NONE) {
+			/* a tunnel left closed: its content was not read, even
+			 * where the outer packet is UDP or a fragment */
+			count_unopened(cv, pkt);
+		} else if (pkt->ip.is_fragment) {
+			return; /* datagram and fragment-loss bookkeeping */
+		} else if (pkt->malformed != PD_MAL_NONE && pkt->malformed != PD_MAL_IP_TOTLEN) {
+			cv->malformed++;
+		} else if (pkt->l4 == PD_L4_NONE) {
+			cv->l4_cut++;
+		} else if (pkt->l4 == PD_L4_OTHER) {
+			cv->proto[pkt->ip.proto]++;
+		} else {
+			if (pkt->l4 == PD_L4_UDP)
+				count_udp_encap(cv, &pkt->udp);
+			return; /* TCP, UDP, ICMP */
+		}
+		break;
+	}
+	cv->unread++;
+}
+
 /* --------------------------------------------------------------- frames */
 
 bool pd_summary_frame(pd_summary *s, const pd_frame *fr, const pd_packet *pkt, pd_dissect_status st)
@@ -203,6 +313,7 @@ bool pd_summary_frame(pd_summary *s, const pd_frame *fr, const pd_packet *pkt, p
 	if (cap->packets == 1 || fr->ts > cap->last_ts)
 		cap->last_ts = fr->ts;
 	count_linktype(s, fr->linktype);
+	count_coverage(&s->cov, pkt, st);
 
 	switch (st) {
 	case PD_DISSECT_UNSUPPORTED_LINK:

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#define PD_MAX_TUNNEL_DEPTH 2
-
 static const char *const pd_malformed_names[PD_MAL__COUNT] = {
 	[PD_MAL_NONE] = "none",
 	[PD_MAL_LINK] = "link-header",
@@ -108,33 +106,15 @@ pd_dissect_status pd_dissect(pd_packet *pkt, const uint8_t *data)
 	if (!pkt->is_ip)
 		return st;
 
-	/* IP-in-IP (4) and 6in4 (41): the inner packet is the conversation, so
-	 * it replaces the outer one in the view. Bounded nesting. */
-	for (int depth = 0; depth < PD_MAX_TUNNEL_DEPTH; depth++) {
-		if ((pkt->ip.proto != 4 && pkt->ip.proto != 41) || pkt->ip.is_fragment ||
-		    pkt->malformed != PD_MAL_NONE)
+	/* Tunnels (IP-in-IP, GRE, ERSPAN, VXLAN, GENEVE): the inner packet is
+	 * the conversation, so it replaces the outer one in the view. Each
+	 * round opens one, or stops; the last allowed round only records. */
+	for (int depth = 0; depth <= PD_MAX_TUNNEL_DEPTH; depth++) {
+		pd_decap d = pd_dissect_tunnel(pkt, &c, depth < PD_MAX_TUNNEL_DEPTH);
+		if (d == PD_DECAP_INNER_NOT_IP)
+			return PD_DISSECT_NOT_IP;
+		if (d != PD_DECAP_INNER)
 			break;
-		pd_ip outer = pkt->ip;
-		const uint8_t *outer_l3 = pkt->l3;
-		uint32_t outer_l3_captured = pkt->l3_captured;
-		memset(&pkt->ip, 0, sizeof(pkt->ip));
-		pkt->is_ip = false;
-		/* c moves only when the inner header is usable. */
-		if (outer.proto == 4)
-			(void)pd_dissect_ipv4(pkt, &c);
-		else
-			(void)pd_dissect_ipv6(pkt, &c);
-		if (!pkt->is_ip) {
-			/* Inner header cut or broken: report the outer packet,
-			 * with whatever the inner one set in malformed. */
-			pkt->ip = outer;
-			pkt->l3 = outer_l3;
-			pkt->l3_captured = outer_l3_captured;
-			pkt->is_ip = true;
-			pkt->l4 = PD_L4_OTHER;
-			return pkt->malformed != PD_MAL_NONE ? PD_DISSECT_MALFORMED : PD_DISSECT_OK;
-		}
-		pkt->ethertype = pkt->ip.version == 4 ? 0x0800 : 0x86DD;
 	}
 
 	pd_dissect_l4(pkt, &c);

@@ -29,8 +29,28 @@ pd_dissect_status pd_dissect(pd_packet *pkt, const uint8_t *data);
  * handled here (tests/test_dissect.c checks it against a fresh dissection). */
 void pd_packet_rebase(pd_packet *pkt, const uint8_t *from, const uint8_t *to);
 
+/* Tunnels: encapsulations opened one inside the other, at most this deep. */
+#define PD_MAX_TUNNEL_DEPTH 4
+
+const char *pd_tunnel_name(pd_tunnel t);
+const char *pd_tunnel_stop_name(pd_tunnel_stop s);
+
+typedef enum pd_decap {
+	PD_DECAP_NO = 0, /* not a tunnel: the packet is what it is */
+	PD_DECAP_INNER, /* the view is now the inner IP packet, c at its transport header */
+	PD_DECAP_INNER_NOT_IP, /* the tunnel carries a frame without IP (ARP, ...) */
+	PD_DECAP_STOP, /* a tunnel that was not opened: pkt->tunnel_stop says why */
+} pd_decap;
+
+/* Takes one encapsulation off the IP packet in pkt, whose payload starts
+ * at c (dissect/tunnel.c). may_open false: the nesting bound is reached,
+ * a tunnel is only recorded as not opened. */
+pd_decap pd_dissect_tunnel(pd_packet *pkt, pd_cursor *c, bool may_open);
+
 /* Layer entry points, for unit tests and for ICMP's quoted headers. */
 pd_dissect_status pd_dissect_link(pd_packet *pkt, pd_cursor *c);
+/* An Ethernet header (VLAN tags, LLC/SNAP) at c, as inside a tunnel. */
+pd_dissect_status pd_dissect_ether(pd_packet *pkt, pd_cursor *c);
 pd_dissect_status pd_dissect_ipv4(pd_packet *pkt, pd_cursor *c);
 pd_dissect_status pd_dissect_ipv6(pd_packet *pkt, pd_cursor *c);
 void pd_dissect_tcp(pd_packet *pkt, pd_cursor *c, uint32_t l4_wire_len);

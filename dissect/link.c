@@ -239,6 +239,11 @@ static pd_dissect_status pd_link_nflog(pd_packet *pkt, pd_cursor *c)
 	return PD_DISSECT_NOT_IP; /* no payload TLV (e.g. a metadata-only log) */
 }
 
+pd_dissect_status pd_dissect_ether(pd_packet *pkt, pd_cursor *c)
+{
+	return pd_link_ether(pkt, c);
+}
+
 pd_dissect_status pd_dissect_link(pd_packet *pkt, pd_cursor *c)
 {
 	switch (pkt->linktype) {

@@ -61,6 +61,31 @@ typedef enum pd_l4 {
 
 #define PD_MAX_SACK_BLOCKS 4
 
+/* Encapsulations the dissector takes off (dissect/tunnel.c): the packet it
+ * reports is the one inside, which is the conversation. */
+typedef enum pd_tunnel {
+	PD_TUN_NONE = 0,
+	PD_TUN_IPIP, /* IPv4 or IPv6 in IPv4 or IPv6 (protocols 4 and 41) */
+	PD_TUN_GRE, /* GRE carrying IPv4 or IPv6 (RFC 2784, 2890) */
+	PD_TUN_GRETAP, /* GRE carrying Ethernet (0x6558, transparent bridging) */
+	PD_TUN_ERSPAN, /* ERSPAN type I, II or III over GRE (mirrored frames) */
+	PD_TUN_VXLAN, /* UDP 4789 (or Linux's old default 8472), inner Ethernet */
+	PD_TUN_GENEVE, /* UDP 6081, inner Ethernet or IP */
+	PD_TUN_PPTP, /* GRE version 1 (PPTP, PPP inside): never followed */
+	PD_TUN__COUNT
+} pd_tunnel;
+
+/* Why a tunnel was not followed: the packet stays the outer one. */
+typedef enum pd_tunnel_stop {
+	PD_TSTOP_NONE = 0,
+	PD_TSTOP_CUT, /* the tunnel or inner header is cut by the snaplen */
+	PD_TSTOP_BROKEN, /* the tunnel or inner header lies */
+	PD_TSTOP_UNSUPPORTED, /* a version or payload pcapdoc does not follow (tunnel_stop_type says) */
+	PD_TSTOP_FRAGMENT, /* the outer packet is an IP fragment (not reassembled) */
+	PD_TSTOP_DEPTH, /* nested deeper than pcapdoc follows */
+	PD_TSTOP__COUNT
+} pd_tunnel_stop;
+
 #define PD_LINK_DIR_UNKNOWN 0
 #define PD_LINK_INCOMING 1 /* addressed to the capture host (or broadcast/multicast) */
 #define PD_LINK_OUTGOING 2 /* sent by the capture host */
@@ -156,6 +181,15 @@ typedef struct pd_packet {
 	 * header says so (Linux cooked SLL/SLL2, tcpdump -i any): the capture
 	 * host sent PD_LINK_OUTGOING frames itself. */
 	uint8_t link_dir;
+
+	/* Tunnels. The view above is the innermost packet followed; what was
+	 * taken off around it stays known for the capture notes. */
+	uint8_t tunnel_depth; /* encapsulations taken off (0: none) */
+	uint8_t tunnels; /* bit (1 << pd_tunnel) for each kind taken off */
+	pd_addr tunnel_src, tunnel_dst; /* the outermost IP header's addresses */
+	uint8_t tunnel_stop; /* pd_tunnel_stop: a tunnel left unopened, or 0 */
+	uint8_t tunnel_stop_kind; /* pd_tunnel: which kind it was */
+	uint16_t tunnel_stop_type; /* PD_TSTOP_UNSUPPORTED: GRE protocol type, ERSPAN version */
 
 	bool snap_truncated; /* caplen < wirelen, or headers cut by snaplen */
 	pd_malformed malformed;

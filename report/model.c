@@ -254,6 +254,12 @@ void pd_capture_note_(pd_capture_summary *c, const pd_text *t, ...)
 	g_array_append_val(c->notes, n);
 }
 
+void pd_capture_note_take(pd_capture_summary *c, char *en, char *zh)
+{
+	pd_note n = {en, zh};
+	g_array_append_val(c->notes, n);
+}
+
 const char *pd_note_in(const pd_note *n, bool zh)
 {
 	return zh && n->zh && *n->zh ? n->zh : n->en;

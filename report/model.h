@@ -212,6 +212,8 @@ void pd_finding_free(pd_finding *f);
  * arguments, as a detector's sentences (heuristics/text.h). */
 #define pd_capture_note(c, en, zh, ...) PD_TXT_CALL(pd_capture_note_, (c), en, zh, ##__VA_ARGS__)
 void pd_capture_note_(pd_capture_summary *c, const pd_text *t, ...);
+/* A note already written in both languages; takes both strings. */
+void pd_capture_note_take(pd_capture_summary *c, char *en, char *zh);
 /* The note in the report's language. */
 const char *pd_note_in(const pd_note *n, bool zh);
 

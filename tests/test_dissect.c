@@ -1328,6 +1328,567 @@ Test(dissect, snaplen_cut_every_byte)
 	cut_everywhere(&k, 108, 24, 0, false);
 }
 
+/* ---- tunnels: GRE, gretap, ERSPAN, VXLAN, GENEVE ---- */
+
+/* Outer addresses, distinct from the inner SRC4/DST4 and SRC6/DST6. */
+static const uint8_t OSRC4[4] = {172, 16, 0, 1};
+static const uint8_t ODST4[4] = {172, 16, 0, 2};
+
+/* Ethernet + outer IPv4 (DF, ident 7) with distinct addresses, carrying payload. */
+static void outer4(frame *f, uint8_t proto, const frame *payload, uint16_t flags_off)
+{
+	frame ip = {0};
+	ipv4(&ip, proto, NULL, 0, payload, flags_off);
+	memcpy(ip.b + 12, OSRC4, 4);
+	memcpy(ip.b + 16, ODST4, 4);
+	eth(f, NULL, 0, 0x0800);
+	cat(f, &ip);
+}
+
+/* GRE header; checksum, key and sequence words follow when flagged. */
+static void gre(frame *f, uint16_t flags, uint16_t proto)
+{
+	put16(f, flags);
+	put16(f, proto);
+	if (flags & 0x8000)
+		put32(f, 0); /* checksum, reserved */
+	if (flags & 0x2000)
+		put32(f, 42); /* key */
+	if (flags & 0x1000)
+		put32(f, 7); /* sequence */
+}
+
+static void vxlan(frame *f, uint32_t vni)
+{
+	put32(f, 0x08000000u);
+	put32(f, vni << 8);
+}
+
+/* GENEVE with optwords 4-byte words of options (filled with 0x5a). */
+static void geneve(frame *f, uint8_t optwords, uint16_t proto)
+{
+	put8(f, optwords & 0x3f);
+	put8(f, 0);
+	put16(f, proto);
+	put32(f, 42u << 8);
+	for (int i = 0; i < optwords * 4; i++)
+		put8(f, 0x5a);
+}
+
+static void erspan2(frame *f, bool cut_by_mirror)
+{
+	put16(f, 0x1000 | 10); /* version 1, VLAN 10 */
+	put16(f, (uint16_t)((cut_by_mirror ? 0x0400 : 0) | 42)); /* T, session 42 */
+	put32(f, 0); /* reserved, index */
+}
+
+static void erspan3(frame *f, uint8_t frame_type, bool subheader)
+{
+	put16(f, 0x2000 | 10); /* version 2, VLAN 10 */
+	put16(f, 42);
+	put32(f, 0x01020304); /* timestamp */
+	put16(f, 0); /* security group tag */
+	put16(f, (uint16_t)((frame_type & 0x1f) << 10 | (subheader ? 1 : 0)));
+	if (subheader)
+		for (int i = 0; i < 8; i++)
+			put8(f, 0xee);
+}
+
+/* Ethernet around the inner IPv4/TCP packet. */
+static void eth_ipv4_tcp(frame *f)
+{
+	frame ip = {0};
+	ipv4_tcp_l3(&ip);
+	eth(f, NULL, 0, 0x0800);
+	cat(f, &ip);
+}
+
+static void expect_decap(pd_tunnel kind, uint8_t depth)
+{
+	cr_assert_eq(P.tunnel_depth, depth);
+	cr_assert(P.tunnels & (1u << kind), "tunnels 0x%x lack %s", P.tunnels, pd_tunnel_name(kind));
+	cr_assert_eq(P.tunnel_stop, PD_TSTOP_NONE);
+	cr_assert_eq(memcmp(P.tunnel_src.bytes, OSRC4, 4), 0);
+	cr_assert_eq(memcmp(P.tunnel_dst.bytes, ODST4, 4), 0);
+	cr_assert_eq(memcmp(P.ip.src.bytes, SRC4, 4) == 0 || P.ip.version == 6, true);
+}
+
+/* The outer packet stays, with the reason the tunnel was not opened. */
+static void expect_outer(uint8_t proto, pd_l4 l4, pd_tunnel kind, pd_tunnel_stop why)
+{
+	cr_assert_eq(P.is_ip, true);
+	cr_assert_eq(P.ip.proto, proto);
+	cr_assert_eq(memcmp(P.ip.src.bytes, OSRC4, 4), 0);
+	cr_assert_eq(P.l4, l4);
+	cr_assert_eq(P.tunnel_depth, 0);
+	cr_assert_eq(P.tunnels, 0);
+	cr_assert_eq(P.tunnel_stop, why, "stop %s, want %s", pd_tunnel_stop_name(P.tunnel_stop),
+		     pd_tunnel_stop_name(why));
+	if (why != PD_TSTOP_NONE)
+		cr_assert_eq(P.tunnel_stop_kind, kind, "kind %s", pd_tunnel_name(P.tunnel_stop_kind));
+}
+
+Test(tunnel, gre_ipv4_ipv6_and_optional_fields)
+{
+	frame ip4 = {0}, g = {0}, f = {0};
+	ipv4_tcp_l3(&ip4);
+	gre(&g, 0, 0x0800);
+	cat(&g, &ip4);
+	outer4(&f, 47, &g, 0x4000);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_GRE, 1);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 4, "the inner header");
+	cr_assert_eq(memcmp(P.ip.src.bytes, SRC4, 4), 0);
+	/* checksum, key and sequence number (RFC 2890), IPv6 inside */
+	frame ip6 = {0}, g6 = {0}, f6 = {0};
+	ipv6_tcp_l3(&ip6);
+	gre(&g6, 0x8000 | 0x2000 | 0x1000, 0x86DD);
+	cat(&g6, &ip6);
+	outer4(&f6, 47, &g6, 0);
+	expect_v6_tcp(run(&f6, 1));
+	expect_decap(PD_TUN_GRE, 1);
+	cr_assert_eq(P.l3, f6.b + 14 + 20 + 16);
+	/* every cut: outer packet until the inner headers are whole */
+	cut_everywhere(&f6, 1, 34, 3, true);
+	cr_assert_eq(run2(&f6, 1, 14 + 20 + 10, (uint32_t)f6.len), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_CUT);
+	cr_assert_eq(P.snap_truncated, true);
+	cr_assert_eq(run2(&f6, 1, 14 + 20 + 16 + 39, (uint32_t)f6.len), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_CUT);
+}
+
+Test(tunnel, gre_not_opened)
+{
+	frame ip4 = {0};
+	ipv4_tcp_l3(&ip4);
+	struct {
+		uint16_t flags, proto;
+		pd_tunnel kind;
+		pd_tunnel_stop why;
+		uint16_t type;
+	} cases[] = {
+		{0x0001, 0x880B, PD_TUN_PPTP, PD_TSTOP_UNSUPPORTED, 0x880B}, /* version 1: PPTP */
+		{0x0003, 0x0800, PD_TUN_GRE, PD_TSTOP_BROKEN, 0}, /* no version 3 */
+		{0x4000, 0x0800, PD_TUN_GRE, PD_TSTOP_UNSUPPORTED, 0x0800}, /* RFC 1701 routing */
+		{0x0100, 0x0800, PD_TUN_GRE, PD_TSTOP_UNSUPPORTED, 0x0800}, /* recursion control */
+		{0x0000, 0x8847, PD_TUN_GRE, PD_TSTOP_UNSUPPORTED, 0x8847}, /* MPLS */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		frame g = {0}, f = {0};
+		gre(&g, cases[i].flags, cases[i].proto);
+		cat(&g, &ip4);
+		outer4(&f, 47, &g, 0);
+		cr_assert_eq(run(&f, 1), PD_DISSECT_OK, "case %zu", i);
+		expect_outer(47, PD_L4_OTHER, cases[i].kind, cases[i].why);
+		cr_assert_eq(P.tunnel_stop_type, cases[i].type, "case %zu", i);
+		cr_assert_eq(P.l3, f.b + 14, "case %zu", i);
+	}
+	/* The outer total length leaves 2 bytes of GRE: a header that lies */
+	frame two = {0}, f2 = {0};
+	put16(&two, 0);
+	outer4(&f2, 47, &two, 0);
+	cr_assert_eq(run(&f2, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_BROKEN);
+	/* Key flag set, key missing on the wire */
+	frame k = {0}, f3 = {0};
+	put16(&k, 0x2000);
+	put16(&k, 0x0800);
+	outer4(&f3, 47, &k, 0);
+	cr_assert_eq(run(&f3, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_BROKEN);
+	/* Inner header lying: malformed, as for IP-in-IP */
+	frame g = {0}, f = {0};
+	gre(&g, 0, 0x0800);
+	cat(&g, &ip4);
+	g.b[4] = 0x55; /* version 5 */
+	outer4(&f, 47, &g, 0);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_MALFORMED);
+	cr_assert_eq(P.malformed, PD_MAL_IP_VERSION);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_BROKEN);
+	/* An IPv6 packet in GRE that says IPv4: also a lie */
+	frame ip6 = {0}, g6 = {0}, f6 = {0};
+	ipv6_tcp_l3(&ip6);
+	gre(&g6, 0, 0x0800);
+	cat(&g6, &ip6);
+	outer4(&f6, 47, &g6, 0);
+	cr_assert_eq(run(&f6, 1), PD_DISSECT_MALFORMED);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_BROKEN);
+	/* Outer fragments are not reassembled: first and later ones */
+	frame g7 = {0}, f7 = {0};
+	gre(&g7, 0, 0x0800);
+	cat(&g7, &ip4);
+	outer4(&f7, 47, &g7, 0x2000);
+	cr_assert_eq(run(&f7, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_FRAGMENT);
+	f7.len = 0;
+	outer4(&f7, 47, &g7, 0x0010);
+	cr_assert_eq(run(&f7, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_FRAGMENT);
+}
+
+Test(tunnel, gretap_and_frames_without_ip)
+{
+	frame inner = {0}, g = {0}, f = {0}, ip4 = {0};
+	ipv4_tcp_l3(&ip4);
+	const uint16_t tag[] = {0x8100, 77};
+	eth(&inner, tag, 1, 0x0800);
+	cat(&inner, &ip4);
+	gre(&g, 0x2000, 0x6558);
+	cat(&g, &inner);
+	outer4(&f, 47, &g, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_GRETAP, 1);
+	cr_assert_eq(P.vlan_depth, 1);
+	cr_assert_eq(P.vlan_id, 77);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 8 + 18);
+	cut_everywhere(&f, 1, 34, 3, true);
+	/* Inner Ethernet cut: the outer packet */
+	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 10, (uint32_t)f.len), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRETAP, PD_TSTOP_CUT);
+	/* ARP over gretap: not IP, as it would be without the tunnel */
+	frame arp = {0}, ga = {0}, fa = {0};
+	eth(&arp, NULL, 0, 0x0806);
+	for (int i = 0; i < 28; i++)
+		put8(&arp, (uint8_t)i);
+	gre(&ga, 0, 0x6558);
+	cat(&ga, &arp);
+	outer4(&fa, 47, &ga, 0);
+	cr_assert_eq(run(&fa, 1), PD_DISSECT_NOT_IP);
+	cr_assert_eq(P.is_ip, false);
+	cr_assert_eq(P.ethertype, 0x0806);
+	cr_assert_eq(P.l4, PD_L4_NONE);
+	cr_assert_null(P.l3);
+	cr_assert_eq(P.tunnel_depth, 1);
+	cr_assert(P.tunnels & (1u << PD_TUN_GRETAP));
+	/* Inner Ethernet shorter than its header on the wire: a lie */
+	frame gs = {0}, fs = {0};
+	gre(&gs, 0, 0x6558);
+	put32(&gs, 0);
+	outer4(&fs, 47, &gs, 0);
+	cr_assert_eq(run(&fs, 1), PD_DISSECT_MALFORMED);
+	cr_assert_eq(P.malformed, PD_MAL_LINK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRETAP, PD_TSTOP_BROKEN);
+}
+
+Test(tunnel, erspan_types)
+{
+	frame e = {0}, inner = {0}, f = {0};
+	eth_ipv4_tcp(&inner);
+	/* Type I: no sequence number, no ERSPAN header */
+	gre(&e, 0, 0x88BE);
+	cat(&e, &inner);
+	outer4(&f, 47, &e, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_ERSPAN, 1);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 4 + 14);
+	/* Type II */
+	e.len = f.len = 0;
+	gre(&e, 0x1000, 0x88BE);
+	erspan2(&e, false);
+	cat(&e, &inner);
+	outer4(&f, 47, &e, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_ERSPAN, 1);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 8 + 8 + 14);
+	cut_everywhere(&f, 1, 34, 3, true);
+	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 5, (uint32_t)f.len), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_ERSPAN, PD_TSTOP_CUT);
+	/* Type II with a version it does not have */
+	f.b[14 + 20 + 8] = 0x30;
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_ERSPAN, PD_TSTOP_UNSUPPORTED);
+	/* Type III with the platform subheader */
+	e.len = f.len = 0;
+	gre(&e, 0x1000, 0x22EB);
+	erspan3(&e, 0, true);
+	cat(&e, &inner);
+	outer4(&f, 47, &e, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_ERSPAN, 1);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 8 + 20 + 14);
+	cut_everywhere(&f, 1, 34, 3, true);
+	/* Type III carrying IP without Ethernet (frame type 2) */
+	frame ip6 = {0};
+	ipv6_tcp_l3(&ip6);
+	e.len = f.len = 0;
+	gre(&e, 0x1000, 0x22EB);
+	erspan3(&e, 2, false);
+	cat(&e, &ip6);
+	outer4(&f, 47, &e, 0);
+	expect_v6_tcp(run(&f, 1));
+	expect_decap(PD_TUN_ERSPAN, 1);
+	/* Type III with a frame type it does not follow */
+	e.len = f.len = 0;
+	gre(&e, 0x1000, 0x22EB);
+	erspan3(&e, 5, false);
+	cat(&e, &ip6);
+	outer4(&f, 47, &e, 0);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_ERSPAN, PD_TSTOP_UNSUPPORTED);
+}
+
+Test(tunnel, erspan_frame_cut_by_the_mirror)
+{
+	/* The switch mirrored only the first bytes (T bit): the inner lengths
+	 * describe the original frame, like a snaplen cut, not a lie. */
+	frame t = {0}, ip = {0}, inner = {0}, e = {0}, f = {0};
+	static const char data[1000] = {0};
+	tcp(&t, 40000, 443, 1000, 2000, PD_TCP_ACK, NULL, 0, data, sizeof(data));
+	ipv4(&ip, 6, NULL, 0, &t, 0);
+	eth(&inner, NULL, 0, 0x0800);
+	cat(&inner, &ip);
+	inner.len = 14 + 20 + 20 + 60; /* what the mirror kept */
+	gre(&e, 0x1000, 0x88BE);
+	erspan2(&e, true);
+	cat(&e, &inner);
+	outer4(&f, 47, &e, 0);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	expect_decap(PD_TUN_ERSPAN, 1);
+	cr_assert_eq(P.malformed, PD_MAL_NONE);
+	cr_assert_eq(P.l4, PD_L4_TCP);
+	cr_assert_eq(P.ip.total_len, 1040);
+	cr_assert_eq(P.tcp.payload_len, 1000);
+	cr_assert_eq(P.tcp.payload_captured, 60);
+	cr_assert_eq(P.snap_truncated, true);
+	cr_assert_eq(P.wirelen, f.len);
+	/* Without the T bit the same bytes lie about their length */
+	f.b[14 + 20 + 8 + 2] &= (uint8_t)~0x04;
+	cr_assert_eq(run(&f, 1), PD_DISSECT_MALFORMED);
+	cr_assert_eq(P.malformed, PD_MAL_IP_TOTLEN);
+}
+
+/* Ethernet/IPv4/UDP to dport carrying payload (outer addresses). */
+static void udp4(frame *f, uint16_t sport, uint16_t dport, const frame *payload, uint16_t flags_off)
+{
+	frame u = {0};
+	udp(&u, sport, dport, payload->b, payload->len);
+	outer4(f, 17, &u, flags_off);
+}
+
+Test(tunnel, vxlan)
+{
+	frame v = {0}, inner = {0}, f = {0};
+	eth_ipv4_tcp(&inner);
+	vxlan(&v, 42);
+	cat(&v, &inner);
+	udp4(&f, 51353, 4789, &v, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_VXLAN, 1);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 8 + 8 + 14);
+	cr_assert_eq(P.tcp.sport, 40000);
+	cut_everywhere(&f, 1, 34, 3, true);
+	/* VXLAN header whole, inner cut: plain UDP, the tunnel noted as cut */
+	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 8 + 14 + 10, (uint32_t)f.len), PD_DISSECT_OK);
+	expect_outer(17, PD_L4_UDP, PD_TUN_VXLAN, PD_TSTOP_CUT);
+	cr_assert_eq(P.udp.dport, 4789);
+	/* Linux's old default port */
+	f.len = 0;
+	udp4(&f, 1, 8472, &v, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_VXLAN, 1);
+	/* IPv6 underlay */
+	frame u = {0}, o6 = {0}, f6 = {0};
+	udp(&u, 1, 4789, v.b, v.len);
+	ipv6(&o6, 17, &u);
+	eth(&f6, NULL, 0, 0x86DD);
+	cat(&f6, &o6);
+	expect_v4_tcp(run(&f6, 1));
+	cr_assert_eq(P.tunnel_depth, 1);
+	cr_assert_eq(P.tunnel_src.family, 6);
+	cr_assert_eq(memcmp(P.tunnel_src.bytes, SRC6, 16), 0);
+	/* ARP in VXLAN */
+	frame arp = {0}, va = {0}, fa = {0};
+	eth(&arp, NULL, 0, 0x0806);
+	for (int i = 0; i < 28; i++)
+		put8(&arp, (uint8_t)i);
+	vxlan(&va, 42);
+	cat(&va, &arp);
+	udp4(&fa, 1, 4789, &va, 0);
+	cr_assert_eq(run(&fa, 1), PD_DISSECT_NOT_IP);
+	cr_assert(P.tunnels & (1u << PD_TUN_VXLAN));
+	/* First fragment of a VXLAN datagram: not reassembled */
+	f.len = 0;
+	udp4(&f, 1, 4789, &v, 0x2000);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	expect_outer(17, PD_L4_UDP, PD_TUN_VXLAN, PD_TSTOP_FRAGMENT);
+}
+
+/* What is on a tunnel's UDP port but does not parse as the tunnel all the
+ * way to a sane inner IP header is plain UDP: nothing else changes. */
+static void expect_plain_udp(const frame *payload, uint16_t sport, uint16_t dport)
+{
+	frame f = {0};
+	udp4(&f, sport, dport, payload, 0);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	expect_outer(17, PD_L4_UDP, PD_TUN_NONE, PD_TSTOP_NONE);
+	cr_assert_eq(P.malformed, PD_MAL_NONE);
+	cr_assert_eq(P.udp.dport, dport);
+	cr_assert_eq(P.udp.payload_len, payload->len);
+	cr_assert_eq(P.l3, f.b + 14);
+}
+
+Test(tunnel, udp_ports_without_a_tunnel)
+{
+	frame inner = {0};
+	eth_ipv4_tcp(&inner);
+	frame p = {0};
+	/* random bytes, a short payload, no payload */
+	putn(&p, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10", 16);
+	expect_plain_udp(&p, 1, 4789);
+	expect_plain_udp(&p, 1, 6081);
+	p.len = 5;
+	expect_plain_udp(&p, 1, 4789);
+	p.len = 0;
+	expect_plain_udp(&p, 1, 4789);
+	/* the VXLAN port as the source only */
+	frame v = {0};
+	vxlan(&v, 42);
+	cat(&v, &inner);
+	expect_plain_udp(&v, 4789, 40000);
+	/* I flag missing; other flag bits; last byte not zero */
+	frame w = v;
+	w.b[0] = 0x00;
+	expect_plain_udp(&w, 1, 4789);
+	w = v;
+	w.b[0] = 0x0c;
+	expect_plain_udp(&w, 1, 4789);
+	w = v;
+	w.b[7] = 1;
+	expect_plain_udp(&w, 1, 4789);
+	/* inner "Ethernet" with a type an overlay does not carry */
+	w = v;
+	w.b[8 + 12] = 0x12;
+	w.b[8 + 13] = 0x34;
+	expect_plain_udp(&w, 1, 4789);
+	/* inner IPv4 that lies: version, header length, total length */
+	w = v;
+	w.b[8 + 14] = 0x55;
+	expect_plain_udp(&w, 1, 4789);
+	w = v;
+	w.b[8 + 14] = 0x43;
+	expect_plain_udp(&w, 1, 4789);
+	w = v;
+	set16(&w, 8 + 14 + 2, 900);
+	expect_plain_udp(&w, 1, 4789);
+	/* inner Ethernet shorter than its header on the wire */
+	w = v;
+	w.len = 8 + 10;
+	expect_plain_udp(&w, 1, 4789);
+	/* GENEVE: version 1, a protocol type it does not follow */
+	frame g = {0};
+	geneve(&g, 0, 0x6558);
+	cat(&g, &inner);
+	w = g;
+	w.b[0] = 0x40;
+	expect_plain_udp(&w, 1, 6081);
+	w = g;
+	w.b[2] = 0x12;
+	expect_plain_udp(&w, 1, 6081);
+	/* options longer than the datagram */
+	w = g;
+	w.b[0] = 0x3f;
+	expect_plain_udp(&w, 1, 6081);
+}
+
+Test(tunnel, geneve)
+{
+	frame g = {0}, inner = {0}, f = {0};
+	eth_ipv4_tcp(&inner);
+	geneve(&g, 2, 0x6558);
+	cat(&g, &inner);
+	udp4(&f, 6081, 6081, &g, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_GENEVE, 1);
+	cr_assert_eq(P.l3, f.b + 14 + 20 + 8 + 16 + 14);
+	cut_everywhere(&f, 1, 34, 3, true);
+	/* IP directly (protocol type 0x0800 and 0x86DD) */
+	frame ip4 = {0}, ip6 = {0};
+	ipv4_tcp_l3(&ip4);
+	ipv6_tcp_l3(&ip6);
+	g.len = f.len = 0;
+	geneve(&g, 0, 0x0800);
+	cat(&g, &ip4);
+	udp4(&f, 1, 6081, &g, 0);
+	expect_v4_tcp(run(&f, 1));
+	expect_decap(PD_TUN_GENEVE, 1);
+	g.len = f.len = 0;
+	geneve(&g, 1, 0x86DD);
+	cat(&g, &ip6);
+	udp4(&f, 1, 6081, &g, 0);
+	expect_v6_tcp(run(&f, 1));
+	expect_decap(PD_TUN_GENEVE, 1);
+	/* options cut by the snaplen */
+	g.len = f.len = 0;
+	geneve(&g, 10, 0x6558);
+	cat(&g, &inner);
+	udp4(&f, 1, 6081, &g, 0);
+	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 8 + 12, (uint32_t)f.len), PD_DISSECT_OK);
+	expect_outer(17, PD_L4_UDP, PD_TUN_GENEVE, PD_TSTOP_CUT);
+	/* options that end the datagram, cut right before them */
+	g.len = f.len = 0;
+	geneve(&g, 4, 0x6558);
+	udp4(&f, 1, 6081, &g, 0);
+	cr_assert_eq(run2(&f, 1, 14 + 20 + 8 + 8, (uint32_t)f.len), PD_DISSECT_OK);
+	expect_outer(17, PD_L4_UDP, PD_TUN_GENEVE, PD_TSTOP_CUT);
+}
+
+Test(tunnel, nesting_is_bounded)
+{
+	/* IP-in-IP as deep as allowed: the innermost packet */
+	frame cur = {0};
+	ipv4_tcp_l3(&cur);
+	for (int i = 0; i < PD_MAX_TUNNEL_DEPTH; i++) {
+		frame next = {0};
+		ipv4(&next, 4, NULL, 0, &cur, 0);
+		cur = next;
+	}
+	frame f = {0};
+	eth(&f, NULL, 0, 0x0800);
+	cat(&f, &cur);
+	expect_v4_tcp(run(&f, 1));
+	cr_assert_eq(P.tunnel_depth, PD_MAX_TUNNEL_DEPTH);
+	cr_assert_eq(P.tunnels, 1u << PD_TUN_IPIP);
+	/* one more: the last tunnel is left closed */
+	frame deeper = {0};
+	ipv4(&deeper, 4, NULL, 0, &cur, 0);
+	f.len = 0;
+	eth(&f, NULL, 0, 0x0800);
+	cat(&f, &deeper);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	cr_assert_eq(P.tunnel_depth, PD_MAX_TUNNEL_DEPTH);
+	cr_assert_eq(P.ip.proto, 4);
+	cr_assert_eq(P.l4, PD_L4_OTHER);
+	cr_assert_eq(P.tunnel_stop, PD_TSTOP_DEPTH);
+	cr_assert_eq(P.tunnel_stop_kind, PD_TUN_IPIP);
+	/* Mixed: TCP in VXLAN in GRE in IPv4; the outermost addresses kept */
+	frame inner = {0}, v = {0}, u = {0}, mid = {0}, g = {0}, m = {0};
+	eth_ipv4_tcp(&inner);
+	vxlan(&v, 1);
+	cat(&v, &inner);
+	udp(&u, 1, 4789, v.b, v.len);
+	ipv6(&mid, 17, &u);
+	gre(&g, 0, 0x86DD);
+	cat(&g, &mid);
+	outer4(&m, 47, &g, 0);
+	expect_v4_tcp(run(&m, 1));
+	expect_decap(PD_TUN_GRE, 2);
+	cr_assert(P.tunnels & (1u << PD_TUN_VXLAN));
+	cut_everywhere(&m, 1, 34, 3, true);
+}
+
+Test(tunnel, names)
+{
+	cr_assert_str_eq(pd_tunnel_name(PD_TUN_VXLAN), "VXLAN");
+	cr_assert_str_eq(pd_tunnel_name(PD_TUN_PPTP), "GRE version 1 (PPTP)");
+	cr_assert_str_eq(pd_tunnel_name(PD_TUN__COUNT), "unknown");
+	cr_assert_str_eq(pd_tunnel_stop_name(PD_TSTOP_CUT), "cut");
+	cr_assert_str_eq(pd_tunnel_stop_name(PD_TSTOP__COUNT), "unknown");
+	for (int k = 0; k < PD_TUN__COUNT; k++)
+		cr_assert_str_neq(pd_tunnel_name((pd_tunnel)k), "unknown");
+	for (int s = 0; s < PD_TSTOP__COUNT; s++)
+		cr_assert_str_neq(pd_tunnel_stop_name((pd_tunnel_stop)s), "unknown");
+}
+
 /* ---- helpers ---- */
 
 Test(dissect, addr_helpers_and_names)
