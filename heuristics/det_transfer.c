@@ -278,7 +278,7 @@ static void tr_report_ssai(pd_ctx *ctx, const pd_flow *flow, const tr_dir *d, bo
 			  "(net.ipv4.tcp_slow_start_after_idle=1, the default) and took about %.3f s of extra round "
 			  "trips (RTT %.2f ms) to grow back.",
 			  "：拥塞窗口被重置成了重启窗口（net.ipv4.tcp_slow_start_after_idle=1，默认值），"
-			  "多花了约 %.3f 秒的往返（RTT %.2f 毫秒）才涨回去。",
+			  "多用了约 %.3f 秒的往返（RTT %.2f 毫秒）才把窗口涨回去。",
 			  d->ssai_cost_s, rtt_ms);
 	pd_finding_metric(f, "restarts", n, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "first_flight_bytes", fl, PD_UNIT_BYTES, PD_AGG_MAX);
