@@ -15,7 +15,7 @@
 
 typedef struct pd_text {
 	const char *en;
-	const char *zh; /* NULL: not translated yet (a test fails) */
+	const char *zh; /* NULL: not translated yet (tests/test_zh.c lists where) */
 	const char *file;
 	int line;
 } pd_text;
