@@ -1018,6 +1018,16 @@ static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 				  "再次重发来证实是定时器）；若主机调低了这个下限（net.ipv4.tcp_rto_min_us、路由的 "
 				  "rto_min），它们也可能是探测。",
 				  d->floor_rto);
+	/* backed-off timeouts shorter than the default floor: it was lowered */
+	bool low_floor = d->rto_repeats && d->rto_min > 0 && d->rto_min < LS_RTO_MIN_NS;
+	if (low_floor)
+		pd_finding_append(f,
+				  " The shortest timeout was %.0f ms, below Linux's default 200 ms minimum RTO, and the "
+				  "repeats backed off from it: the sender's floor was lowered (a route's rto_min, or "
+				  "net.ipv4.tcp_rto_min_us since 6.11).",
+				  "最短的一次超时只有 %.0f 毫秒，低于 Linux 默认的 200 毫秒最小 RTO，而之后的重发正是从它开始"
+				  "退避的：发送端的下限被调低了（路由的 rto_min，或 6.11 起的 net.ipv4.tcp_rto_min_us）。",
+				  lo);
 	pd_finding_metric(f, "rto_count", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "rto_time", rto_s, PD_UNIT_S, PD_AGG_SUM);
 	pd_finding_metric(f, "stall_time", stall_s, PD_UNIT_S, PD_AGG_SUM);
@@ -1035,9 +1045,15 @@ static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 	/* spurious timeouts were delays, not lost data */
 	pd_finding_set_severity(f, real >= 2 || (real >= 1 && real_stall_s >= 0.4) ? PD_SEV_WARNING : PD_SEV_INFO);
 	pd_finding_set_confidence(f, 0.8);
-	if (silent)
+	if (silent && low_floor)
+		pd_finding_settings(f, "net.ipv4.tcp_retries2", "TCP_USER_TIMEOUT", "route rto_min",
+				    "net.ipv4.tcp_rto_min_us", NULL);
+	else if (silent)
 		pd_finding_settings(f, "net.ipv4.tcp_retries2", "TCP_USER_TIMEOUT", "net.ipv4.tcp_early_retrans",
 				    "net.ipv4.tcp_recovery", NULL);
+	else if (low_floor)
+		pd_finding_settings(f, "route rto_min", "net.ipv4.tcp_rto_min_us", "net.ipv4.tcp_early_retrans",
+				    "net.ipv4.tcp_recovery", "net.ipv4.tcp_retries2", NULL);
 	else if (!real)
 		pd_finding_settings(f, "net.ipv4.tcp_rto_min_us", "route rto_min", "net.ipv4.tcp_recovery", NULL);
 	else if (sack == 0)
