@@ -714,7 +714,7 @@ static void fr_append_tunnel_hint(pd_finding *f, uint32_t size)
 		uint32_t mtu;
 		const char *en, *zh;
 	} known[] = {
-		{1500, "the Ethernet default: the datagram itself is larger than the MTU", "以太网默认值：数据报本身就大于 MTU"},
+		{1500, "the Ethernet default: the datagram itself is larger than the MTU", "以太网默认值，数据报本身就大于 MTU"},
 		{1492, "PPPoE-sized", "PPPoE 大小"},
 		{1480, "like an IPIP or SIT (6in4) tunnel", "类似 IPIP 或 SIT（6in4）隧道"},
 		{1476, "like a GRE tunnel", "类似 GRE 隧道"},
@@ -1059,7 +1059,7 @@ static void fr_on_end(pd_ctx *ctx, void *gv)
 				  "整个丢失。",
 				  n);
 		pd_finding_set_confidence(f, 0.5);
-		pd_finding_settings(f, "firewall dropping fragments", "interface MTU", "net.ipv4.ip_no_pmtu_disc", NULL);
+		pd_finding_settings(f, "firewall dropping fragments", "interface MTU", "net.ipv4.ipfrag_high_thresh", NULL);
 	}
 }
 

@@ -585,7 +585,7 @@ static void pm_append_hint(pd_finding *f, uint32_t mtu)
 	const pm_hint *h = mtu ? pm_tunnel_hint(mtu) : NULL;
 	if (h)
 		pd_finding_append(f, " MTU %1$u looks like %2$s%3$.0s (a hint, not a proof).",
-				  "MTU %1$u 看起来像%3$s%2$.0s（仅是提示，并非证据）。", mtu, h->en, h->zh);
+				  "MTU %1$u 可能对应：%3$s%2$.0s（仅是提示，并非证据）。", mtu, h->en, h->zh);
 }
 
 static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)

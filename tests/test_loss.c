@@ -24,13 +24,15 @@ static const char *str(const cJSON *o, const char *key)
 
 static double first_frame(const cJSON *f)
 {
-	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "first");
+	const cJSON *evidence = cJSON_GetObjectItemCaseSensitive(f, "evidence");
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(evidence, "first");
 	return cJSON_GetObjectItemCaseSensitive(ev, "frame")->valuedouble;
 }
 
 static bool has_example(const cJSON *f, double frame)
 {
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
+	const cJSON *evidence = cJSON_GetObjectItemCaseSensitive(f, "evidence");
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(evidence, "examples");
 	const cJSON *e;
 	cJSON_ArrayForEach(e, ex)
 	if (cJSON_GetObjectItemCaseSensitive(e, "frame")->valuedouble == frame)
@@ -50,7 +52,9 @@ static bool has_metric(const cJSON *f, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key) != NULL;
 }
 
-#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), (double)(tol))
+#define NEAR(a, b, tol)                                                                              \
+	cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), \
+		  (double)(tol))
 
 static const char *loss_ids[] = {"retransmissions", "rto-timeouts", "local-drop", "tail-loss",
 				 "spurious-retransmissions"};
