@@ -803,8 +803,8 @@ static void ls_append_rtt(pd_finding *f, pd_time rtt)
 	if (rtt > 0)
 		pd_finding_append(f, " RTT %.2f ms.", "RTT 为 %.2f 毫秒。", (double)rtt / 1e6);
 	else
-		pd_finding_append(f, " RTT unknown: the capture has no handshake or ACK to time it.",
-				  "RTT 未知：抓包中没有可用来测量它的握手或 ACK。");
+		pd_finding_append(f, " RTT unknown: the capture has no handshake or data/ACK pair to time it.",
+				  "RTT 未知：抓包中没有可用来测量它的握手或“数据-确认”对。");
 }
 
 /* SACK: 1 on, 0 off, -1 unknown (a SYN missing from the capture). */
