@@ -28,8 +28,13 @@ typedef struct cp_dir {
 	uint32_t gap_lo, gap_hi;
 	uint64_t gap_frame;
 	pd_time gap_ts;
-	uint32_t next; /* next_seq before this packet */
+	uint32_t next; /* next_seq before this packet, with what IP fragments added */
 	bool next_valid;
+	/* The latest segment that came as IP fragments: the engine sees only
+	 * the first fragment's share, its other fragments carry the rest
+	 * (fragment offset o holds sequence fr_seq + o - fr_hdr). */
+	bool fr_valid, fr_fin;
+	uint32_t fr_id, fr_seq, fr_hdr;
 } cp_dir;
 
 /* Allocated once a flow carries data: handshake-only flows (a SYN flood)
@@ -39,6 +44,7 @@ typedef struct cp_data {
 	uint32_t drops, drop_bytes;
 	uint64_t drop_frame;
 	pd_time drop_ts;
+	uint32_t frag_drops; /* of them, stretches of IP-fragmented segments */
 } cp_data;
 
 typedef struct cp_flow {
@@ -49,7 +55,9 @@ typedef struct cp_flow {
 	uint32_t ack_adv[2]; /* ACKs that advanced */
 	uint32_t dups, dups_retx;
 	uint8_t vantage;
-	bool fragmented; /* TCP over IP fragments: sequence gaps mean nothing here */
+	bool fragmented; /* TCP over IP fragments: the gaps are judged with the fragments */
+	bool syn_then_ack[2]; /* sent a SYN, then an ACK: it heard a SYN-ACK */
+	bool syn_sent[2];
 	/* handshake legs, from the SYN-ACK that answered the last SYN */
 	pd_time syn_ts, synack_ts, leg_a, leg_b;
 	bool have_a, have_b;
@@ -68,7 +76,7 @@ typedef struct cp_global {
 	uint64_t tso_segs, gro_segs, tso_max, gro_max, tso_unknown_flows;
 	/* drops */
 	pd_finding *drops;
-	uint64_t drop_events, drop_bytes;
+	uint64_t drop_events, drop_bytes, drop_frag_events;
 	/* one direction */
 	pd_finding *onedir;
 	uint64_t onedir_flows, tcp_flows;
@@ -79,7 +87,7 @@ typedef struct cp_global {
 
 /* --------------------------------------------------------------- TCP */
 
-static void cp_drop(cp_data *c, uint32_t bytes, uint64_t frame, pd_time ts)
+static void cp_drop(cp_data *c, uint32_t bytes, uint64_t frame, pd_time ts, bool frag)
 {
 	/* More than any window allows: sequence confusion (reused ports,
 	 * TFO, injected packets), not a stretch the capture missed. */
@@ -87,6 +95,7 @@ static void cp_drop(cp_data *c, uint32_t bytes, uint64_t frame, pd_time ts)
 		return;
 	c->drops++;
 	c->drop_bytes += bytes;
+	c->frag_drops += frag;
 	if (!c->drop_frame) {
 		c->drop_frame = frame;
 		c->drop_ts = ts;
@@ -103,6 +112,10 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		c->ttl[dir] = pkt->ip.ttl;
 		c->ttl_seen[dir] = true;
 	}
+	if ((t->flags & (PD_TCP_SYN | PD_TCP_ACK)) == PD_TCP_SYN)
+		c->syn_sent[dir] = true;
+	else if ((t->flags & PD_TCP_ACK) && !(t->flags & (PD_TCP_SYN | PD_TCP_RST)) && c->syn_sent[dir])
+		c->syn_then_ack[dir] = true;
 	if (t->flags & PD_TCP_ACK) {
 		if (!(t->flags & PD_TCP_SYN))
 			c->acks_seen[dir]++;
@@ -160,18 +173,28 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	 * A hole the peer ACKed is a capture drop only if nothing fills it
 	 * later (merged captures can show the ACK before the data). */
 	const pd_tcp_half *h = &flow->half[dir];
-	if (pkt->ip.is_fragment)
+	if (pkt->ip.is_fragment) {
 		c->fragmented = true;
+		/* a first fragment: the rest of the segment follows in fragments */
+		d->fr_valid = true;
+		d->fr_id = pkt->ip.ident;
+		d->fr_seq = t->seq;
+		d->fr_hdr = t->hdr_len;
+		d->fr_fin = (t->flags & PD_TCP_FIN) != 0;
+	}
 	if (d->gap && len && pd_seq_lt(t->seq, d->gap_hi) && pd_seq_lt(d->gap_lo, t->seq + len))
 		d->gap = false; /* filled: lost on the network (or reordered), not by the capture */
-	if ((seg->flags & PD_SEG_PREV_LOST) && d->next_valid && d->gap && d->gap_acked && d->gap_lo == d->next) {
+	/* the engine's "previous segment not captured", unless fragments of
+	 * the segment before carried what it missed */
+	bool prev_lost = (seg->flags & PD_SEG_PREV_LOST) && d->next_valid && pd_seq_lt(d->next, t->seq);
+	if (prev_lost && d->gap && d->gap_acked && d->gap_lo == d->next) {
 		/* the hole the peer's ACKs already revealed (ACK_UNSEEN came
 		 * before the data above it): the same stretch, not a second one */
 		if (pd_seq_lt(d->gap_hi, t->seq))
 			d->gap_hi = t->seq;
-	} else if ((seg->flags & PD_SEG_PREV_LOST) && d->next_valid && (!d->gap || d->gap_acked)) {
+	} else if (prev_lost && (!d->gap || d->gap_acked)) {
 		if (d->gap)
-			cp_drop(m, d->gap_hi - d->gap_lo, d->gap_frame, d->gap_ts);
+			cp_drop(m, d->gap_hi - d->gap_lo, d->gap_frame, d->gap_ts, c->fragmented);
 		d->gap = true;
 		d->gap_acked = false;
 		d->gap_lo = d->next;
@@ -180,7 +203,10 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		d->gap_ts = pkt->ts;
 	}
 	if (h->seq_valid) {
-		d->next = h->next_seq;
+		/* never behind what fragments showed (the engine counts a first
+		 * fragment's share only) */
+		if (!d->next_valid || !pd_seq_lt(h->next_seq, d->next))
+			d->next = h->next_seq;
 		d->next_valid = true;
 	}
 
@@ -188,22 +214,42 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		if (peer->gap && pd_seq_le(peer->gap_hi, t->ack))
 			peer->gap_acked = true;
 		/* ACK beyond anything seen: the tail was missed (not at a mid-stream start). */
-		uint32_t pnext = flow->half[pd_peer(dir)].next_seq;
-		if ((seg->flags & PD_SEG_ACK_UNSEEN) && peer->gap && peer->gap_acked && peer->gap_lo == pnext) {
+		uint32_t pnext = peer->next_valid ? peer->next : flow->half[pd_peer(dir)].next_seq;
+		bool unseen = (seg->flags & PD_SEG_ACK_UNSEEN) && pd_seq_lt(pnext, t->ack);
+		if (unseen && peer->gap && peer->gap_acked && peer->gap_lo == pnext) {
 			if (pd_seq_lt(peer->gap_hi, t->ack))
 				peer->gap_hi = t->ack; /* the same missing tail, ACKed further */
-		} else if ((seg->flags & PD_SEG_ACK_UNSEEN) && (!peer->gap || peer->gap_acked) &&
-			   (flow->syn_frame || flow->pkts > 3)) {
+		} else if (unseen && (!peer->gap || peer->gap_acked) && (flow->syn_frame || flow->pkts > 3)) {
 			if (peer->gap)
-				cp_drop(m, peer->gap_hi - peer->gap_lo, peer->gap_frame, peer->gap_ts);
+				cp_drop(m, peer->gap_hi - peer->gap_lo, peer->gap_frame, peer->gap_ts, c->fragmented);
 			peer->gap = true;
 			peer->gap_acked = true;
-			peer->gap_lo = flow->half[pd_peer(dir)].next_seq;
+			peer->gap_lo = pnext;
 			peer->gap_hi = t->ack;
 			peer->gap_frame = pkt->frame_no;
 			peer->gap_ts = pkt->ts;
 		}
 	}
+}
+
+/* A non-first IP fragment of the flow's TCP segment from dir: the bytes it
+ * carries extend what the capture saw of that segment. */
+static void cp_on_fragment(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
+{
+	(void)ctx;
+	cp_flow *c = fs;
+	if (flow->proto != 6 || !c->m)
+		return;
+	cp_dir *d = &c->m->d[dir];
+	const pd_ip *ip = &pkt->ip;
+	if (!d->fr_valid || ip->ident != d->fr_id || ip->frag_offset < d->fr_hdr || !d->next_valid)
+		return;
+	uint32_t lo = d->fr_seq + (ip->frag_offset - d->fr_hdr), hi = lo + ip->frag_payload_len;
+	if (!ip->mf && d->fr_fin)
+		hi++; /* the segment's FIN follows its last byte */
+	/* contiguous with what was seen: the segment's next bytes */
+	if (pd_seq_le(lo, d->next) && pd_seq_lt(d->next, hi))
+		d->next = hi;
 }
 
 /* ------------------------------------------------------------ flow end */
@@ -282,8 +328,12 @@ static void cp_offload(pd_ctx *ctx, cp_global *g, const pd_flow *f, cp_flow *c, 
 		*fp = pd_finding_get(ctx, gro ? "capture-offload-gro" : "capture-offload-tso", NULL);
 	pd_finding *fd = *fp;
 	pd_finding_add_flow(ctx, fd, f);
-	pd_finding_occurrence(fd, d->super_frame, d->super_ts, "%s", NULL,
-				 dir == PD_CLIENT ? "client segment above the MSS" : "server segment above the MSS");
+	if (dir == PD_CLIENT)
+		pd_finding_occurrence(fd, d->super_frame, d->super_ts, "client segment above the MSS",
+				      "客户端发出的超过 MSS 的数据段");
+	else
+		pd_finding_occurrence(fd, d->super_frame, d->super_ts, "server segment above the MSS",
+				      "服务端发出的超过 MSS 的数据段");
 	if (gro) {
 		g->gro_segs += d->n_super;
 		if (d->max_super > g->gro_max)
@@ -317,17 +367,16 @@ static void cp_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	if (m) {
 		for (int i = 0; i < 2; i++)
 			if (m->d[i].gap && m->d[i].gap_acked)
-				cp_drop(m, m->d[i].gap_hi - m->d[i].gap_lo, m->d[i].gap_frame, m->d[i].gap_ts);
-		if (c->fragmented)
-			m->drops = 0;
+				cp_drop(m, m->d[i].gap_hi - m->d[i].gap_lo, m->d[i].gap_frame, m->d[i].gap_ts, c->fragmented);
 		if (m->drops) {
 			if (!g->drops)
 				g->drops = pd_finding_get(ctx, "capture-drops", NULL);
 			pd_finding_add_flow(ctx, g->drops, flow);
-			pd_finding_occurrence(g->drops, m->drop_frame, m->drop_ts,
-						 "data ACKed but not in the capture", NULL);
+			pd_finding_occurrence(g->drops, m->drop_frame, m->drop_ts, "data ACKed but not in the capture",
+					      "数据已被确认，但抓包中没有");
 			g->drop_events += m->drops;
 			g->drop_bytes += m->drop_bytes;
+			g->drop_frag_events += m->frag_drops;
 		}
 		g_free(m);
 		c->m = NULL;
@@ -337,34 +386,24 @@ static void cp_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	bool cs = flow->half[PD_CLIENT].seen, ss = flow->half[PD_SERVER].seen;
 	if (cs != ss) {
 		int only = cs ? PD_CLIENT : PD_SERVER;
-		if (c->ack_adv[only] >= 1 && c->acks_seen[only] >= 2) {
+		/* it ACKed data from the other side, or its handshake ACK
+		 * answered a SYN-ACK the capture lacks */
+		if ((c->ack_adv[only] >= 1 || c->syn_then_ack[only]) && c->acks_seen[only] >= 2) {
 			if (!g->onedir)
 				g->onedir = pd_finding_get(ctx, "capture-one-direction", NULL);
 			pd_finding_add_flow(ctx, g->onedir, flow);
-			pd_finding_occurrence(g->onedir, flow->first_frame, flow->first_ts, "%s", NULL,
-						 only == PD_CLIENT ? "only client packets" : "only server packets");
+			if (only == PD_CLIENT)
+				pd_finding_occurrence(g->onedir, flow->first_frame, flow->first_ts, "only client packets",
+						      "只有客户端的报文");
+			else
+				pd_finding_occurrence(g->onedir, flow->first_frame, flow->first_ts, "only server packets",
+						      "只有服务端的报文");
 			g->onedir_flows++;
 		}
 	}
 }
 
 /* ----------------------------------------------------------------- end */
-
-static const char *cp_vname(int v)
-{
-	switch (v) {
-	case CP_V_CLIENT:
-		return "near the client";
-	case CP_V_SERVER:
-		return "near the server";
-	case CP_V_MIDDLE:
-		return "in between";
-	case CP_V_CLOSE:
-		return "too close to tell (RTT below processing time)";
-	default:
-		return "unknown (no handshake)";
-	}
-}
 
 static void cp_report_vantage(pd_ctx *ctx, cp_global *g)
 {
@@ -374,7 +413,7 @@ static void cp_report_vantage(pd_ctx *ctx, cp_global *g)
 	if (!total)
 		return;
 	pd_finding *f = pd_finding_get(ctx, "capture-vantage", NULL);
-	pd_finding_occurrence(f, g->v_frame, g->v_ts, "handshake timing", NULL);
+	pd_finding_occurrence(f, g->v_frame, g->v_ts, "handshake timing", "握手时序");
 	pd_finding_metric(f, "flows_near_client", (double)g->v_count[CP_V_CLIENT], PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "flows_near_server", (double)g->v_count[CP_V_SERVER], PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "flows_in_between", (double)g->v_count[CP_V_MIDDLE], PD_UNIT_COUNT, PD_AGG_SUM);
@@ -395,46 +434,68 @@ static void cp_report_vantage(pd_ctx *ctx, cp_global *g)
 	double a_ms = g->v_a_sum[best] / n / 1e6, b_ms = g->v_b_sum[best] / n / 1e6;
 	pd_finding_metric(f, "syn_to_synack", a_ms, PD_UNIT_MS, PD_AGG_MAX);
 	pd_finding_metric(f, "synack_to_ack", b_ms, PD_UNIT_MS, PD_AGG_MAX);
-	const char *caveat = "";
-	switch (best) {
-	case CP_V_CLIENT:
-		caveat = "; RTTs measured here are the full path; losses before the server show as the "
-			 "client's retransmissions";
-		break;
-	case CP_V_SERVER:
-		caveat = "; the server's own packets are seen before the network, so its data may appear "
-			 "as offload super-segments and losses on the path show only as retransmissions";
-		break;
-	case CP_V_MIDDLE:
-		caveat = "; each side's timing includes part of the path";
-		break;
-	case CP_V_CLOSE:
-		caveat = "; client and server are too close (same host, LAN or namespaces) to tell the "
-			 "capture side from timing, and both send with the same TTL";
-		break;
-	default:
-		break;
-	}
-	char ttl[320] = "";
-	if (g->v_by_ttl)
-		snprintf(ttl, sizeof(ttl),
-			 " [%" G_GUINT64_FORMAT " of them decided by TTL: too close to time, but only one side "
-			 "arrives with an initial TTL (64/128/255), i.e. unrouted]",
-			 g->v_by_ttl);
 	pd_finding_metric(f, "flows_by_ttl", (double)g->v_by_ttl, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "flows_by_link_header", (double)g->v_by_link, PD_UNIT_COUNT, PD_AGG_SUM);
-	if (g->v_by_link) {
-		size_t used = strlen(ttl);
-		snprintf(ttl + used, sizeof(ttl) - used,
-			 " [%" G_GUINT64_FORMAT " decided by the capture's own record of which way each "
-			 "packet went (tcpdump -i any)]",
-			 g->v_by_link);
+	uint64_t k = g->v_count[best];
+	switch (best) {
+	case CP_V_CLIENT:
+		pd_finding_detail(f,
+				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " handshakes: captured near the client (SYN "
+				  "to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average); RTTs measured here are the full "
+				  "path; losses before the server show as the client's retransmissions.",
+				  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 个握手：抓包点靠近客户端（SYN 到 SYN-ACK "
+				  "平均 %.3f 毫秒，SYN-ACK 到 ACK 平均 %.3f 毫秒）；这里测得的 RTT 是整条路径的；去往服务端"
+				  "途中的丢包表现为客户端的重传。",
+				  k, total, a_ms, b_ms);
+		break;
+	case CP_V_SERVER:
+		pd_finding_detail(f,
+				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " handshakes: captured near the server (SYN "
+				  "to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average); the server's own packets are seen "
+				  "before the network, so its data may appear as offload super-segments and losses on the "
+				  "path show only as retransmissions.",
+				  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 个握手：抓包点靠近服务端（SYN 到 SYN-ACK "
+				  "平均 %.3f 毫秒，SYN-ACK 到 ACK 平均 %.3f 毫秒）；服务端自己的报文在进入网络之前就被抓到，"
+				  "所以它的数据可能表现为卸载合并的超大数据段，路径上的丢包只表现为重传。",
+				  k, total, a_ms, b_ms);
+		break;
+	case CP_V_MIDDLE:
+		pd_finding_detail(f,
+				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " handshakes: captured in between (SYN to "
+				  "SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average); each side's timing includes part of "
+				  "the path.",
+				  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 个握手：抓包点位于两端之间（SYN 到 SYN-ACK "
+				  "平均 %.3f 毫秒，SYN-ACK 到 ACK 平均 %.3f 毫秒）；两侧的时序都包含一部分路径。",
+				  k, total, a_ms, b_ms);
+		break;
+	default:
+		pd_finding_detail(f,
+				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " handshakes: too close to tell (RTT below "
+				  "processing time; SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average); client and "
+				  "server are too close (same host, LAN or namespaces) to tell the capture side from timing, "
+				  "and both send with the same TTL.",
+				  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 个握手：无法判断（RTT 小于处理时间；SYN 到 "
+				  "SYN-ACK 平均 %.3f 毫秒，SYN-ACK 到 ACK 平均 %.3f 毫秒）；客户端与服务端离得太近（同一主机、"
+				  "局域网或网络命名空间），无法从时序判断抓包点在哪一侧，且双方发出的 TTL 相同。",
+				  k, total, a_ms, b_ms);
+		break;
 	}
-	pd_finding_detail(f,
-			  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-			  " handshakes: captured %s (SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms on average)%s%s%s", NULL,
-			  g->v_count[best], total, cp_vname(best), a_ms, b_ms, ttl, caveat,
-			  g->v_count[best] < total ? "; other flows differ (several capture points or paths)" : "");
+	if (g->v_by_ttl)
+		pd_finding_append(f,
+				  " %" G_GUINT64_FORMAT " of them were decided by TTL: too close to time, but only one side "
+				  "arrives with an initial TTL (64/128/255), i.e. unrouted.",
+				  "其中 %" G_GUINT64_FORMAT " 个是按 TTL 判断的：时序上太近无法区分，但只有一侧到达时带着初始 "
+				  "TTL（64/128/255），即未经路由。",
+				  g->v_by_ttl);
+	if (g->v_by_link)
+		pd_finding_append(f,
+				  " %" G_GUINT64_FORMAT " were decided by the capture's own record of which way each packet "
+				  "went (tcpdump -i any).",
+				  "有 %" G_GUINT64_FORMAT " 个是按抓包自己记录的每个报文的方向判断的（tcpdump -i any）。",
+				  g->v_by_link);
+	if (g->v_count[best] < total)
+		pd_finding_append(f, " Other flows differ (several capture points or paths).",
+				  "其他连接的情况不同（有多个抓包点或多条路径）。");
 	pd_finding_set_confidence(f, best == CP_V_CLOSE ? 0.3 : g->v_by_link >= g->v_count[best] ? 0.95 : 0.8);
 }
 
@@ -448,14 +509,28 @@ static void cp_on_end(pd_ctx *ctx, void *gv)
 		pd_finding *f = g->tso;
 		pd_finding_metric(f, "super_segments", (double)g->tso_segs, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "largest_segment", (double)g->tso_max, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_detail(f,
-				  "%" G_GUINT64_FORMAT " TCP segments larger than the receiver's MSS (up to %" G_GUINT64_FORMAT
-				  " B) on %" G_GUINT64_FORMAT " flow%s: %s. The network carried MSS-sized packets; "
-				  "pcapdoc does not count these as PMTU or fragmentation problems", NULL,
-				  g->tso_segs, g->tso_max, f->flow_count, f->flow_count == 1 ? "" : "s",
-				  g->tso_unknown_flows ? "the capture side could not be told from timing: TSO/GSO if it "
-							 "was taken on the sender (most likely), GRO/LRO if on the receiver"
-						       : "captured on the sending host before segmentation (TSO/GSO)");
+		if (g->tso_unknown_flows)
+			pd_finding_detail(f,
+					  "%" G_GUINT64_FORMAT " TCP segments larger than the receiver's MSS (up to %"
+					  G_GUINT64_FORMAT " B) on %" G_GUINT64_FORMAT " flows: the capture side could not be "
+					  "told from timing: TSO/GSO if it was taken on the sender (most likely), GRO/LRO if on "
+					  "the receiver. The network carried MSS-sized packets; pcapdoc does not count these as "
+					  "PMTU or fragmentation problems.",
+					  "%" G_GUINT64_FORMAT " 个 TCP 数据段大于接收端的 MSS（最大 %" G_GUINT64_FORMAT
+					  " 字节），涉及 %" G_GUINT64_FORMAT " 条连接：无法从时序判断抓包点在哪一侧：若抓包在"
+					  "发送端（可能性最大）是 TSO/GSO，若在接收端则是 GRO/LRO。网络上传输的是 MSS 大小的"
+					  "报文；pcapdoc 不把它们算作 PMTU 或分片问题。",
+					  g->tso_segs, g->tso_max, f->flow_count);
+		else
+			pd_finding_detail(f,
+					  "%" G_GUINT64_FORMAT " TCP segments larger than the receiver's MSS (up to %"
+					  G_GUINT64_FORMAT " B) on %" G_GUINT64_FORMAT " flows: captured on the sending host "
+					  "before segmentation (TSO/GSO). The network carried MSS-sized packets; pcapdoc does "
+					  "not count these as PMTU or fragmentation problems.",
+					  "%" G_GUINT64_FORMAT " 个 TCP 数据段大于接收端的 MSS（最大 %" G_GUINT64_FORMAT
+					  " 字节），涉及 %" G_GUINT64_FORMAT " 条连接：是在发送主机上、分段之前抓到的（TSO/GSO）。"
+					  "网络上传输的是 MSS 大小的报文；pcapdoc 不把它们算作 PMTU 或分片问题。",
+					  g->tso_segs, g->tso_max, f->flow_count);
 		pd_finding_set_confidence(f, g->tso_unknown_flows ? 0.6 : 0.9);
 	}
 	if (g->gro) {
@@ -464,10 +539,13 @@ static void cp_on_end(pd_ctx *ctx, void *gv)
 		pd_finding_metric(f, "largest_segment", (double)g->gro_max, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " TCP segments larger than the receiver's MSS (up to %" G_GUINT64_FORMAT
-				  " B) arriving from the far side on %" G_GUINT64_FORMAT
-				  " flow%s: merged by the receiving host (GRO/LRO) before the capture. Packet counts and "
-				  "sizes differ from the wire; not a PMTU or fragmentation problem", NULL,
-				  g->gro_segs, g->gro_max, f->flow_count, f->flow_count == 1 ? "" : "s");
+				  " B) arriving from the far side on %" G_GUINT64_FORMAT " flows: merged by the receiving "
+				  "host (GRO/LRO) before the capture. Packet counts and sizes differ from the wire; not a "
+				  "PMTU or fragmentation problem.",
+				  "%" G_GUINT64_FORMAT " 个从远端到达的 TCP 数据段大于接收端的 MSS（最大 %" G_GUINT64_FORMAT
+				  " 字节），涉及 %" G_GUINT64_FORMAT " 条连接：是接收主机在抓包之前合并的（GRO/LRO）。报文个数"
+				  "和大小与线路上的不同；这不是 PMTU 或分片问题。",
+				  g->gro_segs, g->gro_max, f->flow_count);
 		pd_finding_set_confidence(f, 0.85);
 	}
 	if (g->drops) {
@@ -479,13 +557,28 @@ static void cp_on_end(pd_ctx *ctx, void *gv)
 				  " B) were acknowledged by the receiver but never appear in the capture, and no "
 				  "retransmission filled them: the capture dropped them (tcpdump reports 'packets "
 				  "dropped by kernel'). Loss counted from this capture is overstated; capture again "
-				  "with a bigger buffer (tcpdump -B) or a filter", NULL,
+				  "with a bigger buffer (tcpdump -B) or a filter.",
+				  "有 %" G_GUINT64_FORMAT " 段数据（%" G_GUINT64_FORMAT " 字节）已被接收端确认，却从未出现在"
+				  "抓包中，也没有重传来填补：是抓包把它们丢了（tcpdump 会报告“packets dropped by kernel”）。"
+				  "由这份抓包算出的丢包偏高；请用更大的缓冲（tcpdump -B）或加过滤器重新抓包。",
 				  g->drop_events, g->drop_bytes);
+		if (g->drop_frag_events) {
+			pd_finding_metric(f, "missing_in_ip_fragments", (double)g->drop_frag_events, PD_UNIT_COUNT,
+					  PD_AGG_SUM);
+			pd_finding_append(f,
+					  " %" G_GUINT64_FORMAT " of them are parts of TCP segments that crossed the path as IP "
+					  "fragments: the receiver's ACK shows it reassembled them whole, so the capture missed "
+					  "those fragments, not the network.",
+					  "其中 %" G_GUINT64_FORMAT " 段属于以 IP 分片形式经过路径的 TCP 数据段：接收端的 ACK "
+					  "表明它已完整重组，所以是抓包漏掉了这些分片，而不是网络丢了它们。",
+					  g->drop_frag_events);
+		}
 		pd_finding_set_confidence(f, 0.8);
 	}
 	if (fa->truncated) {
 		pd_finding *f = pd_finding_get(ctx, "capture-snaplen", NULL);
-		pd_finding_occurrence(f, fa->truncated_frame, fa->truncated_ts, "frame cut by the snap length", NULL);
+		pd_finding_occurrence(f, fa->truncated_frame, fa->truncated_ts, "frame cut by the snap length",
+				      "帧被截断长度截短");
 		uint32_t snap = pd_ctx_snaplen(ctx);
 		pd_finding_metric(f, "truncated_frames", (double)fa->truncated, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "truncated_share", (double)fa->truncated / (double)(fa->ip_packets ? fa->ip_packets : 1), PD_UNIT_RATIO, PD_AGG_MAX);
@@ -493,42 +586,61 @@ static void cp_on_end(pd_ctx *ctx, void *gv)
 			pd_finding_metric(f, "snaplen", snap, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_metric(f, "max_tcp_payload_from_headers", (double)fa->max_tcp_payload_hdr, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_metric(f, "max_tcp_payload_captured", (double)fa->max_tcp_payload_captured, PD_UNIT_BYTES, PD_AGG_MAX);
-		char tcp[160] = "";
-		if (fa->max_tcp_payload_hdr > fa->max_tcp_payload_captured)
-			snprintf(tcp, sizeof(tcp),
-				 " (largest TCP payload %" G_GUINT64_FORMAT " B although at most %" G_GUINT64_FORMAT
-				 " B of one was captured)",
-				 fa->max_tcp_payload_hdr, fa->max_tcp_payload_captured);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-				  " IP frames were cut by the snap length (%u B). Sizes, sequence analysis and "
-				  "the findings use the lengths in the IP, TCP and UDP headers%s; only payload "
-				  "inspection and application detection are limited", NULL,
-				  fa->truncated, fa->ip_packets, snap, tcp);
+				  " IP frames were cut by the snap length (%u B). Sizes, sequence analysis and the findings "
+				  "use the lengths in the IP, TCP and UDP headers; only payload inspection and application "
+				  "detection are limited.",
+				  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 个 IP 帧被截断长度（%u 字节）截短。报文大小、"
+				  "序列号分析和各项诊断使用的是 IP、TCP、UDP 头部中的长度；受影响的只有载荷检查和应用识别。",
+				  fa->truncated, fa->ip_packets, snap);
+		if (fa->max_tcp_payload_hdr > fa->max_tcp_payload_captured)
+			pd_finding_append(f,
+					  " The largest TCP payload was %" G_GUINT64_FORMAT " B although at most %"
+					  G_GUINT64_FORMAT " B of one was captured.",
+					  "最大的 TCP 载荷为 %" G_GUINT64_FORMAT " 字节，但其中最多只抓到了 %" G_GUINT64_FORMAT
+					  " 字节。",
+					  fa->max_tcp_payload_hdr, fa->max_tcp_payload_captured);
 		pd_finding_set_confidence(f, 1.0);
 	}
 	if (g->onedir) {
 		pd_finding *f = g->onedir;
 		pd_finding_metric(f, "one_way_flows", (double)g->onedir_flows, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "tcp_flows", (double)g->tcp_flows, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_detail(f,
-				  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-				  " TCP flows show one side only, although that side acknowledges data from the "
-				  "other: %s. RTT, loss and window findings for them are incomplete", NULL,
-				  g->onedir_flows, g->tcp_flows,
-				  g->onedir_flows == g->tcp_flows ? "a capture filter or a tap that sees one direction"
-								  : "asymmetric routing past the capture point, or a filter");
+		if (g->onedir_flows == g->tcp_flows)
+			pd_finding_detail(f,
+					  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " TCP flows show one side only, although "
+					  "that side acknowledges packets from the other (a SYN-ACK, or data): a capture filter "
+					  "or a tap that sees one direction. RTT, loss and window findings for them are "
+					  "incomplete.",
+					  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 条 TCP 连接只看到一侧，而这一侧却在确认"
+					  "另一侧的报文（SYN-ACK 或数据）：是抓包过滤器或只能看到单向流量的分光/镜像所致。这些连接"
+					  "的 RTT、丢包和窗口诊断并不完整。",
+					  g->onedir_flows, g->tcp_flows);
+		else
+			pd_finding_detail(f,
+					  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " TCP flows show one side only, although "
+					  "that side acknowledges packets from the other (a SYN-ACK, or data): asymmetric routing "
+					  "past the capture point, or a filter. RTT, loss and window findings for them are "
+					  "incomplete.",
+					  "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " 条 TCP 连接只看到一侧，而这一侧却在确认"
+					  "另一侧的报文（SYN-ACK 或数据）：是经过抓包点的路由不对称，或是过滤器所致。这些连接"
+					  "的 RTT、丢包和窗口诊断并不完整。",
+					  g->onedir_flows, g->tcp_flows);
 		pd_finding_set_confidence(f, 0.85);
 	}
 	/* Microsecond reordering between capture queues is harmless noise. */
 	if (fa->back_steps && (fa->back_max >= 1000 * 1000LL || fa->back_steps >= 10)) {
 		pd_finding *f = pd_finding_get(ctx, "capture-time-backwards", NULL);
-		pd_finding_occurrence(f, fa->back_frame, fa->back_ts, "earlier than the frame before", NULL);
+		pd_finding_occurrence(f, fa->back_frame, fa->back_ts, "earlier than the frame before",
+				      "时间早于前一帧");
 		pd_finding_metric(f, "backward_steps", (double)fa->back_steps, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "max_step_back", (double)fa->back_max / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "%" G_GUINT64_FORMAT " frames carry a timestamp earlier than a frame before them (up "
-				  "to %.3f ms back): timings across them are unreliable", NULL,
+				  "to %.3f ms back): timings across them are unreliable.",
+				  "%" G_GUINT64_FORMAT " 个帧的时间戳早于它之前的某一帧（最多倒退 %.3f 毫秒）：跨越它们的"
+				  "时间测量不可靠。",
 				  fa->back_steps, (double)fa->back_max / 1e6);
 		pd_finding_set_confidence(f, 1.0);
 	}
@@ -549,7 +661,10 @@ static void cp_on_end(pd_ctx *ctx, void *gv)
 				  "%" G_GUINT64_FORMAT " frames repeat a frame captured within %d ms (same addresses, "
 				  "IP ID, sequence, ACK, flags and length): the capture saw them twice (tcpdump -i "
 				  "any with bridge/VLAN/veth devices, or a SPAN port). %" G_GUINT64_FORMAT
-				  " of them appear in the retransmission counts but are not network retransmissions", NULL,
+				  " of them appear in the retransmission counts but are not network retransmissions.",
+				  "%" G_GUINT64_FORMAT " 个帧与 %d 毫秒内抓到的某一帧完全相同（地址、IP ID、序列号、ACK、"
+				  "标志位和长度都一样）：抓包把它们抓了两次（在有网桥/VLAN/veth 设备时用 tcpdump -i any，"
+				  "或 SPAN 端口）。其中 %" G_GUINT64_FORMAT " 个出现在重传计数中，但并不是网络上的重传。",
 				  fa->dup_frames, CP_DUP_WINDOW_MS, g->dup_retx);
 		pd_finding_set_confidence(f, 0.85);
 	}
@@ -581,6 +696,7 @@ const pd_detector pd_det_capture = {
 	.flow_state_size = sizeof(cp_flow),
 	.global_state_size = sizeof(cp_global),
 	.on_tcp = cp_on_tcp,
+	.on_fragment = cp_on_fragment,
 	.on_flow_end = cp_on_flow_end,
 	.on_end = cp_on_end,
 };

@@ -1,17 +1,27 @@
 /* Loss: retransmission rate per data direction, fast/SACK retransmissions
  * vs retransmission timeouts (with the measured RTO durations and their
  * backoff) vs tail-loss probes, spurious retransmissions (data already
- * acknowledged, or reported back by D-SACK), and retransmissions whose
- * original never appeared in the capture.
+ * acknowledged, reported back by D-SACK, or a timeout answered sooner than
+ * the resend could have been), and retransmissions whose original never
+ * appeared in the capture.
  *
  * A segment below the highest sequence already sent is classified here
  * rather than by the engine's flags: on a sender-side capture the engine
  * (like Wireshark) calls many SACK-recovery retransmissions "out of order"
  * because the sender was busy just before. A segment that fills a hole
- * (a gap in the sequence the capture saw) is a late original when it comes
- * well within one RTT, and a retransmission of data lost before the
- * capture point otherwise; on a capture taken at the sender that means the
- * first copy was dropped inside the sending host (local-drop). */
+ * (a gap in the sequence the capture saw) is a delayed original when its
+ * IPv4 ID shows it was sent before the segment that opened the hole, or
+ * when it comes less than half an RTT after the hole opened and fills it
+ * from its start; otherwise it is a retransmission of data lost before the
+ * capture point (on a capture taken at the sender: dropped inside the
+ * sending host, local-drop).
+ *
+ * Timer-driven resends are told apart by what the capture shows first:
+ * the same segment resent again without progress is the retransmission
+ * timer (a tail-loss probe is sent once), its gaps doubling is backoff,
+ * and a probe only ever resends the last segment sent. Only a single
+ * silent resend of the last segment leans on Linux's default 200 ms RTO
+ * floor, and the details say so. */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,18 +30,34 @@
 #include "heuristics/util.h"
 
 #define LS_HOLES 32 /* sequence gaps remembered per direction; oldest replaced */
-#define LS_RTO_MIN_NS (180 * 1000 * 1000LL) /* Linux RTO floor is 200 ms; margin */
+/* Linux's default minimum RTO (200 ms) less a margin for timer slack. A host
+ * may lower it (net.ipv4.tcp_rto_min_us since 6.11, a route's rto_min), so it
+ * decides only where the capture shows no timer of its own. */
+#define LS_RTO_MIN_NS (180 * 1000 * 1000LL)
+#define LS_MS (1000 * 1000LL)
 #define LS_EV 6
+/* An IPv4 ID at most this far below the ID of the segment that opened a hole
+ * was given to a packet sent before it: a delayed original. */
+#define LS_ID_WINDOW 4096
+#define LS_ID_NEAR 64 /* IDs this close tell the order even before they are known to count up */
+#define LS_ID_MIN_STEPS 8 /* consecutive data segments before IDs are trusted to count up */
+#define LS_BACKOFF_RATIO 1.5 /* a gap this many times the one before: the timer backed off */
 
 typedef struct ls_hole {
 	uint32_t start, end;
 	pd_time ts;
+	uint16_t open_id; /* IPv4 ID of the segment that jumped past the hole */
+	bool id_valid;
 } ls_hole;
+
+/* What an occurrence shows (its label). */
+enum { LS_OC_RETX, LS_OC_RTO, LS_OC_UNSEEN, LS_OC_DSACK, LS_OC_SPUR_ACK, LS_OC_TAIL };
 
 typedef struct ls_ev {
 	uint64_t frame;
 	pd_time ts;
 	uint32_t quiet_us;
+	uint8_t kind;
 } ls_ev;
 
 /* Allocated on the first gap or retransmission of a direction, so that
@@ -48,24 +74,20 @@ typedef struct ls_sig {
 	uint32_t ts_us; /* low bits of the capture time, for IPv6 copies */
 } ls_sig;
 
+/* How a timer-driven resend was counted. */
+enum { LS_T_NONE = 0, LS_T_RTO, LS_T_TLP };
+
 typedef struct ls_dir {
 	ls_sig recent[LS_RECENT]; /* to recognise the same datagram captured twice */
 	uint32_t recent_next, dups;
 	uint32_t max_len, max_total; /* largest payload S sent, largest IP packet */
-	/* Receiver-side view of a PMTU black hole: after >= 1 s of silence
-	 * from S (everything it sent ACKed), its sequence jumps past more than
-	 * a full segment the capture never saw, although no full-size segment
-	 * had ever arrived: S's big packets vanish upstream of the capture. */
-	bool jump, quiet_open;
-	uint32_t quiet_len;
-	uint64_t quiet_frame;
-	pd_time quiet_end_ts;
-	uint32_t jump_lo, jump_hi, jump_max_before, fill_max, fill_n, first_fill;
-	uint64_t jump_frame, fill_frame, last_quiet_frame;
-	pd_time jump_ts, jump_quiet, fill_ts;
 	bool hi_valid;
 	uint32_t hi; /* highest seq_end sent by S as captured */
 	ls_more *x;
+	/* S's IPv4 IDs: they order copies only when they count up */
+	bool id_seen;
+	uint16_t last_id;
+	uint32_t id_steps, id_up_steps;
 
 	uint32_t data_segs, retrans, fast, rto, rto_follow, tlp, other, pmtu, spurious, dsack, reorder, unseen;
 	uint32_t rcv_drop; /* receiver-side capture: first copy arrived, never ACKed */
@@ -74,32 +96,62 @@ typedef struct ls_dir {
 	uint32_t spur_sweep; /* spurious resends of a post-timeout sweep with SACK off (go-back-N) */
 	uint32_t tail; /* timer-driven with no duplicate ACK or SACK before it */
 	pd_time last_tx_ts, last_adv_ts; /* S's last segment; R's last advancing ACK */
+	uint32_t dup_since_adv; /* R's duplicate ACKs and SACK-bearing ACKs since its last advancing one */
 	bool in_recovery;
 	uint32_t recovery_point;
+	/* the first new data S sent after R's last advancing ACK: a stall on
+	 * that segment began when it was sent, not at the ACK before it */
+	bool adv_first_valid;
+	uint32_t adv_first_seq;
+	pd_time adv_first_ts;
 
 	/* RTO durations */
 	pd_time rto_sum, rto_max, rto_min;
-	pd_time rto_stall; /* time without progress the timeouts ended: from the last advancing ACK */
-	uint32_t rto_backoffs; /* consecutive timeouts of the same segment */
+	pd_time rto_stall; /* time without progress the timeouts ended */
+	uint32_t rto_backoffs; /* repeats that waited at least LS_BACKOFF_RATIO times the previous */
+	uint32_t rto_repeats; /* timeouts that repeated the previous timeout's segment */
 	double backoff_ratio_sum;
-	uint32_t last_rto_seq;
-	pd_time last_rto_dur;
-	bool last_was_rto;
 	pd_time tail_sum;
 	/* the latest timer-driven retransmission, undone if D-SACK shows it arrived twice */
 	bool tail_open;
 	uint32_t tail_seq, tail_end;
 	pd_time tail_quiet;
 
+	/* The current series of timer resends of one segment: a tail-loss
+	 * probe and/or timeouts, until an ACK passes it or new data is sent. */
+	bool ser_open;
+	uint32_t ser_seq, ser_end, ser_n, ser_rto;
+	pd_time ser_start; /* when the stall began */
+	pd_time ser_mark; /* the stall is summed from here to the next timeout */
+	pd_time ser_first_ts, ser_last_gap;
+	uint8_t ser_prev; /* how the previous resend of the series was counted */
+	/* its first resend when only the next one can tell what it was: a
+	 * silent resend of the last segment (probe or timeout) */
+	bool first_pending, first_floor, first_last, first_dup;
+	uint8_t first_kind;
+	pd_time first_quiet;
+	uint64_t first_frame;
+	uint32_t floor_rto, floor_tlp; /* told apart only by the default RTO floor */
+
+	/* the latest timeout: spurious if its ACK comes sooner than the resend
+	 * could have been answered, or D-SACK reports it */
+	bool sp_valid, sp_marked, sp_acked;
+	uint32_t sp_seq, sp_end;
+	pd_time sp_ts, sp_stall;
+	uint32_t rto_spur, rto_spur_early;
+	pd_time spur_stall, spur_delay, spur_leg;
+
 	uint32_t n_ev_retx, n_ev_rto, n_ev_unseen, n_ev_spur, n_ev_tail;
 	uint64_t lost_frame; /* first gap seen */
 	/* receiver-side view of a timeout: in-order data after a silence of
-	 * at least an RTO, then at once a jump past a hole: the first segment
-	 * was the timer's retransmission of the oldest lost segment */
-	bool resume_open;
-	uint32_t resume_seq, resume_end;
+	 * at least an RTO, then, about a round trip later, a jump past a hole
+	 * that resends fill: the first segment was the timer's retransmission
+	 * of the oldest lost segment (F-RTO sends new data after it) */
+	bool resume_open, resume_pending;
+	uint32_t resume_seq, resume_end, resume_lo, resume_hi;
 	pd_time resume_ts, resume_quiet;
 	uint64_t resume_frame;
+	uint32_t resume_jump_end;
 } ls_dir;
 
 /* An ICMP frag-needed / packet-too-big for a side's packets: a resend at a
@@ -111,6 +163,7 @@ typedef struct ls_flow {
 	ls_dir d[2];
 	bool r_sack[2]; /* latest ACK from this side carried SACK above its ACK */
 	pd_time too_big_ts[2]; /* the latest ICMP too-big quoting this side's packet; 0 none */
+	uint32_t too_big_mtu[2]; /* the MTU it named; 0 none */
 } ls_flow;
 
 static ls_more *ls_x(ls_dir *d)
@@ -120,19 +173,25 @@ static ls_more *ls_x(ls_dir *d)
 	return d->x;
 }
 
-static void ls_ev_add(ls_ev *arr, uint32_t *n, const pd_packet *pkt, pd_time quiet)
+static void ls_ev_put(ls_ev *arr, uint32_t *n, uint64_t frame, pd_time ts, pd_time quiet, uint8_t kind)
 {
 	if (*n < LS_EV) {
-		arr[*n].frame = pkt->frame_no;
-		arr[*n].ts = pkt->ts;
+		arr[*n].frame = frame;
+		arr[*n].ts = ts;
 		arr[*n].quiet_us = quiet > 0 ? (uint32_t)(quiet / 1000) : 0;
+		arr[*n].kind = kind;
 	}
 	(*n)++;
 }
 
+static pd_time ls_max(pd_time a, pd_time b)
+{
+	return a > b ? a : b;
+}
+
 /* A timer-driven retransmission of [s,e) after quiet: a tail loss, kept
  * open until D-SACK shows it arrived twice. */
-static void ls_tail_open(ls_dir *d, uint32_t s, uint32_t e, pd_time quiet, const pd_packet *pkt)
+static void ls_tail_open(ls_dir *d, uint32_t s, uint32_t e, pd_time quiet, uint64_t frame, pd_time ts)
 {
 	d->tail++;
 	d->tail_sum += quiet;
@@ -140,18 +199,190 @@ static void ls_tail_open(ls_dir *d, uint32_t s, uint32_t e, pd_time quiet, const
 	d->tail_seq = s;
 	d->tail_end = e;
 	d->tail_quiet = quiet;
-	ls_ev_add(ls_x(d)->ev_tail, &d->n_ev_tail, pkt, quiet);
+	ls_ev_put(ls_x(d)->ev_tail, &d->n_ev_tail, frame, ts, quiet, LS_OC_TAIL);
 }
 
-/* Removes [s,e) from the holes; returns the hole's creation time, or -1 if
- * the range was not inside a remembered hole. */
-static pd_time ls_fill_hole(ls_more *d, uint32_t s, uint32_t e)
+static void ls_tail_undo(ls_dir *d, uint32_t s, uint32_t e)
+{
+	if (d->tail_open && pd_seq_le(s, d->tail_seq) && pd_seq_le(d->tail_end, e)) {
+		d->tail--;
+		d->tail_sum -= d->tail_quiet;
+		d->tail_open = false;
+	}
+}
+
+/* One retransmission timeout of the current series, resent at ts after
+ * quiet: its wait, and the stall it ended (from the series' mark). */
+static void ls_rto_add(ls_dir *d, pd_time quiet, uint64_t frame, pd_time ts)
+{
+	d->rto++;
+	d->rto_sum += quiet;
+	if (quiet > d->rto_max)
+		d->rto_max = quiet;
+	if (!d->rto_min || quiet < d->rto_min)
+		d->rto_min = quiet;
+	pd_time stall = ts - d->ser_mark;
+	if (stall < quiet)
+		stall = quiet;
+	d->rto_stall += stall;
+	d->ser_mark = ts;
+	d->ser_rto++;
+	d->ser_prev = LS_T_RTO;
+	ls_ev_put(ls_x(d)->ev_rto, &d->n_ev_rto, frame, ts, quiet, LS_OC_RTO);
+	d->sp_valid = true;
+	d->sp_marked = d->sp_acked = false;
+	d->sp_seq = d->ser_seq;
+	d->sp_end = d->ser_end;
+	d->sp_ts = ts;
+	d->sp_stall = stall;
+}
+
+/* The series' first resend is counted as kind (a timeout or a tail-loss
+ * probe); floor says whether only the default RTO floor decided it. */
+static void ls_first_commit(ls_dir *d, uint8_t kind)
+{
+	if (!d->first_pending)
+		return;
+	d->first_pending = false;
+	d->first_kind = kind;
+	if (kind == LS_T_RTO) {
+		ls_rto_add(d, d->first_quiet, d->first_frame, d->ser_first_ts);
+		if (d->first_floor)
+			d->floor_rto++;
+	} else {
+		d->tlp++;
+		d->ser_prev = LS_T_TLP;
+		if (d->first_floor)
+			d->floor_tlp++;
+	}
+	if (!d->first_dup)
+		ls_tail_open(d, d->ser_seq, d->ser_end, d->first_quiet, d->first_frame, d->ser_first_ts);
+}
+
+static void ls_series_close(ls_dir *d)
+{
+	if (d->first_pending)
+		ls_first_commit(d, d->first_kind);
+	d->ser_open = false;
+}
+
+/* Where a stall on segment s began: when s was first sent if that came
+ * after the peer's last advancing ACK, else at that ACK; with no ACK from
+ * the peer in the capture, at the last segment before the silence. */
+static pd_time ls_stall_start(const ls_dir *d, uint32_t s, pd_time quiet_from)
+{
+	if (d->adv_first_valid && d->adv_first_seq == s)
+		return d->adv_first_ts;
+	if (d->last_adv_ts > 0)
+		return d->last_adv_ts;
+	return quiet_from;
+}
+
+/* A timer-driven resend of [s,e) that starts a series. first_floor: the
+ * default RTO floor alone told a timeout from a tail-loss probe; pending
+ * while the next resend can still tell (a silent resend of the last
+ * segment: a probe, or a timeout). */
+static void ls_series_start(ls_dir *d, uint8_t kind, bool floor, bool last, bool dup, uint32_t s, uint32_t e,
+			    pd_time quiet, pd_time stall_start, const pd_packet *pkt)
+{
+	d->ser_open = true;
+	d->ser_seq = s;
+	d->ser_end = e;
+	d->ser_n = 1;
+	d->ser_rto = 0;
+	d->ser_start = stall_start;
+	d->ser_mark = stall_start;
+	d->ser_first_ts = pkt->ts;
+	d->ser_last_gap = quiet;
+	d->ser_prev = LS_T_NONE;
+	d->first_pending = true;
+	d->first_kind = kind;
+	d->first_floor = floor;
+	d->first_last = last;
+	d->first_dup = dup;
+	d->first_quiet = quiet;
+	d->first_frame = pkt->frame_no;
+	if (kind == LS_T_RTO) {
+		d->in_recovery = true;
+		d->rec_after_rto = true;
+		d->recovery_point = d->hi;
+	}
+	/* only a silent resend of the last segment can be either */
+	if (!(last && !dup))
+		ls_first_commit(d, kind);
+}
+
+/* The series' segment resent again with no progress: the retransmission
+ * timer (a probe is sent once). The gap to the previous resend tells what
+ * that one was: about twice its wait, a timeout backing off; about the
+ * same, the probe that came one timeout before. */
+static void ls_series_repeat(ls_dir *d, pd_time gap, const pd_packet *pkt)
+{
+	if (d->first_pending) {
+		uint8_t kind = d->first_kind;
+		if (d->first_quiet > 0 && (double)gap >= LS_BACKOFF_RATIO * (double)d->first_quiet)
+			kind = LS_T_RTO;
+		else
+			kind = LS_T_TLP;
+		d->first_floor = false; /* decided by the capture itself */
+		ls_first_commit(d, kind);
+	}
+	if (d->ser_prev == LS_T_RTO && d->ser_last_gap > 0) {
+		double ratio = (double)gap / (double)d->ser_last_gap;
+		d->rto_repeats++;
+		d->backoff_ratio_sum += ratio;
+		if (ratio >= LS_BACKOFF_RATIO)
+			d->rto_backoffs++;
+	}
+	ls_rto_add(d, gap, pkt->frame_no, pkt->ts);
+	d->ser_n++;
+	d->ser_last_gap = gap;
+	d->in_recovery = true;
+	d->rec_after_rto = true;
+	d->recovery_point = d->hi;
+}
+
+/* A lower bound for the round trip from the capture point to s's receiver
+ * and back: the handshake's leg on that side, or a smaller data/ACK sample
+ * (a slow SYN-ACK or a delayed handshake ACK makes the leg too long); 0
+ * when unknown. An ACK for a resend cannot come sooner. */
+static pd_time ls_leg(const pd_flow *f, int s)
+{
+	if (!f->syn_ts || !f->synack_frame || !f->hs_ack_frame || f->half[PD_CLIENT].syn_count > 1 ||
+	    f->half[PD_SERVER].syn_count > 1)
+		return 0;
+	pd_time leg = s == PD_SERVER ? f->hs_ack_ts - f->synack_ts : f->synack_ts - f->syn_ts;
+	if (f->rtt_count > 0 && f->rtt_min > 0 && f->rtt_min < leg)
+		leg = f->rtt_min;
+	return leg > 0 ? leg : 0;
+}
+
+/* The latest timeout turned out spurious: its first copy had arrived. */
+static void ls_mark_spurious(ls_dir *d, const pd_packet *pkt, pd_time delay, pd_time leg)
+{
+	d->sp_marked = true;
+	d->rto_spur++;
+	d->spur_stall += d->sp_stall;
+	ls_tail_undo(d, d->sp_seq, d->sp_end);
+	if (delay >= 0) {
+		if (!d->rto_spur_early) {
+			d->spur_delay = delay;
+			d->spur_leg = leg;
+		}
+		d->rto_spur_early++;
+		ls_ev_put(ls_x(d)->ev_spur, &d->n_ev_spur, pkt->frame_no, pkt->ts, delay, LS_OC_SPUR_ACK);
+	}
+}
+
+/* Removes [s,e) from the holes; true with a copy of the hole it was in
+ * (before the removal) when the range was inside a remembered hole. */
+static bool ls_fill_hole(ls_more *d, uint32_t s, uint32_t e, ls_hole *was)
 {
 	for (uint32_t i = 0; i < d->n_holes; i++) {
 		ls_hole *h = &d->holes[i];
 		if (pd_seq_le(e, h->start) || pd_seq_le(h->end, s))
 			continue;
-		pd_time ts = h->ts;
+		*was = *h;
 		if (pd_seq_le(s, h->start) && pd_seq_le(h->end, e)) {
 			d->holes[i] = d->holes[--d->n_holes];
 		} else if (pd_seq_le(s, h->start)) {
@@ -160,14 +391,44 @@ static pd_time ls_fill_hole(ls_more *d, uint32_t s, uint32_t e)
 			h->end = s;
 		} else if (d->n_holes < LS_HOLES) {
 			/* split */
-			d->holes[d->n_holes++] = (ls_hole){e, h->end, h->ts};
+			d->holes[d->n_holes++] = (ls_hole){e, h->end, h->ts, h->open_id, h->id_valid};
 			h->end = s;
 		} else {
 			h->end = s; /* table full: forget the upper part */
 		}
-		return ts;
+		return true;
 	}
-	return -1;
+	return false;
+}
+
+/* S's IPv4 IDs count up from one data segment to the next (Linux, Windows):
+ * then an ID tells which of two packets was sent first. */
+static bool ls_ids_count_up(const ls_dir *d)
+{
+	return d->id_steps >= LS_ID_MIN_STEPS && (uint64_t)d->id_up_steps * 10 >= (uint64_t)d->id_steps * 9;
+}
+
+/* A segment filling hole h: its first copy, delayed on the way (path
+ * reordering), rather than a resend? Sent before the segment that opened
+ * the hole (a lower IPv4 ID), or, without usable IDs, filling the hole from
+ * its start less than half an RTT after it opened: a resend needs the
+ * receiver's word, a round trip, or a timer. */
+static bool ls_delayed_original(const ls_dir *d, const ls_hole *h, const pd_packet *pkt, uint32_t s, pd_time rtt)
+{
+	if (h->id_valid && pkt->ip.version == 4 && pkt->ip.ident) {
+		uint16_t below = (uint16_t)(h->open_id - (uint16_t)pkt->ip.ident);
+		uint16_t above = (uint16_t)((uint16_t)pkt->ip.ident - h->open_id);
+		if (ls_ids_count_up(d))
+			return below >= 1 && below <= LS_ID_WINDOW;
+		/* too few segments to know the IDs count up: only IDs this
+		 * close to the opener's say which was sent first */
+		if (below >= 1 && below <= LS_ID_NEAR)
+			return true;
+		if (above >= 1 && above <= LS_ID_NEAR)
+			return false;
+	}
+	pd_time thr = rtt / 2 > LS_MS ? rtt / 2 : LS_MS;
+	return pkt->ts - h->ts < thr && s == h->start;
 }
 
 static void ls_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
@@ -175,45 +436,109 @@ static void ls_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const p
 	(void)ctx;
 	(void)flow;
 	ls_flow *st = fs;
-	if (pkt->icmp.is_frag_needed)
+	if (pkt->icmp.is_frag_needed) {
 		st->too_big_ts[dir] = pkt->ts;
+		st->too_big_mtu[dir] = pkt->icmp.mtu;
+	}
 }
 
-static bool ls_recent_pmtu(const ls_flow *st, int s, pd_time now)
+/* A too-big message for side s came just before, and it asked for less than
+ * the packets s had been sending (one naming an MTU they already fit in
+ * shrinks nothing). */
+static bool ls_recent_pmtu(const ls_flow *st, const ls_dir *d, int s, pd_time now)
 {
 	pd_time t = st->too_big_ts[s];
-	return t && now >= t && now - t <= LS_PMTU_WINDOW_NS;
+	uint32_t mtu = st->too_big_mtu[s];
+	return t && now >= t && now - t <= LS_PMTU_WINDOW_NS && (!mtu || mtu < d->max_total);
 }
 
-/* Every packet from S (see ls_dir.jump): a silence of >= 1 s with
- * everything ACKed, then within 1 s a sequence jump past more than a full
- * segment never captured. */
-static void ls_rx_jump(const pd_flow *flow, ls_dir *d, int dir, const pd_packet *pkt)
+/* The receiver-side timeout (see ls_dir.resume_*) is confirmed: resends
+ * fill the hole the jump opened. */
+static void ls_resume_commit(ls_dir *d)
 {
-	const pd_tcp_half *hr = &flow->half[pd_peer(dir)];
-	uint32_t mss = hr->mss; /* what the receiver allows S */
-	if (d->jump || !mss || !d->hi_valid)
-		return;
-	if (d->last_tx_ts && pkt->ts - d->last_tx_ts >= PD_NS_PER_SEC && hr->ack_valid && hr->last_ack == d->hi &&
-	    d->max_len + 40 < mss) {
-		d->quiet_open = true;
-		d->jump_quiet = pkt->ts - d->last_tx_ts;
-		d->quiet_end_ts = pkt->ts;
-		d->quiet_frame = pkt->frame_no;
-		d->quiet_len = pkt->tcp.payload_len;
-		d->jump_max_before = d->max_len;
+	ls_more *x = ls_x(d);
+	d->resume_pending = false;
+	d->retrans++;
+	d->unseen++;
+	d->rto++;
+	d->rto_sum += d->resume_quiet;
+	d->rto_stall += d->resume_quiet;
+	if (d->resume_quiet > d->rto_max)
+		d->rto_max = d->resume_quiet;
+	if (!d->rto_min || d->resume_quiet < d->rto_min)
+		d->rto_min = d->resume_quiet;
+	ls_ev_put(x->ev_retx, &d->n_ev_retx, d->resume_frame, d->resume_ts, d->resume_quiet, LS_OC_RETX);
+	ls_ev_put(x->ev_rto, &d->n_ev_rto, d->resume_frame, d->resume_ts, d->resume_quiet, LS_OC_RTO);
+	ls_ev_put(x->ev_unseen, &d->n_ev_unseen, d->resume_frame, d->resume_ts, d->resume_quiet, LS_OC_UNSEEN);
+	d->tail++;
+	d->tail_sum += d->resume_quiet;
+	ls_ev_put(x->ev_tail, &d->n_ev_tail, d->resume_frame, d->resume_ts, d->resume_quiet, LS_OC_TAIL);
+	d->in_recovery = true;
+	d->rec_after_rto = true;
+	d->recovery_point = d->resume_jump_end;
+}
+
+/* A packet with ACK from R = dir about S's data: progress, SACK, D-SACK,
+ * and whether the latest timeout was answered too soon to be needed. */
+static void ls_on_ack(const pd_flow *flow, ls_flow *st, int dir, const pd_packet *pkt, const pd_seg *seg)
+{
+	const pd_tcp *t = &pkt->tcp;
+	ls_dir *dr = &st->d[pd_peer(dir)];
+	bool sack_above = false, dsack = false;
+	uint32_t dl = 0, dh = 0;
+	for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++) {
+		if (pd_seq_lt(t->ack, t->sack_right[i]) && pd_seq_lt(t->ack, t->sack_left[i]))
+			sack_above = true;
+		if (i == 0 && pd_seq_le(t->sack_right[0], t->ack))
+			dsack = true;
+		if (i == 0 && t->sack_count > 1 && pd_seq_le(t->sack_left[1], t->sack_left[0]) &&
+		    pd_seq_le(t->sack_right[0], t->sack_right[1]))
+			dsack = true;
+		if (i == 0 && dsack) {
+			dl = t->sack_left[0];
+			dh = t->sack_right[0];
+		}
 	}
-	if (!d->quiet_open || !pd_seq_lt(d->hi, pkt->tcp.seq))
-		return;
-	if (pkt->ts - d->quiet_end_ts > PD_NS_PER_SEC || pkt->tcp.seq - d->hi <= mss) {
-		d->quiet_open = false;
-		return;
+	bool past_series = dr->ser_open && pd_seq_lt(dr->ser_seq, t->ack);
+	if (past_series || dsack)
+		ls_first_commit(dr, dr->first_kind); /* no second resend came to tell */
+	if (past_series)
+		dr->ser_open = false;
+	if (seg->acked > 0)
+		dr->dup_since_adv = 0;
+	/* a pure ACK repeating the ACK while data is outstanding is a
+	 * duplicate for the sender even when its window changed */
+	if (sack_above || (seg->flags & PD_SEG_DUP_ACK) ||
+	    (!seg->acked && !t->payload_len && !(t->flags & (PD_TCP_SYN | PD_TCP_FIN)) && dr->hi_valid &&
+	     pd_seq_lt(t->ack, dr->hi)))
+		dr->dup_since_adv++;
+	if (seg->acked > 0) {
+		dr->last_adv_ts = pkt->ts;
+		dr->adv_first_valid = false;
+		if (dr->in_recovery && pd_seq_le(dr->recovery_point, t->ack)) {
+			dr->in_recovery = false;
+			dr->rto_rec_end_ts = dr->rec_after_rto ? pkt->ts : 0;
+		}
+		if (dr->sp_valid && !dr->sp_acked && pd_seq_lt(dr->sp_seq, t->ack)) {
+			/* the first ACK past the resent segment: sooner than the
+			 * resend could reach the receiver and its ACK come back,
+			 * so it acknowledges the first copy */
+			dr->sp_acked = true;
+			pd_time leg = ls_leg(flow, pd_peer(dir));
+			pd_time delay = pkt->ts - dr->sp_ts;
+			if (!dr->sp_marked && leg > 0 && delay >= 0 && delay * 4 < leg * 3)
+				ls_mark_spurious(dr, pkt, delay, leg);
+		}
 	}
-	d->jump = true;
-	d->jump_lo = d->hi;
-	d->jump_hi = pkt->tcp.seq;
-	d->jump_frame = pkt->frame_no;
-	d->jump_ts = pkt->ts;
+	st->r_sack[dir] = sack_above;
+	if (dsack) {
+		/* the probe's or the timeout's original had arrived */
+		ls_tail_undo(dr, dl, dh);
+		if (dr->sp_valid && !dr->sp_marked && pd_seq_le(dl, dr->sp_seq) && pd_seq_le(dr->sp_end, dh))
+			ls_mark_spurious(dr, pkt, -1, 0);
+		dr->dsack++;
+		ls_ev_put(ls_x(dr)->ev_spur, &dr->n_ev_spur, pkt->frame_no, pkt->ts, 0, LS_OC_DSACK);
+	}
 }
 
 static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
@@ -225,60 +550,13 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (t->flags & PD_TCP_RST)
 		return;
 
-	/* ---- as receiver R = dir: ACK progress, SACK, D-SACK */
-	ls_dir *dr = &st->d[pd_peer(dir)];
-	if (t->flags & PD_TCP_ACK) {
-		if (seg->acked > 0) {
-			dr->last_adv_ts = pkt->ts;
-			if (dr->in_recovery && pd_seq_le(dr->recovery_point, t->ack)) {
-				dr->in_recovery = false;
-				dr->rto_rec_end_ts = dr->rec_after_rto ? pkt->ts : 0;
-			}
-			dr->last_was_rto = false;
-		}
-		bool sack_above = false, dsack = false;
-		uint32_t dl = 0, dh = 0;
-		for (uint8_t i = 0; i < t->sack_count && i < PD_MAX_SACK_BLOCKS; i++) {
-			if (pd_seq_lt(t->ack, t->sack_right[i]) && pd_seq_lt(t->ack, t->sack_left[i]))
-				sack_above = true;
-			if (i == 0 && pd_seq_le(t->sack_right[0], t->ack))
-				dsack = true;
-			if (i == 0 && t->sack_count > 1 && pd_seq_le(t->sack_left[1], t->sack_left[0]) &&
-			    pd_seq_le(t->sack_right[0], t->sack_right[1]))
-				dsack = true;
-			if (i == 0 && dsack) {
-				dl = t->sack_left[0];
-				dh = t->sack_right[0];
-			}
-		}
-		st->r_sack[dir] = sack_above;
-		if (dsack && dr->tail_open && pd_seq_le(dl, dr->tail_seq) && pd_seq_le(dr->tail_end, dh)) {
-			/* the probe's original had arrived: no tail loss after all */
-			dr->tail--;
-			dr->tail_sum -= dr->tail_quiet;
-			dr->tail_open = false;
-		}
-		if (dsack) {
-			dr->dsack++;
-			ls_ev_add(ls_x(dr)->ev_spur, &dr->n_ev_spur, pkt, 0);
-		}
-	}
+	/* ---- as receiver R = dir */
+	if (t->flags & PD_TCP_ACK)
+		ls_on_ack(flow, st, dir, pkt, seg);
 
 	/* ---- as sender S = dir */
 	ls_dir *d = &st->d[dir];
 	uint32_t len = t->payload_len;
-	if (!(t->flags & PD_TCP_SYN) && !(seg->flags & PD_SEG_CAPTURE_COPY))
-		ls_rx_jump(flow, d, dir, pkt);
-	if (d->jump && len && pd_seq_lt(t->seq, d->jump_hi) && pd_seq_le(d->jump_lo, t->seq)) {
-		if (!d->fill_n) {
-			d->first_fill = len;
-			d->fill_frame = pkt->frame_no;
-			d->fill_ts = pkt->ts;
-		}
-		d->fill_n++;
-		if (len > d->fill_max)
-			d->fill_max = len;
-	}
 	if ((t->flags & PD_TCP_SYN) || len == 0 || (seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP))) {
 		d->last_tx_ts = pkt->ts;
 		return;
@@ -303,66 +581,73 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		d->max_len = len;
 	if (pkt->ip.total_len > d->max_total)
 		d->max_total = pkt->ip.total_len;
+	if (pkt->ip.version == 4 && pkt->ip.ident) {
+		uint16_t id = (uint16_t)pkt->ip.ident;
+		if (d->id_seen) {
+			uint16_t step = (uint16_t)(id - d->last_id);
+			d->id_steps++;
+			d->id_up_steps += step >= 1 && step <= 64;
+		}
+		d->id_seen = true;
+		d->last_id = id;
+	}
 	uint32_t s = t->seq, e = t->seq + len;
 	pd_time quiet_from = d->last_tx_ts > d->last_adv_ts ? d->last_tx_ts : d->last_adv_ts;
 	pd_time quiet = quiet_from > 0 ? pkt->ts - quiet_from : 0;
 	d->last_tx_ts = pkt->ts;
+	/* a series of timer resends ends with new data (nothing new goes out
+	 * while the timer backs off); the segments resent right after each
+	 * timeout (a sender that resends two) belong to it */
+	if (d->ser_open && d->hi_valid && !pd_seq_lt(s, d->hi))
+		ls_series_close(d);
 
 	if (!d->hi_valid) {
 		d->hi_valid = true;
 		d->hi = e;
+		d->adv_first_valid = true;
+		d->adv_first_seq = s;
+		d->adv_first_ts = pkt->ts;
 		return;
 	}
-	pd_time rtt0 = pd_flow_rtt(flow);
-	pd_time rto_floor0 = rtt0 + rtt0 / 5 > LS_RTO_MIN_NS ? rtt0 + rtt0 / 5 : LS_RTO_MIN_NS;
-	if (pd_seq_lt(d->hi, s) && d->resume_open && d->hi == d->resume_end && pkt->ts - d->resume_ts <= 2 * rtt0 + 5 * 1000 * 1000) {
+	const pd_tcp_half *hr = &flow->half[pd_peer(dir)];
+	pd_time rtt = pd_flow_rtt(flow);
+	pd_time floor_default = ls_max(rtt + rtt / 5, LS_RTO_MIN_NS);
+	if (!pd_seq_lt(s, d->hi)) { /* new data */
+		if (!d->adv_first_valid) {
+			d->adv_first_valid = true;
+			d->adv_first_seq = s;
+			d->adv_first_ts = pkt->ts;
+		}
+		/* without the peer's ACKs, new data past the recovery point means
+		 * the recovery ended */
+		if (!hr->ack_valid && d->in_recovery && pd_seq_le(d->recovery_point, s))
+			d->in_recovery = false;
+	}
+	if (pd_seq_lt(d->hi, s) && d->resume_open && d->hi == d->resume_end && pkt->ts - d->resume_ts <= 2 * rtt + 5 * LS_MS &&
+	    !(rtt > 0 && pkt->ts - d->resume_ts < rtt / 2)) {
 		/* Next to the receiver a timeout shows as a long silence, then
-		 * the oldest missing segment in order and, right after it, data
-		 * far above it (new data or later resends): everything in
-		 * between was sent before the silence and lost on the way. */
-		ls_more *x = ls_x(d);
-		d->retrans++;
-		d->unseen++;
-		d->rto++;
-		d->rto_sum += d->resume_quiet;
-		d->rto_stall += d->resume_quiet;
-		if (d->resume_quiet > d->rto_max)
-			d->rto_max = d->resume_quiet;
-		if (!d->rto_min || d->resume_quiet < d->rto_min)
-			d->rto_min = d->resume_quiet;
-		d->last_was_rto = true;
-		d->last_rto_seq = d->resume_seq;
-		d->last_rto_dur = d->resume_quiet;
-		ls_ev ev = {d->resume_frame, d->resume_ts, (uint32_t)(d->resume_quiet / 1000)};
-		if (d->n_ev_retx < LS_EV)
-			x->ev_retx[d->n_ev_retx] = ev;
-		d->n_ev_retx++;
-		if (d->n_ev_rto < LS_EV)
-			x->ev_rto[d->n_ev_rto] = ev;
-		d->n_ev_rto++;
-		if (d->n_ev_unseen < LS_EV)
-			x->ev_unseen[d->n_ev_unseen] = ev;
-		d->n_ev_unseen++;
-		d->tail++;
-		d->tail_sum += d->resume_quiet;
-		if (d->n_ev_tail < LS_EV)
-			x->ev_tail[d->n_ev_tail] = ev;
-		d->n_ev_tail++;
-		d->in_recovery = true;
-		d->rec_after_rto = true;
-		d->recovery_point = e;
+		 * the oldest missing segment in order and, a round trip later
+		 * (the sender waited for its ACK: F-RTO), data far above it:
+		 * what lies between was sent before the silence and lost, if
+		 * resends fill it. A reply after idle whose first flight is
+		 * reordered or lost shows the jump at once instead. */
+		d->resume_pending = true;
+		d->resume_lo = d->hi;
+		d->resume_hi = s;
+		d->resume_jump_end = e;
 	}
 	d->resume_open = false;
 	if (pd_seq_lt(d->hi, s)) { /* a gap: data the capture did not see */
 		ls_more *x = ls_x(d);
+		ls_hole hole = {d->hi, s, pkt->ts, (uint16_t)pkt->ip.ident, pkt->ip.version == 4 && pkt->ip.ident != 0};
 		if (x->n_holes < LS_HOLES) {
-			x->holes[x->n_holes++] = (ls_hole){d->hi, s, pkt->ts};
+			x->holes[x->n_holes++] = hole;
 		} else {
 			uint32_t old = 0;
 			for (uint32_t i = 1; i < LS_HOLES; i++)
 				if (x->holes[i].ts < x->holes[old].ts)
 					old = i;
-			x->holes[old] = (ls_hole){d->hi, s, pkt->ts};
+			x->holes[old] = hole;
 		}
 		if (!d->lost_frame)
 			d->lost_frame = pkt->frame_no;
@@ -370,8 +655,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		return;
 	}
 	if (!pd_seq_lt(s, d->hi)) {
-		const pd_tcp_half *hr0 = &flow->half[pd_peer(dir)];
-		if (quiet >= rto_floor0 && !d->in_recovery && hr0->ack_valid && hr0->last_ack == s) {
+		if (quiet >= floor_default && !d->in_recovery && hr->ack_valid && hr->last_ack == s) {
 			d->resume_open = true;
 			d->resume_seq = s;
 			d->resume_end = e;
@@ -385,76 +669,64 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (pd_seq_lt(d->hi, e))
 		d->hi = e;
 
-	/* below the highest sequence sent: a late original or a retransmission */
-	pd_time rtt = pd_flow_rtt(flow);
-	pd_time hole_ts = d->x ? ls_fill_hole(d->x, s, e) : -1;
-	if (hole_ts >= 0) {
-		pd_time thr = rtt * 4 / 5;
-		if (thr < 1000 * 1000)
-			thr = 1000 * 1000;
-		if (pkt->ts - hole_ts < thr) {
+	/* below the highest sequence sent: a delayed original or a retransmission */
+	ls_hole was;
+	bool filled = d->x && ls_fill_hole(d->x, s, e, &was);
+	if (filled) {
+		bool in_resume = d->resume_pending && pd_seq_lt(s, d->resume_hi) && pd_seq_lt(d->resume_lo, e);
+		if (ls_delayed_original(d, &was, pkt, s, rtt)) {
+			if (in_resume)
+				d->resume_pending = false; /* the jump was reordering, not a timer's resume */
 			d->reorder++;
 			return;
 		}
+		if (in_resume)
+			ls_resume_commit(d);
 		d->unseen++;
-		ls_ev_add(ls_x(d)->ev_unseen, &d->n_ev_unseen, pkt, pkt->ts - hole_ts);
+		ls_ev_put(ls_x(d)->ev_unseen, &d->n_ev_unseen, pkt->frame_no, pkt->ts, pkt->ts - was.ts, LS_OC_UNSEEN);
 	}
 	d->retrans++;
-	ls_ev_add(ls_x(d)->ev_retx, &d->n_ev_retx, pkt, quiet);
+	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, pkt->frame_no, pkt->ts, quiet, LS_OC_RETX);
 	if (seg->flags & PD_SEG_SPURIOUS)
 		d->spurious++;
 
 	int r = pd_peer(dir);
-	const pd_tcp_half *hr = &flow->half[r];
 	bool dup_evidence = st->r_sack[r] || hr->dupack_run >= 1 || (seg->flags & PD_SEG_FAST_RETRANS);
-	bool at_una = hr->ack_valid && s == hr->last_ack;
-	pd_time rto_floor = rtt + rtt / 5 > LS_RTO_MIN_NS ? rtt + rtt / 5 : LS_RTO_MIN_NS;
-	pd_time tlp_floor = rtt + rtt / 2 > 5 * 1000 * 1000 ? rtt + rtt / 2 : 5 * 1000 * 1000;
-	if (at_una && quiet >= rto_floor) {
-		d->rto++;
-		d->rto_sum += quiet;
-		if (quiet > d->rto_max)
-			d->rto_max = quiet;
-		if (!d->rto_min || quiet < d->rto_min)
-			d->rto_min = quiet;
-		bool repeat = d->last_was_rto && d->last_rto_seq == s && d->last_rto_dur > 0;
-		/* the timer may have been re-armed by a tail-loss probe: the
-		 * connection stood still since the last ACK that advanced */
-		pd_time stall = quiet;
-		if (!repeat && d->last_adv_ts > 0 && pkt->ts - d->last_adv_ts > stall)
-			stall = pkt->ts - d->last_adv_ts;
-		d->rto_stall += stall;
-		if (repeat) {
-			d->rto_backoffs++;
-			d->backoff_ratio_sum += (double)quiet / (double)d->last_rto_dur;
-		}
-		d->last_was_rto = true;
-		d->last_rto_seq = s;
-		d->last_rto_dur = quiet;
-		ls_ev_add(ls_x(d)->ev_rto, &d->n_ev_rto, pkt, quiet);
-		if (!dup_evidence && !repeat) { /* one tail loss per episode, not per backoff */
-			ls_tail_open(d, s, e, quiet, pkt);
-		}
-		d->in_recovery = true;
-		d->rec_after_rto = true;
-		d->recovery_point = d->hi;
+	/* no ACK from the peer in the capture (one direction): any resend may
+	 * be of the oldest unacknowledged byte */
+	bool at_una = hr->ack_valid ? s == hr->last_ack : true;
+	bool last = !pd_seq_lt(e, d->hi); /* the highest segment sent: a tail-loss probe could resend it */
+	pd_time floor_free = rtt > 0 ? ls_max(rtt + rtt / 5, LS_MS) : floor_default;
+	pd_time tlp_floor = ls_max(rtt + rtt / 2, 5 * LS_MS);
+	pd_time stall_start = ls_stall_start(d, s, quiet_from);
+	bool sack_on = flow->half[dir].sack_permitted && flow->half[r].sack_permitted;
+	if (len < d->max_len && ls_recent_pmtu(st, d, dir, pkt->ts)) {
+		/* resent smaller right after a too-big message: PMTU discovery,
+		 * even when duplicate ACKs or SACK (for the small segments that
+		 * got through) came first, or the timer had fired */
+		d->pmtu++;
+	} else if (d->ser_open && s == d->ser_seq) {
+		ls_series_repeat(d, quiet, pkt);
+	} else if (at_una && quiet >= floor_default) {
+		/* a probe could have resent the last segment after this wait too
+		 * when the floor is lower than the default */
+		ls_series_start(d, LS_T_RTO, last && !dup_evidence, last, dup_evidence, s, e, quiet, stall_start, pkt);
+	} else if (at_una && !dup_evidence && !d->dup_since_adv && !last && !d->in_recovery && quiet >= floor_free) {
+		/* a probe only resends the last segment, and nothing came back
+		 * to trigger a fast retransmit: the timer, whatever its floor */
+		ls_series_start(d, LS_T_RTO, false, last, dup_evidence, s, e, quiet, stall_start, pkt);
 	} else if (d->in_recovery && d->rec_after_rto) {
 		d->rto_follow++; /* resent in slow start after the timeout */
-		if ((seg->flags & PD_SEG_SPURIOUS) && !(flow->half[dir].sack_permitted && flow->half[r].sack_permitted))
+		if ((seg->flags & PD_SEG_SPURIOUS) && !sack_on)
 			d->spur_sweep++;
-	} else if (!d->in_recovery && d->rto_rec_end_ts > 0 && pkt->ts - d->rto_rec_end_ts <= 2 * rtt + 5 * 1000 * 1000 &&
+	} else if (!d->in_recovery && d->rto_rec_end_ts > 0 && pkt->ts - d->rto_rec_end_ts <= 2 * rtt + 5 * LS_MS &&
 		   hr->ack_valid && pd_seq_le(e, hr->last_ack)) {
 		/* next to the receiver: the tail of the post-timeout sweep, sent
 		 * before the ACK that ended the recovery reached the sender; data
 		 * already acknowledged, not a new fast retransmit */
 		d->rto_follow++;
-		if ((seg->flags & PD_SEG_SPURIOUS) && !(flow->half[dir].sack_permitted && flow->half[r].sack_permitted))
+		if ((seg->flags & PD_SEG_SPURIOUS) && !sack_on)
 			d->spur_sweep++;
-	} else if (len < d->max_len && ls_recent_pmtu(st, dir, pkt->ts)) {
-		/* resent smaller right after a too-big message: PMTU discovery,
-		 * even when duplicate ACKs or SACK (for the small segments that
-		 * got through) came first */
-		d->pmtu++;
 	} else if (d->in_recovery || dup_evidence) {
 		d->fast++;
 		if (!d->in_recovery) {
@@ -462,31 +734,334 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 			d->rec_after_rto = false;
 			d->recovery_point = d->hi;
 		}
-	} else if (hole_ts < 0 && !(seg->flags & PD_SEG_SPURIOUS) && hr->ack_valid && pd_seq_lt(hr->last_ack, e) &&
+	} else if (!filled && !(seg->flags & PD_SEG_SPURIOUS) && hr->ack_valid && pd_seq_lt(hr->last_ack, e) &&
 		   pd_flow_vantage(flow) == r) {
 		/* next to the receiver, data the capture saw arrive and the
 		 * receiver never acknowledged: the first copy reached the
 		 * receiving host and was dropped there (full receive buffer,
 		 * memory pressure), not on the path: no tail loss */
 		d->rcv_drop++;
-	} else if (!dup_evidence && pd_seq_le(d->hi, e) && quiet >= tlp_floor) {
-		/* the last segment sent again after ~2 RTT of silence: a tail-loss probe */
-		d->tlp++;
-		ls_tail_open(d, s, e, quiet, pkt);
+	} else if (!dup_evidence && last && quiet >= tlp_floor) {
+		/* the last segment sent again after ~2 RTT of silence: a
+		 * tail-loss probe, unless a second resend shows the timer */
+		ls_series_start(d, LS_T_TLP, at_una, last, dup_evidence, s, e, quiet, stall_start, pkt);
 	} else {
 		d->other++;
 	}
 }
 
-static void ls_occ(pd_finding *f, const ls_ev *ev, uint32_t n, const char *label)
+static void ls_occ(pd_finding *f, const ls_ev *ev, uint32_t n)
 {
 	for (uint32_t i = 0; i < n && i < LS_EV; i++) {
-		char what[64];
-		snprintf(what, sizeof(what), "%s (%.1f ms)", label, ev[i].quiet_us / 1000.0);
-		pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "%s", NULL, what);
+		double ms = ev[i].quiet_us / 1000.0;
+		switch (ev[i].kind) {
+		case LS_OC_RTO:
+			pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "retransmission timeout after %.1f ms",
+					      "等待 %.1f 毫秒后超时重传", ms);
+			break;
+		case LS_OC_UNSEEN:
+			pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "original never seen; gap %.1f ms old",
+					      "原始报文未被抓到；空洞已存在 %.1f 毫秒", ms);
+			break;
+		case LS_OC_DSACK:
+			pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "D-SACK: data received twice",
+					      "D-SACK：数据被收到两次");
+			break;
+		case LS_OC_SPUR_ACK:
+			pd_finding_occurrence(f, ev[i].frame, ev[i].ts,
+					      "ACK for the first copy, %.1f ms after the timeout resend",
+					      "超时重传后仅 %.1f 毫秒即确认了第一份报文", ms);
+			break;
+		case LS_OC_TAIL:
+			pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "tail resent after %.1f ms of silence",
+					      "静默 %.1f 毫秒后重发突发末尾", ms);
+			break;
+		default:
+			pd_finding_occurrence(f, ev[i].frame, ev[i].ts, "retransmission, %.1f ms quiet before",
+					      "重传，此前静默 %.1f 毫秒", ms);
+			break;
+		}
 	}
 	if (n > LS_EV)
 		pd_finding_count(f, n - LS_EV);
+}
+
+/* Where the capture was taken, as a closing sentence. */
+static void ls_append_vantage(pd_finding *f, int vantage, int s)
+{
+	if (vantage < 0)
+		pd_finding_append(f, " The capture point cannot be told from the handshake.",
+				  "无法从握手判断抓包点在哪一侧。");
+	else if (vantage == s)
+		pd_finding_append(f, " The packets were captured at the sender.", "抓包点在发送端。");
+	else
+		pd_finding_append(f, " The packets were captured at the receiver.", "抓包点在接收端。");
+}
+
+static void ls_append_rtt(pd_finding *f, pd_time rtt)
+{
+	if (rtt > 0)
+		pd_finding_append(f, " RTT %.2f ms.", "RTT 为 %.2f 毫秒。", (double)rtt / 1e6);
+	else
+		pd_finding_append(f, " RTT unknown: the capture has no handshake or data/ACK pair to time it.",
+				  "RTT 未知：抓包中没有可用来测量它的握手或“数据-确认”对。");
+}
+
+/* SACK: 1 on, 0 off, -1 unknown (a SYN missing from the capture). */
+static int ls_sack_state(const pd_flow *flow)
+{
+	const pd_tcp_half *c = &flow->half[PD_CLIENT], *sv = &flow->half[PD_SERVER];
+	if (c->sack_permitted && sv->sack_permitted)
+		return 1;
+	if (!c->syn_seen || !sv->syn_seen)
+		return -1;
+	return 0;
+}
+
+/* The flow ended inside a series of timeouts with nothing from the peer
+ * since the series began: the peer went silent (or its packets are not in
+ * the capture) and the sender was still backing off. */
+static bool ls_peer_silent(const pd_flow *flow, const ls_dir *d, int r)
+{
+	if (!d->ser_open || d->ser_rto < 2)
+		return false;
+	const pd_tcp_half *hr = &flow->half[r];
+	return !hr->seen || hr->last_pkt_ts < d->ser_first_ts;
+}
+
+static void ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s, uint32_t spurious, uint32_t real)
+{
+	int r = pd_peer(s);
+	char sname[64], rname[64];
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
+	double rate = d->data_segs ? (double)d->retrans / d->data_segs : 0;
+	double real_rate = d->data_segs ? (double)real / d->data_segs : 0;
+	pd_time rtt = pd_flow_rtt(flow);
+	int vantage = pd_flow_vantage(flow);
+	int sack = ls_sack_state(flow);
+	pd_finding *f = pd_finding_get(ctx, "retransmissions", flow);
+	ls_occ(f, d->x->ev_retx, d->n_ev_retx);
+	pd_finding_detail(f,
+			  "%s retransmitted %u of its %u data segments (%.2f%%) to %s: %u by fast/SACK recovery, "
+			  "%u on a retransmission timeout (+%u resent after it), %u tail-loss probes, %u resent "
+			  "smaller after an ICMP too-big message (PMTU discovery, not loss), %u other; %u spurious; "
+			  "%u whose original the capture never saw; %u segments merely arrived out of order.",
+			  "%1$s 向 %5$s 重传了 %3$u 个数据段中的 %2$u 个（%4$.2f%%）：快速/SACK 恢复 %6$u 个，"
+			  "超时重传 %7$u 个（其后又重发 %8$u 个），尾部丢包探测 %9$u 个，收到 ICMP 报文过大消息后"
+			  "改小重发 %10$u 个（这是 PMTU 发现，不是丢包），其他 %11$u 个；其中虚假重传 %12$u 个，"
+			  "原始报文未被抓到的 %13$u 个；另有 %14$u 个数据段只是乱序到达。",
+			  sname, d->retrans, d->data_segs, rate * 100, rname, d->fast, d->rto, d->rto_follow, d->tlp,
+			  d->pmtu, d->other, spurious, d->unseen, d->reorder);
+	ls_append_rtt(f, rtt);
+	if (sack > 0)
+		pd_finding_append(f, " SACK on.", "SACK 已启用。");
+	else if (sack == 0)
+		pd_finding_append(f, " SACK off.", "SACK 未启用。");
+	else
+		pd_finding_append(f, " Whether SACK is on is unknown: a SYN is missing from the capture.",
+				  "抓包缺少 SYN，无法判断 SACK 是否启用。");
+	ls_append_vantage(f, vantage, s);
+	pd_finding_append(f,
+			  " Congestion control reacts to each loss episode; a loss-tolerant algorithm (bbr) is a "
+			  "consideration for paths with random loss, not a fix for a congested or faulty link.",
+			  "拥塞控制会对每次丢包作出反应；对随机丢包的路径可以考虑容忍丢包的算法（bbr），"
+			  "但它修不好拥塞或有故障的链路。");
+	if (d->rcv_drop)
+		pd_finding_append(f,
+				  " Some first copies reached the receiver's capture yet were never acknowledged: the "
+				  "receiving host dropped them (receive buffer full or socket memory pressure, see nstat "
+				  "TcpExtTCPRcvQDrop / TcpExtPruneCalled, or its own netfilter input rules), not the path.",
+				  "部分首发报文已到达接收端的抓包点却从未被确认：是接收主机自己丢弃了它们（接收缓冲区"
+				  "已满或套接字内存紧张，见 nstat TcpExtTCPRcvQDrop / TcpExtPruneCalled，或其本机 "
+				  "netfilter 入站规则），而不是路径丢包。");
+	if (d->floor_rto + d->floor_tlp)
+		pd_finding_append(f,
+				  " %u timer-driven resends were classed as a timeout or a tail-loss probe by Linux's "
+				  "default 200 ms minimum RTO alone (nothing else in the capture tells them apart); a "
+				  "host with a lower floor (net.ipv4.tcp_rto_min_us, route rto_min) changes that split.",
+				  "有 %u 次由定时器触发的重发，只能按 Linux 默认的 200 毫秒最小 RTO 判断是超时重传还是"
+				  "尾部丢包探测（抓包中没有其他依据）；若主机调低了这个下限（net.ipv4.tcp_rto_min_us、"
+				  "路由的 rto_min），这个划分会不同。",
+				  d->floor_rto + d->floor_tlp);
+	pd_finding_metric(f, "retransmitted_segments", d->retrans, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "retransmission_rate", rate, PD_UNIT_RATIO, PD_AGG_MAX);
+	pd_finding_metric(f, "fast_retransmissions", d->fast, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "rto_retransmissions", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "tail_loss_probes", d->tlp, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "pmtu_resends", d->pmtu, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "spurious", spurious, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "original_unseen", d->unseen, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "reordered", d->reorder, PD_UNIT_COUNT, PD_AGG_SUM);
+	if (d->rcv_drop)
+		pd_finding_metric(f, "receiver_host_drops", d->rcv_drop, PD_UNIT_COUNT, PD_AGG_SUM);
+	if (rtt > 0)
+		pd_finding_metric(f, "rtt_ms", (double)rtt / 1e6, PD_UNIT_MS, PD_AGG_MAX);
+	double rto_s = (double)d->rto_sum / 1e9, stall_s = (double)d->rto_stall / 1e9;
+	pd_finding_add_impact(f, stall_s > rto_s ? stall_s : rto_s);
+	pd_finding_set_severity(f, PD_SEV_INFO);
+	if (real_rate >= 0.01 && real >= 3)
+		pd_finding_set_severity(f, PD_SEV_WARNING);
+	if (real_rate >= 0.1 && d->data_segs >= 20)
+		pd_finding_set_severity(f, PD_SEV_ERROR);
+	pd_finding_set_confidence(f, 0.8);
+	if (d->rcv_drop * 2 >= real)
+		pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application", "local netfilter drops",
+				    NULL);
+	else if (vantage == s && d->unseen * 2 >= real)
+		/* mostly first copies that never left the sending host
+		 * (local-drop): its own queues, not the path or the
+		 * congestion control, are the place to look */
+		pd_finding_settings(f, "qdisc limit", "net.core.default_qdisc", "net.ipv4.tcp_congestion_control",
+				    "net.ipv4.tcp_sack", NULL);
+	else if (sack == 0)
+		pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
+				    "net.core.netdev_max_backlog", "qdisc limit", NULL);
+	else
+		pd_finding_settings(f, "net.ipv4.tcp_congestion_control", "NIC ring buffers",
+				    "net.core.netdev_max_backlog", "qdisc limit", "net.ipv4.tcp_sack", NULL);
+}
+
+static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
+{
+	int r = pd_peer(s);
+	char sname[64], rname[64];
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
+	int vantage = pd_flow_vantage(flow);
+	int sack = ls_sack_state(flow);
+	double rto_s = (double)d->rto_sum / 1e9;
+	double stall_s = (double)d->rto_stall / 1e9;
+	if (stall_s < rto_s)
+		stall_s = rto_s;
+	uint32_t real = d->rto > d->rto_spur ? d->rto - d->rto_spur : 0;
+	double real_stall_s = stall_s - (double)d->spur_stall / 1e9;
+	bool silent = ls_peer_silent(flow, d, r);
+	double lo = (double)d->rto_min / 1e6, hi = (double)d->rto_max / 1e6;
+	pd_finding *f = pd_finding_get(ctx, "rto-timeouts", flow);
+	ls_occ(f, d->x->ev_rto, d->n_ev_rto);
+	if (d->rto == 1)
+		pd_finding_detail(f, "%s waited once for its retransmission timer (%.0f ms) before resending to %s.",
+				  "%1$s 等待了一次重传定时器（%2$.0f 毫秒）才向 %3$s 重发。", sname, lo, rname);
+	else if (d->rto_min == d->rto_max)
+		pd_finding_detail(f,
+				  "%s waited for its retransmission timer %u times (%.0f ms each, %.3f s in all) before "
+				  "resending to %s.",
+				  "%1$s 共 %2$u 次等待重传定时器（每次 %3$.0f 毫秒，合计 %4$.3f 秒）才向 %5$s 重发。",
+				  sname, d->rto, lo, rto_s, rname);
+	else
+		pd_finding_detail(f,
+				  "%s waited for its retransmission timer %u times (%.0f-%.0f ms, %.3f s in all) before "
+				  "resending to %s.",
+				  "%1$s 共 %2$u 次等待重传定时器（%3$.0f-%4$.0f 毫秒，合计 %5$.3f 秒）才向 %6$s 重发。",
+				  sname, d->rto, lo, hi, rto_s, rname);
+	double backoff = d->rto_repeats ? d->backoff_ratio_sum / d->rto_repeats : 0;
+	if (d->rto_backoffs)
+		pd_finding_append(f,
+				  " Repeats of the same segment with no progress in between: %u, each waiting about %.1f "
+				  "times as long as the one before (exponential backoff).",
+				  "同一数据段在没有任何进展的情况下又被重发了 %u 次，每次等待约为上一次的 %.1f 倍："
+				  "这是指数退避。",
+				  d->rto_repeats, backoff);
+	uint32_t tail_rto = d->tail > d->tlp ? d->tail - d->tlp : 0;
+	if (tail_rto)
+		pd_finding_append(f,
+				  " Timeouts with no duplicate ACK or SACK before them: %u (the tail of a burst was lost, "
+				  "or everything in flight, so nothing came back to trigger fast retransmit).",
+				  "其中 %u 次之前没有任何重复 ACK 或 SACK（丢的是突发的末尾，或在途数据全部丢失，"
+				  "没有报文回来触发快速重传）。",
+				  tail_rto);
+	ls_append_vantage(f, vantage, s);
+	if (stall_s > rto_s + 0.001)
+		pd_finding_append(f,
+				  " The flow made no progress for %.3f s in all, from the first send of the resent "
+				  "segment (or the last ACK that advanced, if that came later) to the timer's last resend.",
+				  "连接共有 %.3f 秒毫无进展：从被重发的数据段首次发出（若最后一个推进的 ACK 更晚，则从该 "
+				  "ACK 起）到定时器最后一次重发。",
+				  stall_s);
+	if (d->rto_spur_early)
+		pd_finding_append(f,
+				  " Spurious timeouts among them: %u. The ACK for the first copy came %.1f ms after the "
+				  "resend, sooner than the %.1f ms a packet takes from this capture point to the receiver "
+				  "and back (or D-SACK reported the data received twice). The ACKs were delayed; nothing "
+				  "was lost.",
+				  "其中 %u 次超时是虚假的：重发后仅 %.1f 毫秒就收到了对第一份报文的确认，比报文从抓包点到"
+				  "接收端再返回所需的 %.1f 毫秒还短（或 D-SACK 报告数据被收到两次）。是 ACK 被延误了，"
+				  "并没有丢包。",
+				  d->rto_spur, (double)d->spur_delay / 1e6, (double)d->spur_leg / 1e6);
+	else if (d->rto_spur)
+		pd_finding_append(f,
+				  " Spurious timeouts among them: %u. D-SACK reported the resent data received twice, "
+				  "so the first copy had arrived and only its ACK was late.",
+				  "其中 %u 次超时是虚假的：D-SACK 报告重发的数据被收到两次，说明第一份报文早已到达，"
+				  "只是它的 ACK 来晚了。",
+				  d->rto_spur);
+	if (silent)
+		pd_finding_append(f,
+				  " Nothing came from %s after the first of the last %u timeouts: it went silent (or its "
+				  "packets are not in the capture) and %s kept backing off until the flow ended. "
+				  "How long a sender keeps retrying before it gives the connection up is "
+				  "net.ipv4.tcp_retries2 (or TCP_USER_TIMEOUT on the socket); no loss-recovery setting "
+				  "helps against a silent peer.",
+				  "在最后这 %2$u 次超时的第一次之后，%1$s 再没有发来任何报文：它已沉默（或它的报文不在"
+				  "抓包中），而 %3$s 一直退避重传，直到连接结束。发送端重试多久才放弃连接由 "
+				  "net.ipv4.tcp_retries2（或套接字上的 TCP_USER_TIMEOUT）决定；面对沉默的对端，"
+				  "任何丢包恢复设置都无济于事。",
+				  rname, d->ser_rto, sname);
+	if (d->floor_rto)
+		pd_finding_append(f,
+				  " Timeouts told from a tail-loss probe only by Linux's default 200 ms minimum RTO: %u "
+				  "(no backed-off repeat confirms the timer); on a host with a lower floor "
+				  "(net.ipv4.tcp_rto_min_us, route rto_min) they may be probes.",
+				  "其中 %u 次超时只是按 Linux 默认的 200 毫秒最小 RTO 与尾部丢包探测区分开的（没有退避后的"
+				  "再次重发来证实是定时器）；若主机调低了这个下限（net.ipv4.tcp_rto_min_us、路由的 "
+				  "rto_min），它们也可能是探测。",
+				  d->floor_rto);
+	/* backed-off timeouts shorter than the default floor: it was lowered */
+	bool low_floor = d->rto_repeats && d->rto_min > 0 && d->rto_min < LS_RTO_MIN_NS;
+	if (low_floor)
+		pd_finding_append(f,
+				  " The shortest timeout was %.0f ms, below Linux's default 200 ms minimum RTO, and the "
+				  "repeats backed off from it: the sender's floor was lowered (a route's rto_min, or "
+				  "net.ipv4.tcp_rto_min_us since 6.11).",
+				  "最短的一次超时只有 %.0f 毫秒，低于 Linux 默认的 200 毫秒最小 RTO，而之后的重发正是从它开始"
+				  "退避的：发送端的下限被调低了（路由的 rto_min，或 6.11 起的 net.ipv4.tcp_rto_min_us）。",
+				  lo);
+	pd_finding_metric(f, "rto_count", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "rto_time", rto_s, PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_metric(f, "stall_time", stall_s, PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_metric(f, "rto_min_ms", lo, PD_UNIT_MS, PD_AGG_MAX);
+	pd_finding_metric(f, "rto_max_ms", hi, PD_UNIT_MS, PD_AGG_MAX);
+	if (d->rto_repeats) {
+		pd_finding_metric(f, "rto_backoffs", d->rto_backoffs, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "backoff_factor", backoff, PD_UNIT_RATIO, PD_AGG_MAX);
+	}
+	if (d->rto_spur)
+		pd_finding_metric(f, "spurious_timeouts", d->rto_spur, PD_UNIT_COUNT, PD_AGG_SUM);
+	if (d->floor_rto)
+		pd_finding_metric(f, "assumed_default_rto_floor", d->floor_rto, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_add_impact(f, stall_s);
+	/* spurious timeouts were delays, not lost data */
+	pd_finding_set_severity(f, real >= 2 || (real >= 1 && real_stall_s >= 0.4) ? PD_SEV_WARNING : PD_SEV_INFO);
+	pd_finding_set_confidence(f, 0.8);
+	if (silent && low_floor)
+		pd_finding_settings(f, "net.ipv4.tcp_retries2", "TCP_USER_TIMEOUT", "route rto_min",
+				    "net.ipv4.tcp_rto_min_us", NULL);
+	else if (silent)
+		pd_finding_settings(f, "net.ipv4.tcp_retries2", "TCP_USER_TIMEOUT", "net.ipv4.tcp_early_retrans",
+				    "net.ipv4.tcp_recovery", NULL);
+	else if (low_floor)
+		pd_finding_settings(f, "route rto_min", "net.ipv4.tcp_rto_min_us", "net.ipv4.tcp_early_retrans",
+				    "net.ipv4.tcp_recovery", "net.ipv4.tcp_retries2", NULL);
+	else if (!real)
+		pd_finding_settings(f, "net.ipv4.tcp_rto_min_us", "route rto_min", "net.ipv4.tcp_recovery", NULL);
+	else if (sack == 0)
+		pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery",
+				    "net.ipv4.tcp_retries2", NULL);
+	else
+		pd_finding_settings(f, "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
+				    "net.ipv4.tcp_retries2", NULL);
 }
 
 static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
@@ -496,137 +1071,41 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 		return;
 	ls_more *x = d->x;
 	uint32_t spurious = d->spurious > d->dsack ? d->spurious : d->dsack;
+	if (d->rto_spur > spurious)
+		spurious = d->rto_spur;
 	/* retransmissions the receiver did need: spurious ones lost nothing */
 	uint32_t real = d->retrans > spurious + d->pmtu ? d->retrans - spurious - d->pmtu : 0;
 	int vantage = pd_flow_vantage(flow);
 	double tail_s = (double)d->tail_sum / 1e9;
-	/* Print the endpoints only for a flow that gets a finding below. */
-	if (!real && !d->rto && !(d->tail && tail_s > 0) && !spurious && !(d->unseen && vantage == s))
-		return;
+	pd_time rtt = pd_flow_rtt(flow);
 	char sname[64], rname[64];
 	pd_flow_endpoint(flow, s, sname, sizeof(sname));
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
-	const char *sside = s == PD_CLIENT ? "client" : "server";
-	const char *rside = r == PD_CLIENT ? "client" : "server";
-	double rate = d->data_segs ? (double)d->retrans / d->data_segs : 0;
-	double real_rate = d->data_segs ? (double)real / d->data_segs : 0;
-	double rtt_ms = (double)pd_flow_rtt(flow) / 1e6;
-	const char *where = vantage < 0 ? "capture point not determinable from the handshake"
-			    : vantage == s ? "captured at the sender"
-					   : "captured at the receiver";
-	bool sack = flow->half[s].sack_permitted && flow->half[r].sack_permitted;
-	double rto_s = (double)d->rto_sum / 1e9;
 
-	if (real > 0) { /* all spurious or PMTU resends: reported elsewhere */
-		pd_finding *f = pd_finding_get(ctx, "retransmissions", flow);
-		ls_occ(f, x->ev_retx, d->n_ev_retx, "retransmission, quiet before");
-		pd_finding_detail(f,
-				  "%s %s retransmitted %u of %u data segments (%.2f%%) to %s %s: %u fast/SACK recovery, "
-				  "%u on a retransmission timeout (+%u resent after it), %u tail-loss probes, %u resent "
-				  "smaller after an ICMP too-big message (PMTU discovery, not loss), %u other; %u spurious; "
-				  "%u whose original the capture never saw; %u segments merely arrived out of order. RTT "
-				  "%.2f ms; SACK %s; %s. Congestion control reacts to each loss episode; a loss-tolerant "
-				  "algorithm (bbr) is a consideration for paths with random loss, not a fix for a "
-				  "congested or faulty link.%s", NULL,
-				  sside, sname, d->retrans, d->data_segs, rate * 100, rside, rname, d->fast, d->rto, d->rto_follow,
-				  d->tlp, d->pmtu, d->other, spurious, d->unseen, d->reorder, rtt_ms, sack ? "on" : "off", where,
-				  d->rcv_drop ? " Some first copies reached the receiver's capture yet were never acknowledged: "
-						"the receiving host dropped them (receive buffer full or socket memory "
-						"pressure, see nstat TcpExtTCPRcvQDrop / TcpExtPruneCalled, or its own "
-						"netfilter input rules), not the path."
-					      : "");
-		pd_finding_metric(f, "retransmitted_segments", d->retrans, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "data_segments", d->data_segs, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "retransmission_rate", rate, PD_UNIT_RATIO, PD_AGG_MAX);
-		pd_finding_metric(f, "fast_retransmissions", d->fast, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "rto_retransmissions", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "tail_loss_probes", d->tlp, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "pmtu_resends", d->pmtu, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "spurious", spurious, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "original_unseen", d->unseen, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "reordered", d->reorder, PD_UNIT_COUNT, PD_AGG_SUM);
-		if (d->rcv_drop)
-			pd_finding_metric(f, "receiver_host_drops", d->rcv_drop, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "rtt_ms", rtt_ms, PD_UNIT_MS, PD_AGG_MAX);
-		pd_finding_add_impact(f, (double)d->rto_stall / 1e9 > rto_s ? (double)d->rto_stall / 1e9 : rto_s);
-		pd_finding_set_severity(f, PD_SEV_INFO);
-		if (real_rate >= 0.01 && real >= 3)
-			pd_finding_set_severity(f, PD_SEV_WARNING);
-		if (real_rate >= 0.1 && d->data_segs >= 20)
-			pd_finding_set_severity(f, PD_SEV_ERROR);
-		pd_finding_set_confidence(f, 0.8);
-		if (d->rcv_drop * 2 >= real)
-			pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application",
-					    "local netfilter drops", NULL);
-		else if (vantage == s && d->unseen * 2 >= real)
-			/* mostly first copies that never left the sending host
-			 * (local-drop): its own queues, not the path or the
-			 * congestion control, are the place to look */
-			pd_finding_settings(f, "qdisc limit", "net.core.default_qdisc", "net.ipv4.tcp_congestion_control",
-					    "net.ipv4.tcp_sack", NULL);
-		else if (!sack)
-			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
-					    "net.core.netdev_max_backlog", "qdisc limit", NULL);
-		else
-			pd_finding_settings(f, "net.ipv4.tcp_congestion_control", "NIC ring buffers",
-					    "net.core.netdev_max_backlog", "qdisc limit", "net.ipv4.tcp_sack", NULL);
-	}
-
-	if (d->rto) {
-		pd_finding *f = pd_finding_get(ctx, "rto-timeouts", flow);
-		ls_occ(f, x->ev_rto, d->n_ev_rto, "retransmission timeout after");
-		double backoff = d->rto_backoffs ? d->backoff_ratio_sum / d->rto_backoffs : 0;
-		double stall_s = (double)d->rto_stall / 1e9;
-		if (stall_s < rto_s)
-			stall_s = rto_s;
-		char stall_note[200] = "";
-		if (stall_s > rto_s + 0.001)
-			snprintf(stall_note, sizeof(stall_note),
-				 " The flow stood still %.3f s in all, from the last ACK that advanced to the timer's "
-				 "retransmission (a tail-loss probe in between re-armed the timer).",
-				 stall_s);
-		char nt[24], waits[48];
-		if (d->rto_min == d->rto_max)
-			snprintf(waits, sizeof(waits), "%.0f ms", (double)d->rto_min / 1e6);
-		else
-			snprintf(waits, sizeof(waits), "%.0f-%.0f ms", (double)d->rto_min / 1e6, (double)d->rto_max / 1e6);
-		pd_finding_detail(f,
-				  "%s %s waited for its retransmission timer %s (%s, %.3f s in all) before "
-				  "resending to %s %s%s; %u of them with no duplicate ACK or SACK before (the tail of a "
-				  "burst was lost, or everything in flight, so nothing came back to trigger fast "
-				  "retransmit). %s.%s", NULL,
-				  sside, sname, pd_times(d->rto, false, nt), waits, rto_s, rside, rname,
-				  d->rto_backoffs ? " with exponential backoff on repeats" : "", d->tail, where, stall_note);
-		pd_finding_metric(f, "rto_count", d->rto, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_metric(f, "rto_time", rto_s, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_metric(f, "stall_time", stall_s, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_metric(f, "rto_min_ms", (double)d->rto_min / 1e6, PD_UNIT_MS, PD_AGG_MAX);
-		pd_finding_metric(f, "rto_max_ms", (double)d->rto_max / 1e6, PD_UNIT_MS, PD_AGG_MAX);
-		if (d->rto_backoffs) {
-			pd_finding_metric(f, "rto_backoffs", d->rto_backoffs, PD_UNIT_COUNT, PD_AGG_SUM);
-			pd_finding_metric(f, "backoff_factor", backoff, PD_UNIT_RATIO, PD_AGG_MAX);
-		}
-		pd_finding_add_impact(f, stall_s);
-		pd_finding_set_severity(f, stall_s >= 0.4 || d->rto >= 2 ? PD_SEV_WARNING : PD_SEV_INFO);
-		pd_finding_set_confidence(f, 0.8);
-		if (!sack)
-			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery",
-					    "net.ipv4.tcp_retries2", NULL);
-		else
-			pd_finding_settings(f, "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
-					    "net.ipv4.tcp_retries2", NULL);
-	}
+	if (real > 0) /* all spurious or PMTU resends: reported elsewhere */
+		ls_report_retrans(ctx, flow, d, s, spurious, real);
+	if (d->rto)
+		ls_report_rto(ctx, flow, d, s);
 
 	if (d->tail && tail_s > 0) {
 		pd_finding *f = pd_finding_get(ctx, "tail-loss", flow);
-		ls_occ(f, x->ev_tail, d->n_ev_tail, "tail resent after silence");
-		char nt[24];
+		ls_occ(f, x->ev_tail, d->n_ev_tail);
 		pd_finding_detail(f,
-				  "%s %s %s resent the last segment(s) of a burst only after a silence (%u by "
-				  "tail-loss probe, %u by timeout; %.3f s of silence in all): no later segment reached "
-				  "%s %s to trigger duplicate ACKs. RTT %.2f ms.", NULL,
-				  pd_times(d->tail, true, nt), sside, sname, d->tlp, d->tail - d->tlp, tail_s, rside, rname,
-				  rtt_ms);
+				  "%s resent the last segment(s) of a burst only after a silence; tail losses: %u (%u by "
+				  "tail-loss probe, %u by timeout; %.3f s of silence in all). No later segment reached %s "
+				  "to trigger duplicate ACKs.",
+				  "%1$s 有 %2$u 次在一段静默之后才重发突发末尾的数据段（尾部丢包探测 %3$u 次，超时 %4$u "
+				  "次；静默合计 %5$.3f 秒）：之后没有别的数据段到达 %6$s 来触发重复 ACK。",
+				  sname, d->tail, d->tlp, d->tail - d->tlp, tail_s, rname);
+		ls_append_rtt(f, rtt);
+		if (d->floor_tlp)
+			pd_finding_append(f,
+					  " Probes told from timeouts only by Linux's default 200 ms minimum RTO: %u; on a "
+					  "host with a lower floor (net.ipv4.tcp_rto_min_us, route rto_min) they "
+					  "may be timeouts.",
+					  "其中 %u 次探测只是按 Linux 默认的 200 毫秒最小 RTO 与超时区分开的；若主机调低了"
+					  "这个下限（net.ipv4.tcp_rto_min_us、路由的 rto_min），它们也可能是超时。",
+					  d->floor_tlp);
 		pd_finding_metric(f, "tail_losses", d->tail, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "tail_silence", tail_s, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_add_impact(f, tail_s);
@@ -638,9 +1117,9 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 	if (spurious) {
 		pd_finding *f = pd_finding_get(ctx, "spurious-retransmissions", flow);
 		if (d->n_ev_spur)
-			ls_occ(f, x->ev_spur, d->n_ev_spur, "D-SACK: data received twice");
+			ls_occ(f, x->ev_spur, d->n_ev_spur);
 		else
-			pd_finding_occurrence(f, flow->first_frame, flow->first_ts, "flow start", NULL);
+			pd_finding_occurrence(f, flow->first_frame, flow->first_ts, "flow start", "连接开始");
 		/* SACK off: after a timeout the sender cannot know which segments
 		 * above the hole arrived and resends them all (go-back-N); those
 		 * copies are the price of the missing SACK, not an early timer */
@@ -648,103 +1127,71 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 		uint32_t early = spurious - sweep;
 		if (sweep)
 			pd_finding_detail(f,
-					  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
-					  "by D-SACK); %u of them were resent after a retransmission timeout with SACK off: "
+					  "%u of %s's %u retransmissions resent data %s already had (%u reported back by "
+					  "D-SACK); %u of them were resent after a retransmission timeout with SACK off: "
 					  "without SACK the sender cannot tell which segments after the lost one arrived and "
 					  "sends them all again (go-back-N), so they come from the loss, not from an early "
-					  "timer.", NULL,
-					  spurious, sside, sname, d->retrans, rside, rname, d->dsack, sweep);
+					  "timer.",
+					  "%2$s 的 %3$u 次重传中有 %1$u 次重发了 %4$s 已经收到的数据（其中 %5$u 次由 D-SACK "
+					  "报告）；其中 %6$u 次是在 SACK 未启用时超时之后重发的：没有 SACK，发送端无法知道"
+					  "丢失报文之后的哪些数据段已经到达，只能全部重发（回退 N 步），所以它们源于丢包，"
+					  "而不是定时器过早触发。",
+					  spurious, sname, d->retrans, rname, d->dsack, sweep);
 		else
 			pd_finding_detail(f,
-					  "%u of %s %s's %u retransmissions resent data %s %s already had (%u reported back "
-					  "by D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.", NULL,
-					  spurious, sside, sname, d->retrans, rside, rname, d->dsack);
+					  "%u of %s's %u retransmissions resent data %s already had (%u reported back by "
+					  "D-SACK): the timer fired too early, the ACKs were delayed, or the path reorders.",
+					  "%2$s 的 %3$u 次重传中有 %1$u 次重发了 %4$s 已经收到的数据（其中 %5$u 次由 D-SACK "
+					  "报告）：定时器触发得太早、ACK 被延误，或者路径会乱序。",
+					  spurious, sname, d->retrans, rname, d->dsack);
+		if (d->rto_spur)
+			pd_finding_append(f,
+					  " Retransmission timeouts among them whose first copy had arrived: %u; the "
+					  "timer fired while the ACKs were held up on the way back.",
+					  "其中 %u 次是超时重传，而第一份报文早已到达：定时器是在 ACK 滞留在回程路上时"
+					  "触发的。",
+					  d->rto_spur);
 		pd_finding_metric(f, "spurious", spurious, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "dsack", d->dsack, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "go_back_n_no_sack", sweep, PD_UNIT_COUNT, PD_AGG_SUM);
+		if (d->rto_spur)
+			pd_finding_metric(f, "spurious_timeouts", d->rto_spur, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_set_severity(f, early >= 5 && d->retrans && early * 3 >= d->retrans ? PD_SEV_WARNING : PD_SEV_INFO);
 		pd_finding_set_confidence(f, 0.6);
 		if (sweep * 2 >= spurious)
 			pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_recovery", NULL);
+		else if (d->rto_spur * 2 >= spurious)
+			/* F-RTO detects and undoes a spurious timeout */
+			pd_finding_settings(f, "net.ipv4.tcp_frto", "net.ipv4.tcp_rto_min_us", "route rto_min",
+					    "net.ipv4.tcp_recovery", NULL);
 		else
 			pd_finding_settings(f, "net.ipv4.tcp_recovery", "net.ipv4.tcp_early_retrans", NULL);
 	}
 
 	if (d->unseen && vantage == s) {
 		pd_finding *f = pd_finding_get(ctx, "local-drop", flow);
-		ls_occ(f, x->ev_unseen, d->n_ev_unseen, "original never seen; gap age");
+		ls_occ(f, x->ev_unseen, d->n_ev_unseen);
 		pd_finding_detail(f,
-				  "This capture was taken at the sender %s %s (it answers the handshake within a fraction "
-				  "of the %.2f ms RTT), yet %u retransmissions filled sequence gaps whose first copy never "
+				  "This capture was taken at the sender %s (it answers the handshake within a fraction of "
+				  "the %.2f ms RTT), yet %u retransmissions filled sequence gaps whose first copy never "
 				  "passed the capture point (the tap sees a packet as it is handed to the driver, after the "
 				  "qdisc): they were dropped inside the sending host after TCP counted them as sent - by a "
 				  "qdisc that drops queued packets (an AQM such as fq_codel, a shaper), in the neighbour "
 				  "queue, or, seen from the host side of a container's veth, in the per-CPU backlog - or by "
 				  "the capture itself (check tcpdump's 'dropped by kernel'). A NIC ring or driver drop comes "
-				  "after the tap and would show the original.", NULL,
-				  sside, sname, rtt_ms, d->unseen);
+				  "after the tap and would show the original.",
+				  "这份抓包是在发送端 %1$s 上抓的（它在 %2$.2f 毫秒 RTT 的一小部分时间内就回应了握手），"
+				  "但有 %3$u 次重传填补的序列空洞，其第一份报文从未经过抓包点（抓包点看到的是交给驱动的"
+				  "报文，位于 qdisc 之后）：它们在 TCP 认为已发出之后，在发送主机内部被丢弃了——被会丢弃"
+				  "排队报文的 qdisc（fq_codel 之类的 AQM、整形器）、邻居队列，或者（在容器 veth 的主机侧"
+				  "看）每 CPU 的 backlog 丢弃，也可能是抓包本身丢了（看 tcpdump 的“dropped by kernel”）。"
+				  "网卡环形缓冲区或驱动的丢包发生在抓包点之后，抓包里会有原始报文。",
+				  sname, (double)rtt / 1e6, d->unseen);
 		pd_finding_metric(f, "unseen_originals", d->unseen, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_set_severity(f, PD_SEV_WARNING);
 		pd_finding_set_confidence(f, 0.7);
 		pd_finding_settings(f, "qdisc limit", "net.core.default_qdisc", "net.core.netdev_max_backlog",
 				    "capture buffer", NULL);
-	}
-}
-
-static void ls_report_rx_bh(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
-{
-	int r = pd_peer(s);
-	const char *sside = s == PD_CLIENT ? "client" : "server";
-	const char *rside = r == PD_CLIENT ? "client" : "server";
-	uint32_t mss = flow->half[r].mss;
-	const pd_tcp_half *hr = &flow->half[r];
-	bool delivered = hr->ack_valid && pd_seq_le(d->jump_hi, hr->last_ack);
-	pd_finding *f = pd_finding_get(ctx, "pmtu-blackhole", flow);
-	pd_finding_occurrence(f, d->jump_frame, d->jump_ts, "sequence jump: data sent but never arrived", NULL);
-	pd_finding_metric(f, "silence", (double)d->jump_quiet / 1e9, PD_UNIT_S, PD_AGG_SUM);
-	pd_finding_metric(f, "missing_bytes", d->jump_hi - d->jump_lo, PD_UNIT_BYTES, PD_AGG_SUM);
-	pd_finding_metric(f, "max_payload_before", d->jump_max_before, PD_UNIT_BYTES, PD_AGG_MAX);
-	pd_finding_metric(f, "announced_mss", mss, PD_UNIT_BYTES, PD_AGG_MAX);
-	char head[512];
-	snprintf(head, sizeof(head),
-		 "seen from the %s (receiver) side: nothing came from the %s for %.2f s although the %s had ACKed "
-		 "everything, then soon after its sequence jumped by %u bytes (frame %" G_GUINT64_FORMAT "): data sent that "
-		 "never reached this capture point, while the %s's small packets did; no segment larger than %u B "
-		 "had arrived before although the MSS is %u",
-		 rside, sside, (double)d->jump_quiet / 1e9, rside, d->jump_hi - d->jump_lo, d->jump_frame, sside,
-		 d->jump_max_before, mss);
-	if (delivered && d->fill_n) {
-		pd_time stall = d->jump_quiet;
-		pd_finding_occurrence(f, d->quiet_frame, d->quiet_end_ts, "first data after the silence, smaller", NULL);
-		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_metric(f, "recovered_size", d->quiet_len ? d->quiet_len : d->first_fill, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_metric(f, "max_payload_through", d->max_len, PD_UNIT_BYTES, PD_AGG_MAX);
-		pd_finding_detail(f,
-				  "%s. The data resumed with a %u-byte segment%s, the missing range came in %u segments of "
-				  "at most %u B, and the largest segment ever received was %u B (packets of %u B): the %s's full-size "
-				  "packets are dropped upstream without a usable ICMP, and the %s recovered by shrinking "
-				  "its segments (net.ipv4.tcp_mtu_probing). Path MTU at least %u B. A receiver-side view: "
-				  "the %s's capture would show the full-size retransmissions", NULL,
-				  head, d->quiet_len, d->quiet_len == 1024 ? " (net.ipv4.tcp_base_mss: MTU probing's first size)" : "",
-				  d->fill_n, d->fill_max,
-				  d->max_len, d->max_total, sside, sside, d->max_total, sside);
-		pd_finding_add_impact(f, (double)stall / 1e9);
-		pd_finding_set_confidence(f, 0.65);
-		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "interface MTU",
-				    "net.ipv4.tcp_mtu_probing", "net.ipv4.tcp_base_mss", NULL);
-	} else {
-		pd_time stall = flow->last_ts - (d->quiet_end_ts - d->jump_quiet);
-		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_detail(f,
-				  "%s. The missing data never arrived and the flow ended %.2f s after the last data: "
-				  "consistent with a PMTU black hole (the %s's full-size packets dropped upstream, the "
-				  "ICMP frag-needed filtered, net.ipv4.tcp_mtu_probing off on the %s). A receiver-side "
-				  "view: the %s's capture would show the full-size retransmissions", NULL,
-				  head, (double)stall / 1e9, sside, sside, sside);
-		pd_finding_add_impact(f, (double)stall / 1e9);
-		pd_finding_set_confidence(f, 0.55);
-		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
-				    "interface MTU", "net.ipv4.tcp_base_mss", NULL);
 	}
 }
 
@@ -755,16 +1202,17 @@ static void ls_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 	if (flow->proto != 6)
 		return;
 	for (int s = 0; s < 2; s++) {
-		ls_report(ctx, flow, &st->d[s], s);
-		if (st->d[s].jump)
-			ls_report_rx_bh(ctx, flow, &st->d[s], s);
-		g_free(st->d[s].x);
-		st->d[s].x = NULL;
+		ls_dir *d = &st->d[s];
+		if (d->first_pending)
+			ls_first_commit(d, d->first_kind); /* nothing came after it to tell */
+		ls_report(ctx, flow, d, s);
+		g_free(d->x);
+		d->x = NULL;
 	}
 }
 
-static const char *const ls_emits[] = {"retransmissions", "rto-timeouts",	 "spurious-retransmissions",
-				       "local-drop",	  "tail-loss",	 "pmtu-blackhole", NULL};
+static const char *const ls_emits[] = {"retransmissions", "rto-timeouts", "spurious-retransmissions",
+				       "local-drop", "tail-loss", NULL};
 
 const pd_detector pd_det_loss = {
 	.name = "loss",

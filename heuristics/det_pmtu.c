@@ -4,11 +4,20 @@
  * and never acknowledged, no ICMP in sight), with the recovery that
  * net.ipv4.tcp_mtu_probing=1 brings after a few timeouts.
  *
+ * Next to the receiver a black hole shows differently: after a silence
+ * with everything acknowledged, the sender's sequence jumps past data that
+ * never arrived, and what fills the gap, if anything, comes in smaller
+ * segments (MTU probing). Either way a black hole needs the big packets to
+ * vanish: resends smaller than the lost originals, or none at all; the
+ * segment size a sender should reach comes from both announced MSSs (its
+ * own may be the smaller) and what it got through before.
+ *
  * Sizes are judged against the MSS the receiver announced, so segments
  * larger than that (TSO/GSO on a sender-side capture, GRO/LRO on a
  * receiver-side one) are never taken for PMTU evidence; the capture
- * detector reports them. Per-flow state is a pointer; the detail block is
- * allocated only for flows that send packets big enough to matter. */
+ * detector reports them. Per-flow state is two pointers; the detail blocks
+ * are allocated only for flows that send data (the receiver view) and
+ * packets big enough to matter (the rest). */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,6 +93,30 @@ typedef struct pm_state {
 	pm_dir d[2];
 } pm_state;
 
+/* The receiver-side view of a black hole, per sender S: after >= 1 s of
+ * silence from S with everything it sent ACKed, its sequence jumps past
+ * more than a full segment the capture never saw, although no full-size
+ * segment had ever arrived: S's big packets vanish upstream. */
+typedef struct pm_rx_dir {
+	bool hi_valid;
+	uint32_t hi; /* highest seq_end S sent, as captured */
+	pd_time last_tx_ts;
+	uint32_t max_len, max_total; /* largest payload and IP packet from S so far */
+	bool quiet_open, jump;
+	uint32_t quiet_len;
+	uint64_t quiet_frame;
+	pd_time quiet_end_ts, jump_quiet;
+	uint32_t jump_lo, jump_hi, jump_max_before;
+	uint64_t jump_frame;
+	pd_time jump_ts;
+	/* what later filled [jump_lo, jump_hi): the resends, if they came */
+	uint32_t fill_max, fill_n, first_fill;
+} pm_rx_dir;
+
+typedef struct pm_rx {
+	pm_rx_dir d[2];
+} pm_rx;
+
 /* ICMP too-big messages that quote packets this detector did not follow
  * (too small to be refused, or of a flow the engine no longer has). */
 typedef struct pm_unmatched {
@@ -94,6 +127,7 @@ typedef struct pm_unmatched {
 
 typedef struct pm_flow {
 	pm_state *p; /* made at the first packet big enough to be refused */
+	pm_rx *rx; /* made at the first TCP payload */
 	pm_unmatched unmatched;
 } pm_flow;
 
@@ -141,55 +175,57 @@ static uint32_t pm_hdr(const pd_packet *pkt)
 	return pkt->ip.hdr_len + (pkt->l4 == PD_L4_TCP ? pkt->tcp.hdr_len : 8u);
 }
 
-/* Common encapsulations, as hints only. */
-static const char *pm_tunnel_hint(uint32_t mtu);
+/* Common encapsulations, as hints only: the MTU 1500 less their overhead. */
+typedef struct pm_hint {
+	uint32_t mtu;
+	const char *en, *zh;
+} pm_hint;
 
-/* The well-known encapsulation MTUs (1500 minus the overhead) inside
- * [lo, hi], as "1450 (VXLAN over IPv4 (50 B)), ..."; false when none. */
-static bool pm_tunnel_range(uint32_t lo, uint32_t hi, char *buf, size_t n)
+static const pm_hint pm_hints[] = {
+	{1492, "PPPoE-sized (8 B)", "PPPoE 大小（8 字节）"},
+	{1480, "an IPIP or 6in4/SIT tunnel (20 B)", "IPIP 或 6in4/SIT 隧道（20 字节）"},
+	{1476, "a GRE tunnel (24 B)", "GRE 隧道（24 字节）"},
+	{1472, "GRE with key, or 28 B of encapsulation", "带 key 的 GRE，或 28 字节的封装"},
+	{1450, "VXLAN over IPv4 (50 B)", "IPv4 上的 VXLAN（50 字节）"},
+	{1440, "WireGuard over IPv4 (60 B)", "IPv4 上的 WireGuard（60 字节）"},
+	{1430, "VXLAN over IPv6 (70 B)", "IPv6 上的 VXLAN（70 字节）"},
+	{1420, "WireGuard over IPv6 (80 B)", "IPv6 上的 WireGuard（80 字节）"},
+	{1400, "a round value typical of IPsec/VPN or a hand-set tunnel MTU",
+	 "IPsec/VPN 常用的整数值，或手工设定的隧道 MTU"},
+	{1280, "the IPv6 minimum MTU", "IPv6 的最小 MTU"},
+};
+
+static const pm_hint pm_hint_ipsec = {0, "IPsec-like encapsulation (about 50-100 B)", "类似 IPsec 的封装（约 50-100 字节）"};
+
+static const pm_hint *pm_tunnel_hint(uint32_t mtu)
+{
+	for (size_t i = 0; i < sizeof(pm_hints) / sizeof(pm_hints[0]); i++)
+		if (pm_hints[i].mtu == mtu)
+			return &pm_hints[i];
+	if (mtu >= 1380 && mtu < 1440)
+		return &pm_hint_ipsec;
+	return NULL;
+}
+
+/* The well-known encapsulation MTUs inside [lo, hi], as "1450 (VXLAN over
+ * IPv4 (50 B)), ..." in English (en) and Chinese (zh); false when none. */
+static bool pm_tunnel_range(uint32_t lo, uint32_t hi, char *en, char *zh, size_t n)
 {
 	static const uint32_t known[] = {1492, 1480, 1476, 1472, 1450, 1440, 1430, 1420, 1400, 1280};
-	size_t used = 0;
-	buf[0] = 0;
+	size_t ue = 0, uz = 0;
+	en[0] = zh[0] = 0;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		if (known[i] < lo || known[i] > hi)
 			continue;
-		int w = snprintf(buf + used, n - used, "%s%u (%s)", used ? ", " : "", known[i], pm_tunnel_hint(known[i]));
-		if (w < 0 || (size_t)w >= n - used)
+		const pm_hint *h = pm_tunnel_hint(known[i]);
+		int we = snprintf(en + ue, n - ue, "%s%u (%s)", ue ? ", " : "", known[i], h->en);
+		int wz = snprintf(zh + uz, n - uz, "%s%u（%s）", uz ? "、" : "", known[i], h->zh);
+		if (we < 0 || (size_t)we >= n - ue || wz < 0 || (size_t)wz >= n - uz)
 			break;
-		used += (size_t)w;
+		ue += (size_t)we;
+		uz += (size_t)wz;
 	}
-	return used > 0;
-}
-
-static const char *pm_tunnel_hint(uint32_t mtu)
-{
-	switch (mtu) {
-	case 1492:
-		return "PPPoE-sized (8 B)";
-	case 1480:
-		return "an IPIP or 6in4/SIT tunnel (20 B)";
-	case 1476:
-		return "a GRE tunnel (24 B)";
-	case 1472:
-		return "GRE with key, or 28 B of encapsulation";
-	case 1450:
-		return "VXLAN over IPv4 (50 B)";
-	case 1430:
-		return "VXLAN over IPv6 (70 B)";
-	case 1440:
-		return "WireGuard over IPv4 (60 B)";
-	case 1420:
-		return "WireGuard over IPv6 (80 B)";
-	case 1400:
-		return "a round value typical of IPsec/VPN or a hand-set tunnel MTU";
-	case 1280:
-		return "the IPv6 minimum MTU";
-	default:
-		if (mtu >= 1380 && mtu < 1440)
-			return "IPsec-like encapsulation (about 50-100 B)";
-		return NULL;
-	}
+	return ue > 0;
 }
 
 /* ---------------------------------------------------------------- TCP */
@@ -248,12 +284,93 @@ static void pm_on_ack(pm_dir *d, const pd_flow *flow, int dir, uint32_t ack, pd_
 	}
 }
 
+/* The payload of a full-size segment from side dir: the smaller of the two
+ * announced MSSs (a sender never exceeds its own, whatever the peer
+ * allows), less the timestamp option when both use it; 0 when the peer's
+ * MSS is unknown. */
+static uint32_t pm_full_payload(const pd_flow *f, int dir)
+{
+	const pd_tcp_half *hs = &f->half[dir], *hr = &f->half[pd_peer(dir)];
+	uint32_t mss = hr->mss;
+	if (!mss)
+		return 0;
+	if (hs->mss && hs->mss < mss)
+		mss = hs->mss;
+	if (hs->ts_offered && hr->ts_offered && mss > 12)
+		mss -= 12;
+	return mss;
+}
+
+/* Every packet from S = dir but SYNs (see pm_rx_dir): a silence of >= 1 s with
+ * everything ACKed, then within 1 s a jump past more than a full segment
+ * never captured, while nothing near full size had ever come through. */
+static void pm_rx_on_data(pm_rx_dir *d, const pd_flow *flow, int dir, const pd_packet *pkt)
+{
+	const pd_tcp *t = &pkt->tcp;
+	const pd_tcp_half *hr = &flow->half[pd_peer(dir)];
+	uint32_t len = t->payload_len, s = t->seq, e = t->seq + len;
+	uint32_t full = pm_full_payload(flow, dir);
+	if (!d->jump && full && d->hi_valid) {
+		if (d->last_tx_ts && pkt->ts - d->last_tx_ts >= PD_NS_PER_SEC && hr->ack_valid && hr->last_ack == d->hi &&
+		    d->max_len + 40 < full) {
+			d->quiet_open = true;
+			d->jump_quiet = pkt->ts - d->last_tx_ts;
+			d->quiet_end_ts = pkt->ts;
+			d->quiet_frame = pkt->frame_no;
+			d->quiet_len = len;
+			d->jump_max_before = d->max_len;
+		}
+		if (d->quiet_open && pd_seq_lt(d->hi, s)) {
+			if (pkt->ts - d->quiet_end_ts > PD_NS_PER_SEC || s - d->hi <= full) {
+				d->quiet_open = false;
+			} else {
+				d->jump = true;
+				d->quiet_open = false;
+				d->jump_lo = d->hi;
+				d->jump_hi = s;
+				d->jump_frame = pkt->frame_no;
+				d->jump_ts = pkt->ts;
+			}
+		}
+	}
+	if (d->jump && len && pd_seq_lt(s, d->jump_hi) && pd_seq_le(d->jump_lo, s)) {
+		if (!d->fill_n)
+			d->first_fill = len;
+		d->fill_n++;
+		if (len > d->fill_max)
+			d->fill_max = len;
+	}
+	d->last_tx_ts = pkt->ts;
+	if (!len)
+		return; /* a pure ACK: its sequence can reveal a jump, nothing more */
+	if (len > d->max_len)
+		d->max_len = len;
+	if (pkt->ip.total_len > d->max_total)
+		d->max_total = pkt->ip.total_len;
+	if (!d->hi_valid || pd_seq_lt(d->hi, e)) {
+		d->hi_valid = true;
+		d->hi = e;
+	}
+}
+
 static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
 	(void)ctx;
 	pm_flow *o = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
+	if (!(t->flags & PD_TCP_SYN)) {
+		if (t->payload_len && !o->rx)
+			o->rx = g_new0(pm_rx, 1);
+		if (o->rx && !(seg->flags & PD_SEG_CAPTURE_COPY)) {
+			pm_rx_dir *rd = &o->rx->d[dir];
+			if (!(t->flags & PD_TCP_RST) && !pkt->ip.is_fragment &&
+			    !(seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP)))
+				pm_rx_on_data(rd, flow, dir, pkt);
+			else
+				rd->last_tx_ts = pkt->ts;
+		}
+	}
 	if (!o->p && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
 		return;
 	pm_state *p = pm_attach(o);
@@ -462,71 +579,111 @@ static bool pm_backoff(const uint32_t *gaps, uint32_t n)
 	return grew * 2 >= n - 1;
 }
 
+/* "MTU N looks like X": a hint, not a proof. */
+static void pm_append_hint(pd_finding *f, uint32_t mtu)
+{
+	const pm_hint *h = mtu ? pm_tunnel_hint(mtu) : NULL;
+	if (h)
+		pd_finding_append(f, " MTU %1$u looks like %2$s%3$.0s (a hint, not a proof).",
+				  "MTU %1$u 可能对应：%3$s%2$.0s（仅是提示，并非证据）。", mtu, h->en, h->zh);
+}
+
 static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 {
-	const char *who = dir == PD_CLIENT ? "client" : "server";
 	uint32_t mtu = d->icmp_mtu;
-	const char *hint = mtu ? pm_tunnel_hint(mtu) : NULL;
 	bool v6 = flow->addr[0].family == 6;
 	bool not_adapted = d->too_big_after >= 2;
+	char who[64];
+	pd_flow_endpoint(flow, dir, who, sizeof(who));
 	pd_finding *f = pd_finding_get(ctx, not_adapted ? "pmtu-not-adapted" : "pmtu-frag-needed", flow);
-	pd_finding_occurrence(f, d->icmp_frame, d->icmp_ts, "%s", NULL, v6 ? "ICMPv6 Packet Too Big" : "ICMP frag-needed");
+	if (v6)
+		pd_finding_occurrence(f, d->icmp_frame, d->icmp_ts, "ICMPv6 Packet Too Big", "ICMPv6 报文过大（Packet Too Big）");
+	else
+		pd_finding_occurrence(f, d->icmp_frame, d->icmp_ts, "ICMP frag-needed", "ICMP 需要分片（frag-needed）");
 	pd_finding_metric(f, "icmp_messages", d->icmp_n, PD_UNIT_COUNT, PD_AGG_SUM);
 	if (mtu)
 		pd_finding_metric(f, "path_mtu", mtu, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_metric(f, "payload_before", d->before_max, PD_UNIT_BYTES, PD_AGG_MAX);
 	if (d->after_max)
 		pd_finding_metric(f, "payload_after", d->after_max, PD_UNIT_BYTES, PD_AGG_MAX);
-	char hint_s[128] = "";
-	if (hint)
-		snprintf(hint_s, sizeof(hint_s), "; MTU %u looks like %s (a hint, not a proof)", mtu, hint);
-	char oow[200] = "";
-	if (d->icmp_oow)
-		snprintf(oow, sizeof(oow),
-			 "; %u ICMP quoted a sequence outside the sender's window, which Linux ignores "
-			 "(a NAT or load balancer rewriting sequence numbers?)",
-			 d->icmp_oow);
 	if (not_adapted) {
-		pd_finding_occurrence(f, d->too_big_frame, d->too_big_ts, "still too big after the ICMP", NULL);
+		pd_finding_occurrence(f, d->too_big_frame, d->too_big_ts, "still too big after the ICMP",
+				      "收到 ICMP 之后仍然过大");
 		pd_finding_metric(f, "too_big_after", d->too_big_after, PD_UNIT_COUNT, PD_AGG_SUM);
-		pd_finding_detail(f,
-				  "%u %s (MTU %u) quoted the %s's %u-byte packets, but %u packets larger than %u B "
-				  "with DF were sent more than %lld ms later (first at frame %" G_GUINT64_FORMAT
-				  "), largest payload after %u B vs %u B before%s%s. The ICMP seen here probably "
-				  "did not reach the sender (filtered between this capture point and it) or was "
-				  "not believed", NULL,
-				  d->icmp_n, v6 ? "ICMPv6 Packet Too Big" : "ICMP fragmentation-needed", mtu, who,
-				  d->icmp_quoted_total, d->too_big_after, mtu, (long long)(PM_GRACE_NS / 1000000),
-				  d->too_big_frame, d->after_max, d->before_max, oow, hint_s);
+		long long grace_ms = (long long)(PM_GRACE_NS / 1000000);
+		if (v6)
+			pd_finding_detail(f,
+					  "%u ICMPv6 Packet Too Big messages (MTU %u) quoted %s's %u-byte packets, but %u "
+					  "packets larger than %u B were sent more than %lld ms later (first at frame %" G_GUINT64_FORMAT
+					  "); largest payload after them %u B, before %u B. The ICMP seen here probably did not "
+					  "reach the sender (filtered between this capture point and it) or was not believed.",
+					  "%1$u 个 ICMPv6 报文过大（Packet Too Big）消息（MTU %2$u）引用了 %3$s 的 %4$u 字节报文，"
+					  "但在 %7$lld 毫秒之后它仍发出了 %5$u 个大于 %6$u 字节的报文（第一个在第 %8$" G_GUINT64_FORMAT
+					  " 帧）；之后的最大载荷为 %9$u 字节，之前为 %10$u 字节。这里看到的 ICMP 很可能没有到达"
+					  "发送端（在这个抓包点与发送端之间被过滤），或者没有被采信。",
+					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->too_big_after, mtu, grace_ms,
+					  d->too_big_frame, d->after_max, d->before_max);
+		else
+			pd_finding_detail(f,
+					  "%u ICMP fragmentation-needed messages (MTU %u) quoted %s's %u-byte packets, but %u "
+					  "packets larger than %u B with DF were sent more than %lld ms later (first at frame %" G_GUINT64_FORMAT
+					  "); largest payload after them %u B, before %u B. The ICMP seen here probably did not "
+					  "reach the sender (filtered between this capture point and it) or was not believed.",
+					  "%1$u 个 ICMP 需要分片（fragmentation-needed）消息（MTU %2$u）引用了 %3$s 的 %4$u "
+					  "字节报文，但在 %7$lld 毫秒之后它仍发出了 %5$u 个大于 %6$u 字节且带 DF 的报文（第一个在第 "
+					  "%8$" G_GUINT64_FORMAT " 帧）；之后的最大载荷为 %9$u 字节，之前为 %10$u 字节。这里看到的 "
+					  "ICMP 很可能没有到达发送端（在这个抓包点与发送端之间被过滤），或者没有被采信。",
+					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->too_big_after, mtu, grace_ms,
+					  d->too_big_frame, d->after_max, d->before_max);
 		pd_finding_set_confidence(f, d->icmp_oow ? 0.6 : 0.8);
 		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "net.ipv4.ip_no_pmtu_disc",
 				    "net.ipv4.tcp_mtu_probing", NULL);
 		/* The time the flow kept sending packets that could not pass. */
 		pd_finding_add_impact(f, (double)(flow->last_ts - d->icmp_ts) / 1e9);
 	} else {
-		char after[200];
-		if (d->reduced_frame)
-			snprintf(after, sizeof(after),
-				 "; the %s came down to %u-byte segments %.3f ms later (frame %" G_GUINT64_FORMAT ")",
-				 who, d->reduced_len, (double)(d->reduced_ts - d->icmp_ts) / 1e6, d->reduced_frame);
+		if (v6)
+			pd_finding_detail(f,
+					  "%u ICMPv6 Packet Too Big messages from the path (MTU %u) for %s's %u-byte packets "
+					  "(payload %u B).",
+					  "路径上发来 %u 个 ICMPv6 报文过大（Packet Too Big）消息（MTU %u），针对 %s 的 %u "
+					  "字节报文（载荷 %u 字节）。",
+					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->before_max);
 		else
-			snprintf(after, sizeof(after), "; no later packet from the %s to confirm the new size", who);
+			pd_finding_detail(f,
+					  "%u ICMP fragmentation-needed messages from the path (MTU %u) for %s's %u-byte "
+					  "packets (payload %u B).",
+					  "路径上发来 %u 个 ICMP 需要分片（fragmentation-needed）消息（MTU %u），针对 %s 的 "
+					  "%u 字节报文（载荷 %u 字节）。",
+					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->before_max);
 		if (d->reduced_frame) {
+			pd_finding_append(f, " The sender came down to %u-byte segments %.3f ms later (frame %" G_GUINT64_FORMAT ").",
+					  "发送端在 %2$.3f 毫秒后降到了 %1$u 字节的数据段（第 %3$" G_GUINT64_FORMAT " 帧）。",
+					  d->reduced_len, (double)(d->reduced_ts - d->icmp_ts) / 1e6, d->reduced_frame);
 			pd_finding_metric(f, "payload_reduced_to", d->reduced_len, PD_UNIT_BYTES, PD_AGG_MAX);
 			pd_finding_metric(f, "adapt_time", (double)(d->reduced_ts - d->icmp_ts) / 1e6, PD_UNIT_MS, PD_AGG_MAX);
+		} else {
+			pd_finding_append(f, " No later packet from the sender confirms the new size.",
+					  "之后没有来自发送端的报文可以证实新的大小。");
 		}
-		pd_finding_detail(f,
-				  "%u %s from the path (MTU %u) for the %s's %u-byte packets (payload %u B)%s%s%s", NULL,
-				  d->icmp_n, v6 ? "ICMPv6 Packet Too Big" : "ICMP fragmentation-needed", mtu, who,
-				  d->icmp_quoted_total, d->before_max, after, hint_s, oow);
 		pd_finding_set_confidence(f, d->reduced_frame ? 0.95 : 0.7);
 		pd_finding_settings(f, "MSS clamping", "interface MTU", NULL);
 		if (d->reduced_frame)
 			pd_finding_add_impact(f, (double)(d->reduced_ts - d->icmp_ts) / 1e9);
 	}
+	pm_append_hint(f, mtu);
+	if (d->icmp_oow)
+		pd_finding_append(f,
+				  " %u of them quoted a sequence outside the sender's window, which Linux ignores (a NAT "
+				  "or load balancer rewriting sequence numbers?).",
+				  "其中 %u 个引用的序列号不在发送端的窗口内，Linux 会忽略它们（是否有 NAT 或负载均衡器改写了"
+				  "序列号？）。",
+				  d->icmp_oow);
 }
 
-static void pm_report_mss(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir, uint32_t path_mtu, const char *how,
+/* How the path MTU behind mss-exceeds-path was learnt. */
+enum { PM_HOW_ICMP, PM_HOW_ICMP6, PM_HOW_THROUGH, PM_HOW_INFERRED };
+
+static void pm_report_mss(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir, uint32_t path_mtu, int how,
 			  bool serious)
 {
 	uint32_t mss = pm_peer_mss(flow, dir);
@@ -535,33 +692,58 @@ static void pm_report_mss(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir, 
 	uint32_t hdr = flow->addr[0].family == 6 ? 60 : 40; /* IP + TCP without options */
 	if (mss + hdr <= path_mtu)
 		return;
-	const char *rcv = dir == PD_CLIENT ? "server" : "client";
+	char rcv[64];
+	pd_flow_endpoint(flow, pd_peer(dir), rcv, sizeof(rcv));
 	pd_finding *f = pd_finding_get(ctx, "mss-exceeds-path", flow);
 	pd_finding_set_severity(f, serious ? PD_SEV_WARNING : PD_SEV_INFO);
 	pd_finding_set_confidence(f, 0.85);
 	uint64_t fr = dir == PD_CLIENT ? flow->synack_frame : flow->syn_frame;
 	pd_time ts = dir == PD_CLIENT ? flow->synack_ts : flow->syn_ts;
 	if (fr)
-		pd_finding_occurrence(f, fr, ts, "MSS option in the SYN", NULL);
+		pd_finding_occurrence(f, fr, ts, "MSS option in the SYN", "SYN 中的 MSS 选项");
 	pd_finding_metric(f, "announced_mss", mss, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_metric(f, "path_mtu", path_mtu, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_metric(f, "max_payload_through", d->max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_metric(f, "clamp_mss_to", path_mtu - hdr, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_detail(f,
-			  "the %s announced MSS %u (packets of %u B) but the path carries %u B (%s); the "
-			  "largest segment ACKed was %u B. Clamping the MSS to %u at the router or tunnel "
-			  "endpoint avoids the loss", NULL,
-			  rcv, mss, mss + hdr, path_mtu, how, d->max_ok, path_mtu - hdr);
+			  "%s announced MSS %u (packets of %u B) but the path carries %u B; the largest segment ACKed "
+			  "was %u B. Clamping the MSS to %u at the router or tunnel endpoint avoids the loss.",
+			  "%s 通告的 MSS 为 %u（报文 %u 字节），但路径只能通过 %u 字节；被确认的最大数据段为 %u 字节。"
+			  "在路由器或隧道端点把 MSS 钳制到 %u 即可避免丢包。",
+			  rcv, mss, mss + hdr, path_mtu, d->max_ok, path_mtu - hdr);
+	switch (how) {
+	case PM_HOW_ICMP:
+		pd_finding_append(f, " The path MTU comes from an ICMP fragmentation-needed message.",
+				  "路径 MTU 来自一条 ICMP 需要分片消息。");
+		break;
+	case PM_HOW_ICMP6:
+		pd_finding_append(f, " The path MTU comes from an ICMPv6 Packet Too Big message.",
+				  "路径 MTU 来自一条 ICMPv6 报文过大消息。");
+		break;
+	case PM_HOW_THROUGH:
+		pd_finding_append(f, " The path MTU is at least that: the largest packet that got through.",
+				  "路径 MTU 至少为此值：这是成功通过的最大报文。");
+		break;
+	default:
+		pd_finding_append(f,
+				  " Inferred: %u bulk segments were all capped at %u-byte packets and no ICMP is in this "
+				  "capture, so the sender learnt the path MTU upstream of the capture point.",
+				  "这是推断：%u 个批量数据段全部被限制在 %u 字节的报文，而抓包中没有 ICMP，说明发送端是在"
+				  "抓包点上游得知路径 MTU 的。",
+				  d->n_at_max, d->max_total);
+		break;
+	}
 	pd_finding_settings(f, "MSS clamping", "interface MTU", "net.ipv4.tcp_mtu_probing", NULL);
 }
 
 static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 {
-	const char *who = dir == PD_CLIENT ? "client" : "server";
 	bool v6 = flow->addr[0].family == 6;
+	char who[64];
+	pd_flow_endpoint(flow, dir, who, sizeof(who));
 	pd_finding *f = pd_finding_get(ctx, "pmtu-blackhole", flow);
-	pd_finding_occurrence(f, d->bh_start_frame, d->bh_start, "full-size segment never ACKed", NULL);
-	pd_finding_occurrence(f, d->bh_frame, d->bh_start, "first timeout retransmission", NULL);
+	pd_finding_occurrence(f, d->bh_start_frame, d->bh_start, "full-size segment never ACKed", "满长数据段始终未被确认");
+	pd_finding_occurrence(f, d->bh_frame, d->bh_start, "first timeout retransmission", "第一次超时重传");
 	char gaps[160];
 	pm_gaps_str(d->bh_gaps_ms, d->bh_n_gaps, gaps, sizeof(gaps));
 	bool backoff = pm_backoff(d->bh_gaps_ms, d->bh_n_gaps);
@@ -571,31 +753,40 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 	uint32_t hdr = v6 ? 60 : 40;
 	if (d->bh_recovered) {
 		pd_time stall = d->bh_recover_ts - d->bh_start;
-		pd_finding_occurrence(f, d->bh_recover_frame, d->bh_recover_ts, "smaller retransmission got through", NULL);
+		pd_finding_occurrence(f, d->bh_recover_frame, d->bh_recover_ts, "smaller retransmission got through",
+				      "改小后的重传成功通过");
 		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_metric(f, "time_to_recover", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_metric(f, "recovered_size", d->bh_new_len, PD_UNIT_BYTES, PD_AGG_MAX);
 		if (d->after_recover_max_ok)
 			pd_finding_metric(f, "settled_size", d->after_recover_max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
-				  "the %s's %u-byte segment was retransmitted %u times by timeout (gaps %s s%s) and "
-				  "never ACKed, with no ICMP %s in the capture; after %.2f s it was resent as %u B "
+				  "The %u-byte segment from %s was retransmitted %u times by timeout (gaps %s s) and never "
+				  "ACKed, with no ICMP too-big message in the capture; after %.2f s it was resent as %u B "
 				  "(frame %" G_GUINT64_FORMAT "), which got through at once: MTU probing "
-				  "(net.ipv4.tcp_mtu_probing) recovered%s%u B. Path MTU between %u and %u B", NULL,
-				  who, d->bh_len, d->bh_retx, gaps, backoff ? ", doubling" : "",
-				  v6 ? "Packet Too Big" : "fragmentation-needed", (double)stall / 1e9, d->bh_new_len,
-				  d->bh_recover_frame, d->after_recover_max_ok ? " and later settled at " : " at ",
-				  d->after_recover_max_ok ? d->after_recover_max_ok : d->bh_new_len,
-				  d->after_recover_total ? d->after_recover_total : d->bh_new_len + hdr, d->bh_total - 1);
+				  "(net.ipv4.tcp_mtu_probing) recovered.",
+				  "%2$s 的 %1$u 字节数据段因超时被重传了 %3$u 次（间隔 %4$s 秒）且始终未被确认，抓包中也没有 "
+				  "ICMP 报文过大消息；%5$.2f 秒后它被改为 %6$u 字节重发（第 %7$" G_GUINT64_FORMAT " 帧），"
+				  "立即就通过了：是 MTU 探测（net.ipv4.tcp_mtu_probing）让连接恢复的。",
+				  d->bh_len, who, d->bh_retx, gaps, (double)stall / 1e9, d->bh_new_len, d->bh_recover_frame);
+		if (backoff)
+			pd_finding_append(f, " The gaps doubled: the retransmission timer backing off.",
+					  "重传间隔逐次翻倍：这是重传定时器在退避。");
+		uint32_t lo = d->after_recover_total ? d->after_recover_total : d->bh_new_len + hdr;
+		if (d->after_recover_max_ok)
+			pd_finding_append(f, " Later segments settled at %u B. Path MTU between %u and %u B.",
+					  "之后的数据段稳定在 %u 字节。路径 MTU 在 %u 到 %u 字节之间。",
+					  d->after_recover_max_ok, lo, d->bh_total - 1);
+		else
+			pd_finding_append(f, " Path MTU between %u and %u B.", "路径 MTU 在 %u 到 %u 字节之间。", lo,
+					  d->bh_total - 1);
 		if (d->after_recover_total) {
 			pd_finding_metric(f, "path_mtu_min", d->after_recover_total, PD_UNIT_BYTES, PD_AGG_MAX);
 			pd_finding_metric(f, "path_mtu_max", d->bh_total - 1, PD_UNIT_BYTES, PD_AGG_MAX);
-			char tun[256];
-			if (pm_tunnel_range(d->after_recover_total, d->bh_total - 1, tun, sizeof(tun))) {
-				char *was = g_strdup(f->detail ? f->detail : "");
-				pd_finding_detail(f, "%s; encapsulation MTUs in that range: %s", NULL, was, tun);
-				g_free(was);
-			}
+			char en[256], zh[320];
+			if (pm_tunnel_range(d->after_recover_total, d->bh_total - 1, en, zh, sizeof(en)))
+				pd_finding_append(f, " Encapsulation MTUs in that range: %1$s%2$.0s.",
+						  "该范围内常见的封装 MTU：%2$s%1$.0s。", en, zh);
 		}
 		pd_finding_add_impact(f, (double)stall / 1e9);
 		pd_finding_set_confidence(f, 0.9);
@@ -607,15 +798,24 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 		pd_time stall = end - d->bh_start;
 		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_detail(f,
-				  "the %s's %u-byte segment was retransmitted %u times by timeout (gaps %s s%s) and "
-				  "never ACKed, while the handshake's small packets passed%s; no ICMP %s in the "
-				  "capture and no smaller retry (net.ipv4.tcp_mtu_probing off?). The transfer "
-				  "stalled %.2f s until the flow ended. %s%u B", NULL,
-				  who, d->bh_len, d->bh_retx, gaps, backoff ? ", doubling" : "",
-				  d->bh_peer_spoke ? " and the peer kept sending" : "",
-				  v6 ? "Packet Too Big" : "fragmentation-needed", (double)stall / 1e9,
-				  d->max_ok ? "Largest segment ever ACKed: " : "No data segment was ever ACKed; packets up to ",
-				  d->max_ok ? d->max_ok : d->bh_total - 1);
+				  "The %u-byte segment from %s was retransmitted %u times by timeout (gaps %s s) and never "
+				  "ACKed, while the handshake's small packets passed; no ICMP too-big message in the "
+				  "capture and no smaller retry (net.ipv4.tcp_mtu_probing off?). The transfer stalled "
+				  "%.2f s until the flow ended.",
+				  "%2$s 的 %1$u 字节数据段因超时被重传了 %3$u 次（间隔 %4$s 秒）且始终未被确认，而握手的小"
+				  "报文都通过了；抓包中没有 ICMP 报文过大消息，也没有改小尺寸的重试（net.ipv4.tcp_mtu_probing "
+				  "未开启？）。传输停滞了 %5$.2f 秒，直到连接结束。",
+				  d->bh_len, who, d->bh_retx, gaps, (double)stall / 1e9);
+		if (backoff)
+			pd_finding_append(f, " The gaps doubled: the retransmission timer backing off.",
+					  "重传间隔逐次翻倍：这是重传定时器在退避。");
+		if (d->bh_peer_spoke)
+			pd_finding_append(f, " The peer kept sending meanwhile.", "在此期间对端仍在发送。");
+		if (d->max_ok)
+			pd_finding_append(f, " Largest segment ever ACKed: %u B.", "被确认过的最大数据段：%u 字节。", d->max_ok);
+		else
+			pd_finding_append(f, " No data segment was ever ACKed; packets up to %u B passed.",
+					  "没有任何数据段被确认过；不超过 %u 字节的报文能够通过。", d->bh_total - 1);
 		pd_finding_add_impact(f, (double)stall / 1e9);
 		pd_finding_set_confidence(f, d->bh_peer_spoke ? 0.75 : 0.55);
 		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
@@ -625,16 +825,92 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 		pd_finding_metric(f, "df_share", (double)d->big_df / (double)d->big_pkts, PD_UNIT_RATIO, PD_AGG_MAX);
 }
 
+/* The receiver-side view (pm_rx_dir) of sender s: a black hole only if the
+ * big packets vanished, i.e. what filled the gap came smaller than a full
+ * segment, or never came. */
+static void pm_report_rx_bh(pd_ctx *ctx, const pd_flow *flow, const pm_rx_dir *d, int s)
+{
+	int r = pd_peer(s);
+	uint32_t full = pm_full_payload(flow, s);
+	/* resends at full size: the big packets pass (reordering after idle,
+	 * or plain loss), whatever the silence before */
+	if (d->fill_n && d->fill_max + 40 >= full)
+		return;
+	const pd_tcp_half *hr = &flow->half[r];
+	bool delivered = hr->ack_valid && pd_seq_le(d->jump_hi, hr->last_ack);
+	char sname[64], rname[64];
+	pd_flow_endpoint(flow, s, sname, sizeof(sname));
+	pd_flow_endpoint(flow, r, rname, sizeof(rname));
+	pd_finding *f = pd_finding_get(ctx, "pmtu-blackhole", flow);
+	pd_finding_occurrence(f, d->jump_frame, d->jump_ts, "sequence jump: data sent but never arrived",
+			      "序列号跳跃：数据已发出却从未到达");
+	pd_finding_metric(f, "silence", (double)d->jump_quiet / 1e9, PD_UNIT_S, PD_AGG_SUM);
+	pd_finding_metric(f, "missing_bytes", d->jump_hi - d->jump_lo, PD_UNIT_BYTES, PD_AGG_SUM);
+	pd_finding_metric(f, "max_payload_before", d->jump_max_before, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "announced_mss", hr->mss, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_detail(f,
+			  "Seen from the receiver %s: nothing came from %s for %.2f s although everything it had sent "
+			  "was ACKed, then its sequence jumped by %u bytes (frame %" G_GUINT64_FORMAT "): data sent that "
+			  "never reached this capture point, while its small packets did. No segment larger than %u B had "
+			  "arrived before, although both announced MSSs allow %u B.",
+			  "从接收端 %1$s 看：%2$s 在 %3$.2f 秒内没有发来任何报文，尽管它发出的数据都已被确认；随后它的"
+			  "序列号跳跃了 %4$u 字节（第 %5$" G_GUINT64_FORMAT " 帧）：这些数据已经发出却从未到达这个抓包点，"
+			  "而它的小报文都到了。此前到达的数据段没有一个超过 %6$u 字节，尽管双方通告的 MSS 允许 %7$u 字节。",
+			  rname, sname, (double)d->jump_quiet / 1e9, d->jump_hi - d->jump_lo, d->jump_frame,
+			  d->jump_max_before, full);
+	if (delivered && d->fill_n) {
+		pd_time stall = d->jump_quiet;
+		uint32_t resumed = d->quiet_len ? d->quiet_len : d->first_fill;
+		pd_finding_occurrence(f, d->quiet_frame, d->quiet_end_ts, "first data after the silence, smaller",
+				      "静默之后的第一个数据段，尺寸更小");
+		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "recovered_size", resumed, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "max_payload_through", d->max_len, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_append(f,
+				  " The data resumed with a %u-byte segment, the missing range came in %u segments of at "
+				  "most %u B, smaller than the lost ones, and the largest segment ever received was %u B "
+				  "(packets of %u B): the sender's full-size packets are dropped upstream without a usable "
+				  "ICMP, and it recovered by shrinking its segments (net.ipv4.tcp_mtu_probing). Path MTU at "
+				  "least %u B. The sender's own capture would show the full-size retransmissions.",
+				  "数据以一个 %u 字节的数据段恢复，缺失的范围由 %u 个不超过 %u 字节、比丢失的报文更小的数据段"
+				  "补齐，收到过的最大数据段为 %u 字节（报文 %u 字节）：发送端的满长报文在上游被丢弃且没有可用的 "
+				  "ICMP，它靠缩小数据段才恢复（net.ipv4.tcp_mtu_probing）。路径 MTU 至少为 %u 字节。发送端自己的"
+				  "抓包里会看到满长的重传。",
+				  d->quiet_len, d->fill_n, d->fill_max, d->max_len, d->max_total, d->max_total);
+		if (d->quiet_len == 1024)
+			pd_finding_append(f, " 1024 B is the first size MTU probing tries (net.ipv4.tcp_base_mss).",
+					  "1024 字节正是 MTU 探测尝试的第一个尺寸（net.ipv4.tcp_base_mss）。");
+		pd_finding_add_impact(f, (double)stall / 1e9);
+		pd_finding_set_confidence(f, 0.65);
+		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "interface MTU",
+				    "net.ipv4.tcp_mtu_probing", "net.ipv4.tcp_base_mss", NULL);
+	} else {
+		pd_time stall = flow->last_ts - (d->quiet_end_ts - d->jump_quiet);
+		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_append(f,
+				  " The missing data never arrived and the flow ended %.2f s after the last data before "
+				  "the silence: consistent with a PMTU black hole (the sender's full-size packets dropped "
+				  "upstream, the ICMP frag-needed filtered, net.ipv4.tcp_mtu_probing off on the sender). "
+				  "The sender's own capture would show the full-size retransmissions.",
+				  "缺失的数据始终没有到达，连接在静默前最后一个数据段之后 %.2f 秒结束：符合 PMTU 黑洞的特征"
+				  "（发送端的满长报文在上游被丢弃，ICMP 需要分片消息被过滤，发送端的 net.ipv4.tcp_mtu_probing "
+				  "未开启）。发送端自己的抓包里会看到满长的重传。",
+				  (double)stall / 1e9);
+		pd_finding_add_impact(f, (double)stall / 1e9);
+		pd_finding_set_confidence(f, 0.55);
+		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
+				    "interface MTU", "net.ipv4.tcp_base_mss", NULL);
+	}
+}
+
 static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 {
 	pm_global *g = gv;
 	pm_flow *o = fs;
 	const pm_unmatched *u = &o->unmatched;
 	pm_unmatched_add(&g->unmatched, u->frame, u->ts, u->n, u->mtu);
-	if (!o->p)
-		return;
 	bool v6 = flow->addr[0].family == 6;
-	for (int dir = 0; dir < 2; dir++) {
+	for (int dir = 0; o->p && dir < 2; dir++) {
 		pm_dir *d = &o->p->d[dir];
 		/* An episode still open: never got through. */
 		if (d->stuck && !d->bh && d->stuck_retx >= PM_BH_MIN_RETX + 1 && d->stuck_df &&
@@ -655,7 +931,7 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 		if (d->icmp_n) {
 			pm_report_icmp(ctx, flow, d, dir);
 			if (flow->proto == 6 && d->icmp_mtu)
-				pm_report_mss(ctx, flow, d, dir, d->icmp_mtu, v6 ? "ICMPv6 Packet Too Big" : "ICMP frag-needed",
+				pm_report_mss(ctx, flow, d, dir, d->icmp_mtu, v6 ? PM_HOW_ICMP6 : PM_HOW_ICMP,
 					      d->too_big_after >= 2);
 		} else if (d->bh) {
 			pm_report_bh(ctx, flow, d, dir);
@@ -663,8 +939,7 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 			uint32_t through = late ? d->after_recover_max_ok : d->max_ok;
 			uint32_t total = late ? d->after_recover_total : d->max_ok_total;
 			if (through && through < d->bh_len && total)
-				pm_report_mss(ctx, flow, d, dir, total,
-					      "at least: the largest packet that got through", true);
+				pm_report_mss(ctx, flow, d, dir, total, PM_HOW_THROUGH, true);
 		} else if (flow->proto == 6 && d->n_at_max >= PM_INFER_MIN_SEGS) {
 			/* No ICMP and no black hole here, yet a bulk sender never
 			 * filled the MSS both ends announced: the path MTU was
@@ -673,18 +948,20 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 			 * cached route MTU). */
 			uint32_t hdr = v6 ? 60 : 40;
 			uint32_t own = flow->half[dir].mss;
-			if (own && d->max_total + 40 <= own + hdr) {
-				char how[160];
-				snprintf(how, sizeof(how),
-					 "inferred: %u bulk segments all capped at %u-byte packets and no ICMP in this "
-					 "capture, so the sender learnt the path MTU upstream of the capture point",
-					 d->n_at_max, d->max_total);
-				pm_report_mss(ctx, flow, d, dir, d->max_total, how, false);
-			}
+			if (own && d->max_total + 40 <= own + hdr)
+				pm_report_mss(ctx, flow, d, dir, d->max_total, PM_HOW_INFERRED, false);
 		}
+	}
+	for (int dir = 0; o->rx && flow->proto == 6 && dir < 2; dir++) {
+		const pm_rx_dir *rd = &o->rx->d[dir];
+		bool seen_here = o->p && (o->p->d[dir].bh || o->p->d[dir].icmp_n);
+		if (rd->jump && !seen_here)
+			pm_report_rx_bh(ctx, flow, rd, dir);
 	}
 	g_free(o->p);
 	o->p = NULL;
+	g_free(o->rx);
+	o->rx = NULL;
 }
 
 static void pm_on_end(pd_ctx *ctx, void *gv)
@@ -697,16 +974,18 @@ static void pm_on_end(pd_ctx *ctx, void *gv)
 	if (!u.n)
 		return;
 	pd_finding *f = pd_finding_get(ctx, "pmtu-frag-needed", NULL);
-	pd_finding_occurrence(f, u.frame, u.ts, "ICMP too big, flow not captured", NULL);
+	pd_finding_occurrence(f, u.frame, u.ts, "ICMP too big, flow not captured", "ICMP 报文过大，但其所属的连接不在抓包中");
 	pd_finding_metric(f, "icmp_messages", u.n, PD_UNIT_COUNT, PD_AGG_SUM);
 	if (u.mtu)
 		pd_finding_metric(f, "path_mtu", u.mtu, PD_UNIT_BYTES, PD_AGG_MAX);
-	const char *hint = u.mtu ? pm_tunnel_hint(u.mtu) : NULL;
 	pd_finding_detail(f,
-			  "%u ICMP fragmentation-needed / Packet Too Big message%s (smallest MTU %u%s%s) quote "
-			  "packets of flows not in this capture (or not big enough to follow): whether the "
-			  "senders adapted cannot be seen", NULL,
-			  u.n, u.n == 1 ? "" : "s", u.mtu, hint ? ", like " : "", hint ? hint : "");
+			  "%u ICMP fragmentation-needed / Packet Too Big messages (smallest MTU %u) quote packets of "
+			  "flows not in this capture (or not big enough to follow): whether the senders adapted "
+			  "cannot be seen.",
+			  "%u 条 ICMP 需要分片 / 报文过大消息（最小 MTU %u）引用的报文属于抓包中没有的连接（或太小而未被"
+			  "跟踪的连接）：无法看出发送端是否做了调整。",
+			  u.n, u.mtu);
+	pm_append_hint(f, u.mtu);
 	pd_finding_set_confidence(f, 0.6);
 }
 

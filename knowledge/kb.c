@@ -1776,7 +1776,8 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Capture drops look like packet loss but the packets did cross the network "
 			     "(the peer ACKed them).",
 		.caveat_zh = "抓包丢失看起来像网络丢包，但这些报文其实已经过网络（对端已确认）。",
-		CAUSES("capture-drops", "local-drop"),
+		/* fragments the capture missed leave datagrams incomplete in it */
+		CAUSES("capture-drops", "local-drop", "fragment-reassembly-incomplete"),
 	},
 	{
 		.name = "capture snaplen",

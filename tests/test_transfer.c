@@ -621,7 +621,10 @@ Test(transfer_variants, local_drop_sender_qdisc)
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 1);
 	const cJSON *f = pd_test_finding(r, "local-drop", 0);
 	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "unseen_originals"), 61, 0);
+	/* README: 63 resends of data whose first copy never passed the capture
+	 * point (frames 263-264 too: their IPv4 IDs are above the one of frame 254,
+	 * which jumped past them, so they were sent after it) */
+	NEAR(pd_test_metric(f, "unseen_originals"), 63, 0);
 	NEAR(first_frame(f), 131, 0);
 	NEAR(client_port(f), 49992, 0);
 	cr_assert_str_eq(top_setting(f), "qdisc limit");
@@ -631,9 +634,9 @@ Test(transfer_variants, local_drop_sender_qdisc)
 	cr_assert(has_setting(f, "net.core.netdev_max_backlog"));
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 61, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 63, 0);
 	NEAR(pd_test_metric(f, "data_segments"), 1087, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 61, 0);
+	NEAR(pd_test_metric(f, "original_unseen"), 63, 0);
 	NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
 	cr_assert_str_eq(top_setting(f), "qdisc limit");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
@@ -644,8 +647,8 @@ Test(transfer_variants, local_drop_sender_qdisc)
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 61, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 61, 0);
+	NEAR(pd_test_metric(f, "retransmitted_segments"), 63, 0);
+	NEAR(pd_test_metric(f, "original_unseen"), 63, 0);
 	NEAR(first_frame(f), 140, 0);
 	NEAR(client_port(f), 49992, 0);
 	cr_assert_str_neq(top_setting(f), "qdisc limit");
