@@ -451,16 +451,22 @@ const pd_finding_def pd_catalog[] = {
 		.id = "sender-limited",
 		.category = PD_CAT_WINDOW,
 		.severity = PD_SEV_INFO,
-		.title_en = "Sender did not fill the window",
-		.title_zh = "发送端没有填满窗口",
-		.explain_en = "The receiver's window had room, but the sender kept less data in flight: "
-			      "the sending application or its send buffer was the limit, not the network.",
-		.explain_zh = "接收窗口还有空间，但发送端在途数据更少：瓶颈在发送端应用或其发送缓冲区，"
-			      "而不在网络。",
-		S("net.ipv4.tcp_wmem", "SO_SNDBUF", "net.core.wmem_max", "TCP_NOTSENT_LOWAT",
+		.title_en = "Sender held back by its send buffer",
+		.title_zh = "发送端受发送缓冲区限制",
+		.explain_en = "The sender kept the same amount of data in flight round trip after round "
+			      "trip although the receiver's window had room and nothing was lost, and it "
+			      "sent again as soon as an ACK freed space: it had data waiting, but its send "
+			      "buffer was full. A congestion window would have grown. A sender that pauses "
+			      "between writes is the application, not a buffer, and is not reported here.",
+		.explain_zh = "接收窗口还有空间、也没有丢包，发送端的在途数据却一个往返接一个往返地停在同一"
+			      "数值，而且 ACK 一释放空间它就立即继续发送：它有数据在等待，但发送缓冲区已满。"
+			      "如果是拥塞窗口，它本会增长。两次写之间停顿的发送端是应用本身的原因，"
+			      "与缓冲区无关，不在此报告。",
+		S("SO_SNDBUF", "net.ipv4.tcp_wmem", "net.core.wmem_max", "TCP_NOTSENT_LOWAT",
 		  "net.ipv4.tcp_notsent_lowat", "pacing (fq, SO_MAX_PACING_RATE)"),
-		AEN("The application produced data slowly", "The congestion window was the limit (after loss)"),
-		AZH("应用产生数据较慢", "瓶颈是拥塞窗口（丢包之后）"),
+		AEN("A congestion control that holds its window flat (BBR's window cap)",
+		    "An application that writes exactly one buffer's worth per round trip"),
+		AZH("拥塞控制算法让拥塞窗口保持不变（BBR 的窗口上限）", "应用每个往返恰好只写入一个缓冲区的数据量"),
 	},
 	/* ================= loss ================= */
 	{
@@ -833,6 +839,23 @@ const pd_finding_def pd_catalog[] = {
 		  "TcpEstabResets"),
 	},
 	/* ================= capture ================= */
+	{
+		.id = "window-scale-unknown",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Window scale unknown: the handshake was not captured",
+		.title_zh = "窗口扩大因子未知：没有抓到握手",
+		.explain_en = "The window scale is announced only in the SYN and SYN-ACK, which the capture "
+			      "does not hold for these connections. The raw window field is then only a "
+			      "lower "
+			      "bound of the real window, so no window-size verdict is drawn for them.",
+		.explain_zh = "窗口扩大因子只在 SYN 和 SYN-ACK 中通告，而抓包中没有这些连接的握手报文。"
+			      "原始窗口字段只是实际窗口的下限，因此不对这些连接的窗口大小下结论。",
+		.settings = {NULL},
+		AEN("Connections set up before the capture started",
+		    "A capture filter or ring buffer that lost the handshake"),
+		AZH("连接在开始抓包之前就已建立", "抓包过滤器或环形缓冲区丢掉了握手报文"),
+	},
 	{
 		.id = "capture-vantage",
 		.category = PD_CAT_CAPTURE,

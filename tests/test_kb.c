@@ -287,6 +287,7 @@ Test(catalog, stable_ids_present)
 		{"window-scaling-disabled", PD_CAT_WINDOW, PD_SEV_WARNING},
 		{"receive-window-fixed", PD_CAT_WINDOW, PD_SEV_INFO},
 		{"sender-limited", PD_CAT_WINDOW, PD_SEV_INFO},
+		{"window-scale-unknown", PD_CAT_CAPTURE, PD_SEV_INFO},
 		{"retransmissions", PD_CAT_LOSS, PD_SEV_WARNING},
 		{"rto-timeouts", PD_CAT_LOSS, PD_SEV_WARNING},
 		{"spurious-retransmissions", PD_CAT_LOSS, PD_SEV_INFO},
