@@ -582,6 +582,28 @@ const pd_finding_def pd_catalog[] = {
 		AZH("应用分多次产生响应数据"),
 	},
 	{
+		.id = "queueing-delay",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Queueing delay: the RTT grew many-fold under load (bufferbloat)",
+		.title_zh = "排队时延：负载下 RTT 成倍增长（缓冲区膨胀）",
+		.explain_en = "While the transfer ran, the round-trip time rose to many times the path's "
+			      "base RTT while the throughput stayed flat: the extra data in flight only "
+			      "waited in a queue in front of the bottleneck (a router's or shaper's buffer, "
+			      "or a host's qdisc). Every packet through that queue waits as long, other "
+			      "connections' included: interactive traffic sharing the link sees the delay.",
+		.explain_zh = "传输过程中往返时间涨到路径基础 RTT 的许多倍，吞吐量却没有增加：多出来的在途数据"
+			      "只是在瓶颈前的队列里排队（路由器或整形器的缓冲区，或主机的 qdisc）。经过这个队列的"
+			      "每个报文都要等这么久，其他连接的也一样：共用这条链路的交互式流量都会感到这段时延。",
+		S("qdisc limit", "shaper queue size", "qdisc choice", "net.core.default_qdisc",
+		  "byte queue limits (BQL)", "pacing (fq, SO_MAX_PACING_RATE)",
+		  "net.ipv4.tcp_congestion_control"),
+		AEN("Another flow filling the same queue (the delay is shared, the capture shows one flow)",
+		    "A wireless or cellular link that buffers on its own (retries, scheduling)"),
+		AZH("另一条流在填满同一个队列（时延是共享的，抓包只看到其中一条流）",
+		    "自带缓冲的无线或蜂窝链路（重传、调度）"),
+	},
+	{
 		.id = "initial-window",
 		.category = PD_CAT_LOSS,
 		.severity = PD_SEV_INFO,
