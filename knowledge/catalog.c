@@ -39,6 +39,24 @@ const pd_finding_def pd_catalog[] = {
 		  "TcpExtTCPReqQFullDrop"),
 	},
 	{
+		.id = "ecn-syn-dropped",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_WARNING,
+		.title_en = "SYN asking for ECN dropped; the retry without ECN connected",
+		.title_zh = "请求 ECN 的 SYN 被丢弃，不带 ECN 的重试才连上",
+		.explain_en = "The client's SYN asked for ECN (ECE and CWR set) and got no answer, and its "
+			      "retransmission without them was answered at once. Something on the path drops "
+			      "ECN-setup SYNs, so each connection from this client waits one SYN timeout "
+			      "(about 1 s) and then runs without ECN.",
+		.explain_zh = "客户端请求 ECN 的 SYN（置了 ECE 和 CWR）没有得到应答，而不带这两个标志的重传 SYN "
+			      "立即得到了应答。路径上有设备丢弃请求 ECN 的 SYN，因此该客户端的每个连接都要先等一次 "
+			      "SYN 超时（约 1 秒），之后也不使用 ECN。",
+		S("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback", "firewall dropping SYN/SYN-ACK"),
+		AEN("One SYN lost by chance: a client that asks for ECN always retries without it"),
+		AZH("偶然丢了一个 SYN：请求 ECN 的客户端重试时总是不再请求 ECN"),
+		C("TcpExtTCPSynRetrans"),
+	},
+	{
 		.id = "syn-unanswered",
 		.category = PD_CAT_HANDSHAKE,
 		.severity = PD_SEV_ERROR,
@@ -602,6 +620,24 @@ const pd_finding_def pd_catalog[] = {
 		    "A wireless or cellular link that buffers on its own (retries, scheduling)"),
 		AZH("另一条流在填满同一个队列（时延是共享的，抓包只看到其中一条流）",
 		    "自带缓冲的无线或蜂窝链路（重传、调度）"),
+	},
+	{
+		.id = "ecn-congestion-marks",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Congestion signalled with ECN marks instead of drops",
+		.title_zh = "拥塞通过 ECN 标记而不是丢包来通知",
+		.explain_en = "A hop on the path marked packets Congestion Experienced (CE) instead of "
+			      "dropping them; the receiver echoed the mark (ECE) and the sender reduced its "
+			      "congestion window (CWR), as after a loss but with nothing to retransmit. A "
+			      "queue on the path is congested and manages itself with ECN (AQM).",
+		.explain_zh = "路径上的某一跳把报文标记为“经历拥塞”（CE），而不是丢弃；接收端回显该标记"
+			      "（ECE），发送端减小拥塞窗口（CWR），效果与丢包相同但无需重传。路径上有队列发生拥塞，"
+			      "并用 ECN 进行管理（AQM）。",
+		S("qdisc choice", "net.ipv4.tcp_ecn"),
+		AEN("A DCTCP or L4S flow, for which marks are the normal signal"),
+		AZH("DCTCP 或 L4S 流，对它们来说标记是正常的信号"),
+		C("IpExtInCEPkts", "TcpExtTCPDeliveredCE"),
 	},
 	{
 		.id = "initial-window",

@@ -309,7 +309,7 @@ const pd_setting pd_kb[] = {
 			     "listener; capture at the server too, or compare its counters.",
 		.caveat_zh = "单侧抓包无法区分是路径上丢包还是监听端过载；请同时在服务端抓包或对比其计数器。",
 		CAUSES("syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
-		       "listener-overload", "syn-flood", "rst-closed-port"),
+		       "listener-overload", "syn-flood", "rst-closed-port", "ecn-syn-dropped"),
 	},
 	{
 		.name = "firewall rejecting connections",
@@ -1045,7 +1045,7 @@ const pd_setting pd_kb[] = {
 			     "（缓冲区膨胀，bufferbloat），只在队列满时才丢包。AQM 类 qdisc 通过提前丢包或 "
 			     "ECN 标记保持短队列；若发生在发送主机本身，这些丢包在抓包中表现为重传报文的"
 			     "原始报文从未出现。",
-		CAUSES("local-drop", "retransmissions", "queueing-delay"),
+		CAUSES("local-drop", "retransmissions", "queueing-delay", "ecn-congestion-marks"),
 	},
 	{
 		.name = "shaper queue size",
@@ -1556,7 +1556,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "是否请求 ECN 只由发起连接一方的取值决定；服务端为 2 即会应答。"
 			     "tcp_ecn_fallback=1 时，重传的 SYN 不再请求 ECN。带有 net.ipv4.tcp_ecn_option "
 			     "的内核还会协商 Accurate ECN。",
-		CAUSES("syn-retransmit", "syn-unanswered"),
+		CAUSES("syn-retransmit", "syn-unanswered", "ecn-syn-dropped", "ecn-congestion-marks"),
 	},
 	{
 		.name = "net.ipv4.tcp_ecn_fallback",
@@ -1572,7 +1572,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "设为 1 时，重传的 SYN 不带 ECE 和 CWR，因此丢弃 ECN 请求 SYN 的中间设备只会"
 			     "造成一次 SYN 超时（约 1 秒）；设为 0 时每次重试都再次请求 ECN，这样的路径"
 			     "永远连不上。",
-		CAUSES("syn-unanswered", "syn-retransmit"),
+		CAUSES("syn-unanswered", "syn-retransmit", "ecn-syn-dropped"),
 	},
 	/* ---------------- MTU, fragmentation ---------------- */
 	{

@@ -288,6 +288,8 @@ Test(catalog, stable_ids_present)
 		{"receive-window-fixed", PD_CAT_WINDOW, PD_SEV_INFO},
 		{"sender-limited", PD_CAT_WINDOW, PD_SEV_INFO},
 		{"queueing-delay", PD_CAT_LOSS, PD_SEV_WARNING},
+		{"ecn-syn-dropped", PD_CAT_HANDSHAKE, PD_SEV_WARNING},
+		{"ecn-congestion-marks", PD_CAT_LOSS, PD_SEV_INFO},
 		{"window-scale-unknown", PD_CAT_CAPTURE, PD_SEV_INFO},
 		{"retransmissions", PD_CAT_LOSS, PD_SEV_WARNING},
 		{"rto-timeouts", PD_CAT_LOSS, PD_SEV_WARNING},

@@ -1,5 +1,5 @@
 /* Golden tests for congestion on the path without loss: queueing delay
- * (det_queue), on the issue-24 captures. Figures come
+ * (det_queue) and ECN (det_ecn), on the issue-24 captures. Figures come
  * from each capture's README (tshark-verified facts). */
 #include <criterion/criterion.h>
 #include <glib.h> /* testutil.h needs GPtrArray */
@@ -27,6 +27,16 @@ static const char *setting(const cJSON *f, int n)
 	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), n);
 	cr_assert_not_null(s);
 	return str(s, "name");
+}
+
+static bool has_example(const cJSON *f, double frame)
+{
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ex)
+	if (cJSON_GetObjectItemCaseSensitive(e, "frame")->valuedouble == frame)
+		return true;
+	return false;
 }
 
 #define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), (double)(tol))
@@ -101,4 +111,75 @@ Test(queueing, slow_reader_is_not_a_queue)
 	cr_assert_eq(pd_test_count_findings(r, "queueing-delay"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
 	cJSON_Delete(r);
+}
+
+/* ---------------------------------------------------------------- ECN */
+
+/* The router drops SYNs with ECE+CWR: SYN 1 unanswered, SYN 2 (same ISN,
+ * no ECE/CWR) at 1.0182 s answered 10.6 ms later by SYN-ACK 3 without ECE. */
+Test(ecn, ecn_setup_syn_dropped)
+{
+	const char *caps[] = {"testdata/captures/ecn-syn-drop-client/ecn-syn-drop-client.pcap",
+			      "testdata/captures/ecn-syn-drop-router/ecn-syn-drop-router.pcap"};
+	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "ecn-syn-dropped"), 1, "%s", caps[i]);
+		const cJSON *f = pd_test_finding(r, "ecn-syn-dropped", 0);
+		cr_assert_str_eq(str(f, "severity"), "warning");
+		cr_assert_str_eq(setting(f, 0), "net.ipv4.tcp_ecn");
+		cr_assert_str_eq(setting(f, 1), "net.ipv4.tcp_ecn_fallback");
+		NEAR(pd_test_metric(f, "connect_delay"), 1.0182, 0.001);
+		NEAR(pd_test_metric(f, "ecn_syns_lost"), 1, 0);
+		NEAR(cJSON_GetObjectItemCaseSensitive(f, "impact_s")->valuedouble, 1.0182, 0.001);
+		cr_assert(has_example(f, 1) && has_example(f, 2) && has_example(f, 3), "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "ecn-congestion-marks"), 0, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* Control: ECN negotiated (SYN ECE+CWR, SYN-ACK ECE), data ECT(0), no mark. */
+Test(ecn, ecn_negotiated_is_healthy)
+{
+	const char *caps[] = {"testdata/captures/ecn-syn-ok-client/ecn-syn-ok-client.pcap",
+			      "testdata/captures/ecn-syn-ok-router/ecn-syn-ok-router.pcap"};
+	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
+		cJSON *r = run(caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "ecn-syn-dropped"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "ecn-congestion-marks"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0, "%s", caps[i]);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+/* The router marks 6 of 725 data packets CE (frames 250, 473, 478, 622,
+ * 723, 760 after it); the client echoes ECE on 183 ACKs (from frame 251
+ * there, 308 at the server); the server sends CWR twice (490 and 831 at
+ * the router, 410 and 736 at the server). Nothing is resent. */
+Test(ecn, ce_marks_are_a_congestion_signal_not_loss)
+{
+	const struct {
+		const char *cap;
+		double ce, ece_frame, cwr_frame;
+	} caps[] = {
+		{"testdata/captures/ecn-ce-marks-router/ecn-ce-marks-router.pcap", 6, 251, 490},
+		{"testdata/captures/ecn-ce-marks-server/ecn-ce-marks-server.pcap", 0, 308, 410},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
+		cJSON *r = run(caps[i].cap);
+		cr_assert_eq(pd_test_count_findings(r, "ecn-congestion-marks"), 1, "%s", caps[i].cap);
+		const cJSON *f = pd_test_finding(r, "ecn-congestion-marks", 0);
+		cr_assert_str_eq(str(f, "severity"), "info");
+		NEAR(pd_test_metric(f, "ce_packets"), caps[i].ce, 0);
+		NEAR(pd_test_metric(f, "ece_acks"), 183, 0);
+		NEAR(pd_test_metric(f, "cwr"), 2, 0);
+		NEAR(pd_test_metric(f, "data_packets"), 725, 0);
+		NEAR(pd_test_metric(f, "retransmitted_segments"), 0, 0);
+		cr_assert(has_example(f, caps[i].ece_frame) && has_example(f, caps[i].cwr_frame), "%s", caps[i].cap);
+		if (caps[i].ce)
+			cr_assert(has_example(f, 250) && has_example(f, 760));
+		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", caps[i].cap);
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i].cap);
+		cJSON_Delete(r);
+	}
 }
