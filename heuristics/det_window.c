@@ -14,17 +14,17 @@
  * and round-trip-long bins in which S delivered one whole window of R,
  * the same window, several round trips in a row.
  *
- * A send buffer shows as a flight pinned at one size round trip after
- * round trip while R's window had room and nothing was lost (a congestion
- * window would have grown by at least half a segment per round trip), with
- * S sending again at once when an ACK freed buffer space: at the sender
- * the next data follows that ACK within a fraction of a millisecond, at
- * the receiver one RTT after its own ACK. A sender that pauses between
- * writes is the application, and blames no buffer.
+ * A send buffer shows as data in blocks of one size, one per round trip,
+ * while R's window had room and nothing was lost (a congestion window would
+ * have grown by at least half a segment per round trip), each block sent
+ * as soon as the ACK of the previous one freed buffer space: at the sender
+ * within a fraction of a millisecond of that ACK, at the receiver one RTT
+ * after it. A sender that pauses between writes is the application, and
+ * blames no buffer. A flight pinned without silences between blocks looks
+ * like a path or pacing rate limit from the capture and is not judged.
  *
  * Without the handshake the window scale is unknown: the raw window field
  * is then a lower bound, and no window-size verdict is drawn. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,7 +44,7 @@
 #define WN_RMEMMAX_WIN_LO 200000u
 #define WN_RMEMMAX_WIN_HI 262140u
 #define WN_RMEMMAX_WSCALE 2
-#define WN_PINNED_ROUNDS 8 /* round trips at one flight size: a send-buffer limit */
+#define WN_PINNED_ROUNDS 8 /* blocks (round trips) of one size: a send-buffer limit */
 #define WN_WINDOW_ROUNDS 3 /* round trips at one full window: a receive-window limit */
 
 enum { WN_ST_NONE = 0, WN_ST_RWND, WN_ST_ZERO, WN_ST_LOSS, WN_ST_IDLE, WN_ST_OTHER, WN_ST__N };
@@ -55,9 +55,9 @@ typedef struct wn_ev {
 	pd_time ts;
 } wn_ev;
 
-/* A run of units (round trips or data blocks) of one size. */
+/* A run of data blocks of one size. */
 typedef struct wn_run {
-	uint32_t ref; /* the size of the run's first unit */
+	uint32_t ref; /* the size of the run's first block */
 	uint32_t len;
 	uint32_t rwnd_min; /* smallest window R advertised during the run */
 	uint32_t trans, prompt; /* resumes measured inside the run, and prompt ones */
@@ -68,7 +68,7 @@ typedef struct wn_run {
 
 /* S's data cut into blocks: what S sent between two silences in which R
  * had acknowledged everything. */
-typedef struct wn_units {
+typedef struct wn_blocks {
 	wn_run cur, best;
 	bool open, peer_spoke, loss;
 	uint32_t bytes;
@@ -77,13 +77,13 @@ typedef struct wn_units {
 	pd_time ts;
 	bool trans_valid; /* how the block started: S resumed after R's ACK */
 	pd_time lat; /* ... this long after it (at R: less one RTT), absolute */
-} wn_units;
+} wn_blocks;
 
 /* What only a transfer needs: S's blocks and the round-trip-long bins. */
 #define WN_MORE_BYTES (64 * 1024)
 typedef struct wn_more {
 	pd_time ack_all_ts; /* R's first ACK of everything S had sent, after S's last data */
-	wn_units blocks;
+	wn_blocks blocks;
 	/* round-trip-long bins: bytes S sent and R's largest window in each */
 	pd_time bin_w, bin_end;
 	uint32_t bin_bytes, bin_win;
@@ -182,17 +182,17 @@ static void wn_account(const pd_flow *f, wn_dir *d, int s, pd_time now)
 	d->acct_ts = now;
 }
 
-/* ---------------------------------------------------------------- units */
+/* ---------------------------------------------------------------- blocks */
 
-static void wn_run_keep_best(wn_units *u)
+static void wn_run_keep_best(wn_blocks *u)
 {
 	if (u->cur.len > u->best.len)
 		u->best = u->cur;
 }
 
-/* The unit ends: it extends the run when it has the run's size (within
+/* The block ends: it extends the run when it has the run's size (within
  * band) and lost nothing, else it starts a new one. */
-static void wn_unit_close(wn_units *u, uint32_t band, pd_time prompt_max, pd_time end_ts)
+static void wn_block_close(wn_blocks *u, uint32_t band, pd_time prompt_max, pd_time end_ts)
 {
 	wn_run *r = &u->cur;
 	bool same = r->len && !u->loss && u->bytes + band >= r->ref && u->bytes <= r->ref + band;
@@ -206,7 +206,7 @@ static void wn_unit_close(wn_units *u, uint32_t band, pd_time prompt_max, pd_tim
 		r->first_frame = u->frame;
 		r->first_ts = u->ts;
 	} else if (u->trans_valid) {
-		/* how the unit started counts inside a run only */
+		/* how the block started counts inside a run only */
 		r->trans++;
 		if (u->lat <= prompt_max) {
 			r->prompt++;
@@ -220,7 +220,7 @@ static void wn_unit_close(wn_units *u, uint32_t band, pd_time prompt_max, pd_tim
 		r->rwnd_min = u->rwnd_min;
 }
 
-static void wn_unit_open(wn_units *u, const pd_packet *pkt, uint32_t rwnd, bool trans_valid, pd_time lat)
+static void wn_block_open(wn_blocks *u, const pd_packet *pkt, uint32_t rwnd, bool trans_valid, pd_time lat)
 {
 	u->open = true;
 	u->loss = false;
@@ -304,7 +304,7 @@ static void wn_blocks_data(const pd_flow *flow, wn_dir *ds, int dir, const pd_pa
 	 * one starts as soon as that ACK reaches S: at once at the
 	 * sender, one RTT after the ACK at the receiver. */
 	pd_time base = pd_flow_rtt(flow);
-	wn_units *b = &x->blocks;
+	wn_blocks *b = &x->blocks;
 	bool all_acked = hr->ack_valid && hr->last_ack == t->seq;
 	pd_time silence = base / 4 > 2 * 1000 * 1000 ? base / 4 : 2 * 1000 * 1000;
 	if (b->open && all_acked && prev_data_ts && pkt->ts - prev_data_ts >= silence &&
@@ -313,13 +313,13 @@ static void wn_blocks_data(const pd_flow *flow, wn_dir *ds, int dir, const pd_pa
 		pd_time upstream = v == pd_peer(dir) ? base : 0;
 		uint32_t band = pd_flow_mss(flow, dir, true);
 		pd_time prompt = base / 20 > 2 * 1000 * 1000 ? base / 20 : 2 * 1000 * 1000;
-		wn_unit_close(b, band, prompt, prev_data_ts);
+		wn_block_close(b, band, prompt, prev_data_ts);
 		bool valid = base > 0 && (v == dir || v == pd_peer(dir)) && !b->peer_spoke;
 		pd_time lat = pkt->ts - x->ack_all_ts - upstream;
-		wn_unit_open(b, pkt, rwnd, valid, lat < 0 ? -lat : lat);
+		wn_block_open(b, pkt, rwnd, valid, lat < 0 ? -lat : lat);
 		b->peer_spoke = false;
 	} else if (!b->open) {
-		wn_unit_open(b, pkt, rwnd, false, 0);
+		wn_block_open(b, pkt, rwnd, false, 0);
 	}
 	b->bytes += t->payload_len;
 }
@@ -778,10 +778,12 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 				  (unsigned long long)hs->unique_bytes, g.sname);
 		wn_append_figures(f, &g, d);
 		if (g.rate_ok)
-			pd_finding_append(f,
-					  ". To fill this path at the achieved rate x 4 the window would need "
-					  "%.0f bytes.",
-					  "。要以实际速率的 4 倍填满这条路径，窗口需要 %.0f 字节。", g.rate * 4 * g.rtt_s);
+			pd_finding_append(
+				f,
+				". To fill this path at the achieved rate x 4 the window would need "
+				"%.0f bytes.",
+				"。要以实际速率的 4 倍填满这条路径，窗口需要 %.0f 字节。",
+				g.rate * 4 * g.rtt_s);
 		else
 			pd_finding_append(f, ".", "。");
 		wn_metrics(f, &g, d, hs);
