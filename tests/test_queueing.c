@@ -132,6 +132,13 @@ Test(ecn, ecn_setup_syn_dropped)
 		NEAR(pd_test_metric(f, "ecn_syns_lost"), 1, 0);
 		NEAR(cJSON_GetObjectItemCaseSensitive(f, "impact_s")->valuedouble, 1.0182, 0.001);
 		cr_assert(has_example(f, 1) && has_example(f, 2) && has_example(f, 3), "%s", caps[i]);
+		/* the SYN retry is the drop's cost, not a problem of its own */
+		if (pd_test_count_findings(r, "syn-retransmit")) {
+			const cJSON *by = cJSON_GetObjectItemCaseSensitive(pd_test_finding(r, "syn-retransmit", 0),
+									  "explained_by");
+			cr_assert(cJSON_IsString(by) && !strcmp(by->valuestring, "ecn-syn-dropped"), "%s", caps[i]);
+		}
+		cr_assert_eq(pd_test_count_at_least(r, "warning"), 1, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "ecn-congestion-marks"), 0, "%s", caps[i]);
 		cJSON_Delete(r);
 	}
