@@ -39,6 +39,24 @@ const pd_finding_def pd_catalog[] = {
 		  "TcpExtTCPReqQFullDrop"),
 	},
 	{
+		.id = "ecn-syn-dropped",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_WARNING,
+		.title_en = "SYN asking for ECN dropped; the retry without ECN connected",
+		.title_zh = "请求 ECN 的 SYN 被丢弃，不带 ECN 的重试才连上",
+		.explain_en = "The client's SYN asked for ECN (ECE and CWR set) and got no answer, and its "
+			      "retransmission without them was answered at once. Something on the path drops "
+			      "ECN-setup SYNs, so each connection from this client waits one SYN timeout "
+			      "(about 1 s) and then runs without ECN.",
+		.explain_zh = "客户端请求 ECN 的 SYN（置了 ECE 和 CWR）没有得到应答，而不带这两个标志的重传 SYN "
+			      "立即得到了应答。路径上有设备丢弃请求 ECN 的 SYN，因此该客户端的每个连接都要先等一次 "
+			      "SYN 超时（约 1 秒），之后也不使用 ECN。",
+		S("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback", "firewall dropping SYN/SYN-ACK"),
+		AEN("One SYN lost by chance: a client that asks for ECN always retries without it"),
+		AZH("偶然丢了一个 SYN：请求 ECN 的客户端重试时总是不再请求 ECN"),
+		C("TcpExtTCPSynRetrans"),
+	},
+	{
 		.id = "syn-unanswered",
 		.category = PD_CAT_HANDSHAKE,
 		.severity = PD_SEV_ERROR,
@@ -451,16 +469,22 @@ const pd_finding_def pd_catalog[] = {
 		.id = "sender-limited",
 		.category = PD_CAT_WINDOW,
 		.severity = PD_SEV_INFO,
-		.title_en = "Sender did not fill the window",
-		.title_zh = "发送端没有填满窗口",
-		.explain_en = "The receiver's window had room, but the sender kept less data in flight: "
-			      "the sending application or its send buffer was the limit, not the network.",
-		.explain_zh = "接收窗口还有空间，但发送端在途数据更少：瓶颈在发送端应用或其发送缓冲区，"
-			      "而不在网络。",
-		S("net.ipv4.tcp_wmem", "SO_SNDBUF", "net.core.wmem_max", "TCP_NOTSENT_LOWAT",
+		.title_en = "Sender held back by its send buffer",
+		.title_zh = "发送端受发送缓冲区限制",
+		.explain_en = "The sender kept the same amount of data in flight round trip after round "
+			      "trip although the receiver's window had room and nothing was lost, and it "
+			      "sent again as soon as an ACK freed space: it had data waiting, but its send "
+			      "buffer was full. A congestion window would have grown. A sender that pauses "
+			      "between writes is the application, not a buffer, and is not reported here.",
+		.explain_zh = "接收窗口还有空间、也没有丢包，发送端的在途数据却一个往返接一个往返地停在同一"
+			      "数值，而且 ACK 一释放空间它就立即继续发送：它有数据在等待，但发送缓冲区已满。"
+			      "如果是拥塞窗口，它本会增长。两次写之间停顿的发送端是应用本身的原因，"
+			      "与缓冲区无关，不在此报告。",
+		S("SO_SNDBUF", "net.ipv4.tcp_wmem", "net.core.wmem_max", "TCP_NOTSENT_LOWAT",
 		  "net.ipv4.tcp_notsent_lowat", "pacing (fq, SO_MAX_PACING_RATE)"),
-		AEN("The application produced data slowly", "The congestion window was the limit (after loss)"),
-		AZH("应用产生数据较慢", "瓶颈是拥塞窗口（丢包之后）"),
+		AEN("A congestion control that holds its window flat (BBR's window cap)",
+		    "An application that writes exactly one buffer's worth per round trip"),
+		AZH("拥塞控制算法让拥塞窗口保持不变（BBR 的窗口上限）", "应用每个往返恰好只写入一个缓冲区的数据量"),
 	},
 	/* ================= loss ================= */
 	{
@@ -574,6 +598,46 @@ const pd_finding_def pd_catalog[] = {
 		S("net.ipv4.tcp_slow_start_after_idle", "route initcwnd"),
 		AEN("The application produced the response in pieces"),
 		AZH("应用分多次产生响应数据"),
+	},
+	{
+		.id = "queueing-delay",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Queueing delay: the RTT grew many-fold under load (bufferbloat)",
+		.title_zh = "排队时延：负载下 RTT 成倍增长（缓冲区膨胀）",
+		.explain_en = "While the transfer ran, the round-trip time rose to many times the path's "
+			      "base RTT while the throughput stayed flat: the extra data in flight only "
+			      "waited in a queue in front of the bottleneck (a router's or shaper's buffer, "
+			      "or a host's qdisc). Every packet through that queue waits as long, other "
+			      "connections' included: interactive traffic sharing the link sees the delay.",
+		.explain_zh = "传输过程中往返时间涨到路径基础 RTT 的许多倍，吞吐量却没有增加：多出来的在途数据"
+			      "只是在瓶颈前的队列里排队（路由器或整形器的缓冲区，或主机的 qdisc）。经过这个队列的"
+			      "每个报文都要等这么久，其他连接的也一样：共用这条链路的交互式流量都会感到这段时延。",
+		S("qdisc limit", "shaper queue size", "qdisc choice", "net.core.default_qdisc",
+		  "byte queue limits (BQL)", "pacing (fq, SO_MAX_PACING_RATE)",
+		  "net.ipv4.tcp_congestion_control"),
+		AEN("Another flow filling the same queue (the delay is shared, the capture shows one flow)",
+		    "A wireless or cellular link that buffers on its own (retries, scheduling)"),
+		AZH("另一条流在填满同一个队列（时延是共享的，抓包只看到其中一条流）",
+		    "自带缓冲的无线或蜂窝链路（重传、调度）"),
+	},
+	{
+		.id = "ecn-congestion-marks",
+		.category = PD_CAT_LOSS,
+		.severity = PD_SEV_INFO,
+		.title_en = "Congestion signalled with ECN marks instead of drops",
+		.title_zh = "拥塞通过 ECN 标记而不是丢包来通知",
+		.explain_en = "A hop on the path marked packets Congestion Experienced (CE) instead of "
+			      "dropping them; the receiver echoed the mark (ECE) and the sender reduced its "
+			      "congestion window (CWR), as after a loss but with nothing to retransmit. A "
+			      "queue on the path is congested and manages itself with ECN (AQM).",
+		.explain_zh = "路径上的某一跳把报文标记为“经历拥塞”（CE），而不是丢弃；接收端回显该标记"
+			      "（ECE），发送端减小拥塞窗口（CWR），效果与丢包相同但无需重传。路径上有队列发生拥塞，"
+			      "并用 ECN 进行管理（AQM）。",
+		S("qdisc choice", "net.ipv4.tcp_ecn"),
+		AEN("A DCTCP or L4S flow, for which marks are the normal signal"),
+		AZH("DCTCP 或 L4S 流，对它们来说标记是正常的信号"),
+		C("IpExtInCEPkts", "TcpExtTCPDeliveredCE"),
 	},
 	{
 		.id = "initial-window",
@@ -833,6 +897,23 @@ const pd_finding_def pd_catalog[] = {
 		  "TcpEstabResets"),
 	},
 	/* ================= capture ================= */
+	{
+		.id = "window-scale-unknown",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "Window scale unknown: the handshake was not captured",
+		.title_zh = "窗口扩大因子未知：没有抓到握手",
+		.explain_en = "The window scale is announced only in the SYN and SYN-ACK, which the capture "
+			      "does not hold for these connections. The raw window field is then only a "
+			      "lower "
+			      "bound of the real window, so no window-size verdict is drawn for them.",
+		.explain_zh = "窗口扩大因子只在 SYN 和 SYN-ACK 中通告，而抓包中没有这些连接的握手报文。"
+			      "原始窗口字段只是实际窗口的下限，因此不对这些连接的窗口大小下结论。",
+		.settings = {NULL},
+		AEN("Connections set up before the capture started",
+		    "A capture filter or ring buffer that lost the handshake"),
+		AZH("连接在开始抓包之前就已建立", "抓包过滤器或环形缓冲区丢掉了握手报文"),
+	},
 	{
 		.id = "capture-vantage",
 		.category = PD_CAT_CAPTURE,

@@ -22,6 +22,8 @@ const pd_causality pd_causalities[] = {
 	{"zero-window", {"window-limited", "sender-limited", "rto-timeouts", "tail-loss", NULL}},
 	/* The rejected SYN is retried: that retry is the PAWS rejection's cost. */
 	{"paws-rejected-syn", {"syn-retransmit", NULL}},
+	/* The ECN-setup SYN was dropped; the retry without ECN is its cost. */
+	{"ecn-syn-dropped", {"syn-retransmit", NULL}},
 	/* First copies dropped inside the sending host are why it resent. */
 	{"local-drop", {"retransmissions", "rto-timeouts", "tail-loss", NULL}},
 };

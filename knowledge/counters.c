@@ -86,6 +86,12 @@ const pd_counter pd_counters[] = {
 	{"TcpExtTCPDSACKUndo", "a congestion-window reduction undone because D-SACK showed the loss was not real",
 	 "因 D-SACK 表明并未真正丢包而撤销的拥塞窗口缩减", NULL},
 	{"TcpExtTCPKeepAlive", "a keepalive probe sent", "发送的保活探测", NULL},
+	/* ---------------- ECN ---------------- */
+	{"IpExtInCEPkts", "an IPv4 packet received marked Congestion Experienced (CE)",
+	 "收到的标记为“经历拥塞”（CE）的 IPv4 报文", NULL},
+	{"TcpExtTCPDeliveredCE", "a segment acknowledged with the ECN echo (ECE) set: delivered through a congested "
+	 "hop",
+	 "被带 ECN 回显（ECE）的 ACK 确认的报文：它经过了拥塞的一跳", NULL},
 	/* ---------------- MTU, fragments ---------------- */
 	{"TcpExtTCPMTUPFail", "a TCP MTU probe that failed (tcp_mtu_probing)", "失败的 TCP MTU 探测（tcp_mtu_probing）",
 	 NULL},

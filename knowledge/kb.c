@@ -309,7 +309,7 @@ const pd_setting pd_kb[] = {
 			     "listener; capture at the server too, or compare its counters.",
 		.caveat_zh = "单侧抓包无法区分是路径上丢包还是监听端过载；请同时在服务端抓包或对比其计数器。",
 		CAUSES("syn-retransmit", "syn-unanswered", "synack-retransmit", "accept-queue-overflow",
-		       "listener-overload", "syn-flood", "rst-closed-port"),
+		       "listener-overload", "syn-flood", "rst-closed-port", "ecn-syn-dropped"),
 	},
 	{
 		.name = "firewall rejecting connections",
@@ -909,7 +909,7 @@ const pd_setting pd_kb[] = {
 			     "throughput.",
 		.caveat_zh = "pacing（按速率均匀发送）把一个窗口的报文分散在整个 RTT 内发送，而不是一次性"
 			     "突发，能避免在浅缓冲中丢包；只有设得过低的上限才会限制吞吐。",
-		CAUSES("sender-limited"),
+		CAUSES("sender-limited", "queueing-delay"),
 	},
 	{
 		.name = "slow-reading application",
@@ -952,10 +952,14 @@ const pd_setting pd_kb[] = {
 		.default_value = "depends on the qdisc (txqueuelen 1000; fq_codel limit 10240)",
 		.check = "tc -s qdisc show dev IF (dropped, overlimits, backlog); ip -s link show dev "
 			 "IF (TX dropped)",
-		.change_en = "Raise the queue limit (tc qdisc change ... limit N, or ip link set IF "
-			     "txqueuelen N) or remove a shaping rule that is too tight.",
-		.change_zh = "调大队列上限（tc qdisc change ... limit N 或 ip link set IF txqueuelen N），"
-			     "或放宽过紧的限速规则。",
+		.change_en = "Size the queue for a few tens of milliseconds at the link's rate: raise the "
+			     "limit (tc qdisc change ... limit N, or ip link set IF txqueuelen N) when it "
+			     "drops bursts, lower it or put fq_codel or cake in charge when packets wait "
+			     "hundreds of milliseconds in it (bufferbloat); remove a shaping rule that is "
+			     "too tight.",
+		.change_zh = "按链路速率把队列设为几十毫秒的量：队列丢弃突发时调大上限（tc qdisc change ... "
+			     "limit N 或 ip link set IF txqueuelen N）；报文在其中要等几百毫秒（缓冲区膨胀）"
+			     "时调小上限，或改用 fq_codel、cake 管理队列；放宽过紧的限速规则。",
 		.caveat_en = "Longer queues add latency (bufferbloat); a shaper's rate is usually the "
 			     "real limit. A packet the qdisc refuses at once is sent again by TCP as new "
 			     "data (no trace in a capture); one dropped after it was queued (AQM, a shaper "
@@ -965,7 +969,7 @@ const pd_setting pd_kb[] = {
 			     "qdisc 当场拒收的报文会被 TCP 当作新数据重新发送（抓包中不留痕迹）；"
 			     "入队之后才被丢弃的报文（AQM、会切分大报文段的整形器）在发送端抓包中表现为"
 			     "只有重传、没有原始报文。",
-		CAUSES("local-drop", "retransmissions", "initial-window"),
+		CAUSES("local-drop", "retransmissions", "initial-window", "queueing-delay"),
 	},
 	{
 		.name = "net.core.default_qdisc",
@@ -994,7 +998,7 @@ const pd_setting pd_kb[] = {
 			     "noqueue，容器的报文在离开宿主机的网卡处排队。fq_codel 会在接纳报文之后再丢弃"
 			     "（TCP 已认为它发出：发送端抓包只看到重传、看不到原始报文）；pfifo_fast 只在 "
 			     "txqueuelen（1000 个报文）满时拒收，TCP 随后会把这些数据当作新数据重新发送。",
-		CAUSES("local-drop", "retransmissions"),
+		CAUSES("local-drop", "retransmissions", "queueing-delay"),
 	},
 	{
 		.name = "local netfilter drops",
@@ -1041,7 +1045,7 @@ const pd_setting pd_kb[] = {
 			     "（缓冲区膨胀，bufferbloat），只在队列满时才丢包。AQM 类 qdisc 通过提前丢包或 "
 			     "ECN 标记保持短队列；若发生在发送主机本身，这些丢包在抓包中表现为重传报文的"
 			     "原始报文从未出现。",
-		CAUSES("local-drop", "retransmissions"),
+		CAUSES("local-drop", "retransmissions", "queueing-delay", "ecn-congestion-marks"),
 	},
 	{
 		.name = "shaper queue size",
@@ -1063,7 +1067,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "队列过小会丢弃每个超过它的突发（表现为重传；在发送主机上，tbf 会切分大报文"
 			     "段并丢弃其中一部分，抓包中就是没有原始报文的重传）；队列过大则会带来随负载"
 			     "增长的时延。",
-		CAUSES("retransmissions", "local-drop"),
+		CAUSES("retransmissions", "local-drop", "queueing-delay"),
 	},
 	{
 		.name = "byte queue limits (BQL)",
@@ -1082,6 +1086,7 @@ const pd_setting pd_kb[] = {
 			     "driver, before that wait.",
 		.caveat_zh = "没有 BQL 时，qdisc 之下的网卡发送环可能积压数毫秒的数据，qdisc 的 AQM 管不到"
 			     "它们。在本机抓包时，报文是在进入驱动时被看到的，早于这段等待。",
+		CAUSES("queueing-delay"),
 	},
 	{
 		.name = "NIC ring buffers",
@@ -1138,7 +1143,7 @@ const pd_setting pd_kb[] = {
 			     "application limit, nor loss caused by a queue or a fault.",
 		.caveat_zh = "只有发送端的算法起作用。它不能解决接收窗口或应用层的限制，也不能消除队列或"
 			     "故障造成的丢包。",
-		CAUSES("retransmissions", "sender-limited"),
+		CAUSES("retransmissions", "sender-limited", "queueing-delay"),
 	},
 	{
 		.name = "net.ipv4.tcp_slow_start_after_idle",
@@ -1551,7 +1556,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "是否请求 ECN 只由发起连接一方的取值决定；服务端为 2 即会应答。"
 			     "tcp_ecn_fallback=1 时，重传的 SYN 不再请求 ECN。带有 net.ipv4.tcp_ecn_option "
 			     "的内核还会协商 Accurate ECN。",
-		CAUSES("syn-retransmit", "syn-unanswered"),
+		CAUSES("syn-retransmit", "syn-unanswered", "ecn-syn-dropped", "ecn-congestion-marks"),
 	},
 	{
 		.name = "net.ipv4.tcp_ecn_fallback",
@@ -1567,7 +1572,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "设为 1 时，重传的 SYN 不带 ECE 和 CWR，因此丢弃 ECN 请求 SYN 的中间设备只会"
 			     "造成一次 SYN 超时（约 1 秒）；设为 0 时每次重试都再次请求 ECN，这样的路径"
 			     "永远连不上。",
-		CAUSES("syn-unanswered", "syn-retransmit"),
+		CAUSES("syn-unanswered", "syn-retransmit", "ecn-syn-dropped"),
 	},
 	/* ---------------- MTU, fragmentation ---------------- */
 	{

@@ -68,7 +68,7 @@ Test(kb, catalogue_settings_exist_in_kb)
  * docs/settings.md says what it does not do) and settings for findings
  * still being built (resets, queueing delay). Remove a name here when a
  * finding lists it. */
-static const char *const no_finding_yet[] = {"net.ipv4.tcp_fin_timeout", "byte queue limits (BQL)"};
+static const char *const no_finding_yet[] = {"net.ipv4.tcp_fin_timeout"};
 
 static bool awaiting(const char *name)
 {
@@ -287,6 +287,10 @@ Test(catalog, stable_ids_present)
 		{"window-scaling-disabled", PD_CAT_WINDOW, PD_SEV_WARNING},
 		{"receive-window-fixed", PD_CAT_WINDOW, PD_SEV_INFO},
 		{"sender-limited", PD_CAT_WINDOW, PD_SEV_INFO},
+		{"queueing-delay", PD_CAT_LOSS, PD_SEV_WARNING},
+		{"ecn-syn-dropped", PD_CAT_HANDSHAKE, PD_SEV_WARNING},
+		{"ecn-congestion-marks", PD_CAT_LOSS, PD_SEV_INFO},
+		{"window-scale-unknown", PD_CAT_CAPTURE, PD_SEV_INFO},
 		{"retransmissions", PD_CAT_LOSS, PD_SEV_WARNING},
 		{"rto-timeouts", PD_CAT_LOSS, PD_SEV_WARNING},
 		{"spurious-retransmissions", PD_CAT_LOSS, PD_SEV_INFO},
