@@ -379,6 +379,11 @@ static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	int dir = PD_CLIENT;
 	uint32_t extra = dup ? PD_SEG_CAPTURE_DUP : 0;
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 6, &ip->src, t->sport, &ip->dst, t->dport, &dir);
+	if (s && s->flow.pseudo) {
+		/* fragments' pseudo-flow on this tuple (handle_fragment) */
+		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
+		s = NULL;
+	}
 	if (s && pd_tcp_starts_new_connection(&s->flow, dir, pkt)) {
 		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
 		s = NULL;
@@ -411,6 +416,10 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	pd_seg seg;
 	memset(&seg, 0, sizeof(seg));
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 17, &ip->src, u->sport, &ip->dst, u->dport, &dir);
+	if (s && s->flow.pseudo) {
+		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
+		s = NULL;
+	}
 	if (!s) {
 		bool s_wk = u->sport && u->sport < 1024, d_wk = u->dport && u->dport < 1024;
 		if (s_wk && !d_wk) {
@@ -439,15 +448,14 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	udp_hooks(w, s, pkt, &seg);
 }
 
-/* A fragment without a flow to go to: the pseudo-flow of its datagram's
- * addresses (sender as client), made on first use. */
+/* A fragment without a flow to go to: the pseudo-flow of rt's tuple
+ * (sender as client), made on first use. */
 static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
 {
-	const pd_ip *ip = &pkt->ip;
 	int dir = PD_CLIENT;
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &ip->src, 0, &ip->dst, 0, &dir);
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
 	if (!s)
-		s = new_flow(w, sh, rt, rt->proto, &ip->src, 0, &ip->dst, 0, pkt);
+		s = new_flow(w, sh, rt, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, pkt);
 	pd_flow *f = &s->flow;
 	account_packet(w, f, pkt);
 	f->pkts++;
@@ -469,10 +477,11 @@ static void handle_fragment(pd_worker *w, shard *sh, const pd_packet *pkt, const
 	int dir = PD_CLIENT;
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
 	if (!s) {
-		/* its flow ended since the first fragment: on its own */
+		/* Its flow ended since the first fragment: a pseudo-flow with
+		 * the flow's tuple takes it, here in the flow's shard (the
+		 * pseudo-flow of the addresses alone may be another worker's). */
 		pd_route pseudo = *rt;
 		pseudo.pseudo = true;
-		pseudo.hash = pd_flow_hash(rt->proto, &pkt->ip.src, 0, &pkt->ip.dst, 0);
 		handle_pseudo(w, sh, pkt, &pseudo);
 		return;
 	}
