@@ -4,6 +4,8 @@
  * at the end it runs on_end and hands the findings to the report. One
  * thread at a time, in capture order: the findings are the same for any
  * number of workers. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -24,6 +26,8 @@ struct pd_collector {
 	uint64_t *starts;
 	size_t starts_words;
 	bool finished;
+	uint64_t last_pos, last_sub; /* PD_CHECK: the key of the flow taken last */
+	bool have_last;
 };
 
 pd_collector *pd_collector_new(const pd_engine_cfg *cfg, bool want_flow_rows, size_t max_flow_rows)
@@ -126,10 +130,36 @@ static void mark_start(pd_collector *c, uint64_t frame)
 	c->starts[w] |= UINT64_C(1) << (frame % 64);
 }
 
+/* PD_CHECK (engine.h): ended flows come unlinked, in capture order, from
+ * every worker merged; the first violation aborts. */
+static void check_order(pd_collector *c, const pd_flow_slot *s)
+{
+	const char *bad = NULL;
+	bool after = !c->have_last ||
+		     (s->end_pos != c->last_pos ? s->end_pos > c->last_pos : s->end_sub > c->last_sub);
+	if (s->prev || s->next)
+		bad = "an ended flow is still linked in an activity queue";
+	else if (!after)
+		bad = "ended flows reach the collector out of capture order";
+	if (bad) {
+		fprintf(stderr,
+			"pcapdoc: engine invariant broken (PD_CHECK), collector: %s (flow of frame %" G_GUINT64_FORMAT
+			", key %" G_GUINT64_FORMAT "/%#" G_GINT64_MODIFIER "x after %" G_GUINT64_FORMAT
+			"/%#" G_GINT64_MODIFIER "x)\n",
+			bad, s->flow.first_frame, s->end_pos, s->end_sub, c->last_pos, c->last_sub);
+		abort();
+	}
+	c->last_pos = s->end_pos;
+	c->last_sub = s->end_sub;
+	c->have_last = true;
+}
+
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 {
 	const pd_engine_cfg *cfg = c->cfg;
 	pd_flow *f = &s->flow;
+	if (cfg->check)
+		check_order(c, s);
 	if (!f->app)
 		f->app = g_intern_static_string("Unknown");
 	c->ctx.now = s->end_now;

@@ -60,6 +60,14 @@ typedef struct pd_engine_cfg {
 	/* capture facts the hooks may read (set before the first packet) */
 	pd_time start;
 	uint32_t snaplen;
+	/* PD_CHECK=1 in the environment (tests, fuzzing): after every packet
+	 * the worker checks the shard it touched (every flow reachable from
+	 * its table by its tuple, in the shard its hash routes to, in the
+	 * activity queue its state says, the table's and queues' counts),
+	 * after ticks and at the end every shard and the worker's counts,
+	 * and the collector that ended flows come in capture order; the
+	 * first violation aborts. Off: one branch per packet. */
+	bool check;
 } pd_engine_cfg;
 
 void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors, bool no_app_label);
