@@ -118,6 +118,10 @@ typedef struct pd_collector pd_collector;
 
 pd_collector *pd_collector_new(const pd_engine_cfg *cfg, bool want_flow_rows, size_t max_flow_rows);
 void pd_collector_free(pd_collector *c);
+/* true: the detectors' global blocks of a finished run are kept (one set)
+ * and zeroed for the next run, instead of freed and allocated again (a
+ * process that runs many small analyses one after another: the fuzzer). */
+void pd_collector_keep_blocks(bool keep);
 /* Takes an ended flow (in capture order): end hooks, counts, row; frees it. */
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s);
 /* on_end of every detector, then the findings and what the collector

@@ -376,6 +376,13 @@ static void run_frame(pd_run *run, const pd_frame *fr)
 		send_epoch(run);
 }
 
+void pd_run_frame(pd_run *run, uint32_t snaplen, const pd_frame *fr)
+{
+	if (!run->started)
+		run->report->cap.snaplen = snaplen;
+	run_frame(run, fr);
+}
+
 static void progress_update(pd_run *run, bool final)
 {
 	gint64 now = g_get_monotonic_time();
