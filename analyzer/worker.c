@@ -471,6 +471,13 @@ static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const p
 {
 	int dir = PD_CLIENT;
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	if (s && !s->flow.pseudo) {
+		/* a real flow on the tuple (TCP or UDP ports 0): the fragment is
+		 * its, as for a datagram whose first fragment came; the flow stays
+		 * in the queue of its own state */
+		fragment_hooks(w, s, pkt, dir);
+		return;
+	}
 	if (!s)
 		s = new_flow(w, sh, rt, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, pkt);
 	pd_flow *f = &s->flow;
