@@ -89,7 +89,7 @@ static batch *batch_get(pd_run *run)
 	batch *b = g_queue_pop_head(&run->spare);
 	if (!b) {
 		b = g_new0(batch, 1);
-		b->cap = 256 << 10;
+		b->cap = 16 << 10; /* grows with the epoch: a small capture sends little */
 		b->buf = g_malloc(b->cap);
 	}
 	b->len = 0;
