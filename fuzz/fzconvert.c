@@ -78,7 +78,8 @@ static int to_pcap(int argc, char **argv)
 	}
 	fz_build((const uint8_t *)data, len, &input);
 	bool ok = fz_write_pcap(&input, argv[3]);
-	fprintf(stderr, "fzconvert: %zu frames, link type %d, snaplen %u -> %s; the run: --threads %d --max-flows %zu%s\n",
+	fprintf(stderr, "fzconvert: %zu frames, link type %d, snaplen %u -> %s; the run: --threads %d "
+			"--max-flows %zu%s\n",
 		input.n, input.linktype, input.snaplen, argv[3], input.two_threads ? 2 : 1, input.max_flows,
 		input.no_ndpi ? " (no nDPI)" : "");
 	fz_clear(&input);

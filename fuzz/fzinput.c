@@ -157,7 +157,8 @@ static size_t link_header(uint8_t *o, int lt, int ipver, size_t iplen, uint8_t f
 	}
 }
 
-static void dissect_frame(const fz_input *in, const uint8_t *data, uint32_t caplen, uint32_t wirelen, pd_packet *pkt)
+static void dissect_frame(const fz_input *in, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+			  pd_packet *pkt)
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->caplen = caplen;
@@ -360,7 +361,8 @@ static void make_seg(fz_input *in, const uint8_t *r, pd_time t, uint8_t flags)
 		size_t th = pkt.tcp.hdr_len;
 		memcpy(o, qip, ih + th);
 		uint8_t *tcp = o + ih;
-		uint32_t used = pkt.tcp.payload_len + !!(pkt.tcp.flags & PD_TCP_SYN) + !!(pkt.tcp.flags & PD_TCP_FIN);
+		uint32_t used = pkt.tcp.payload_len + !!(pkt.tcp.flags & PD_TCP_SYN) +
+				!!(pkt.tcp.flags & PD_TCP_FIN);
 		uint32_t seq = pkt.tcp.seq, ack = pkt.tcp.ack;
 		if (reply) {
 			swap_addrs(o, ih);
@@ -612,8 +614,9 @@ bool fz_write_pcap(const fz_input *in, const char *path)
 			fwrite(fr->data, 1, fr->caplen, f);
 		}
 	} else {
-		static const uint8_t shb[28] = {0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0,
-						0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0};
+		static const uint8_t shb[28] = {0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c,
+						0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+						0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0};
 		fwrite(shb, 1, 28, f);
 		uint8_t idb[32] = {1, 0, 0, 0, 32, 0, 0, 0};
 		put_le16(idb + 8, (uint16_t)in->linktype);
@@ -797,7 +800,8 @@ size_t fz_mutate(uint8_t *d, size_t n, size_t max, unsigned seed, fz_bytes_fn mb
 		} else {
 			memcpy(out + o, rec, rs);
 			/* the kind stays (mostly): the fields change */
-			mutate_bytes_fixed(out + o + 1, (kind == FZ_RAW || kind == FZ_IP ? 3 : fixed - 1), mb);
+			size_t fields = kind == FZ_RAW || kind == FZ_IP ? 3 : fixed - 1;
+			mutate_bytes_fixed(out + o + 1, fields, mb);
 			if (rnd(&r) % 8 == 0)
 				mutate_bytes_fixed(out + o, 1, mb);
 			o += rs;
@@ -846,7 +850,8 @@ size_t fz_mutate(uint8_t *d, size_t n, size_t max, unsigned seed, fz_bytes_fn mb
 	case 13: /* a record's time */
 		memcpy(out + o, d + FZ_HDR, n - FZ_HDR);
 		o = n;
-		out[starts[ri] + 1] = (uint8_t)((out[starts[ri] + 1] & ~7u) | rnd(&r) % 4 | (rnd(&r) % 4 ? 0 : 4));
+		out[starts[ri] + 1] &= (uint8_t)~7u;
+		out[starts[ri] + 1] |= (uint8_t)(rnd(&r) % 4 | (rnd(&r) % 4 ? 0 : 4));
 		put_le16(out + starts[ri] + 2, (uint16_t)PICK(&r, times));
 		break;
 	default: { /* which earlier frame a made record refers to */
@@ -869,11 +874,13 @@ size_t fz_mutate(uint8_t *d, size_t n, size_t max, unsigned seed, fz_bytes_fn mb
 size_t fz_crossover(const uint8_t *a, size_t na, const uint8_t *b, size_t nb, uint8_t *out, size_t max,
 		    unsigned seed)
 {
-	static size_t sa[FZ_MAX_FRAMES + 1], ea[FZ_MAX_FRAMES + 1], sb[FZ_MAX_FRAMES + 1], eb[FZ_MAX_FRAMES + 1];
+	static size_t sa[FZ_MAX_FRAMES + 1], ea[FZ_MAX_FRAMES + 1];
+	static size_t sb[FZ_MAX_FRAMES + 1], eb[FZ_MAX_FRAMES + 1];
 	rng r = {.s = 0x243f6a8885a308d3ULL ^ ((uint64_t)seed << 1 | 1)};
 	if (na < FZ_HDR || max < FZ_HDR)
 		return 0;
-	size_t ka = split(a, na, sa, ea, FZ_MAX_FRAMES), kb = nb >= FZ_HDR ? split(b, nb, sb, eb, FZ_MAX_FRAMES) : 0;
+	size_t ka = split(a, na, sa, ea, FZ_MAX_FRAMES);
+	size_t kb = nb >= FZ_HDR ? split(b, nb, sb, eb, FZ_MAX_FRAMES) : 0;
 	memcpy(out, a, FZ_HDR);
 	size_t o = FZ_HDR;
 	/* a's first records, then a run of b's, then the rest of a's */

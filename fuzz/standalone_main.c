@@ -87,7 +87,8 @@ static void run_input(const uint8_t *data, size_t len, void *user)
 		st->runs++;
 	}
 	if (st->prev) {
-		size_t n = fz_crossover(data, len, st->prev, st->prev_len, m, SMOKE_MAX_INPUT, (unsigned)rng());
+		size_t n = fz_crossover(data, len, st->prev, st->prev_len, m, SMOKE_MAX_INPUT,
+					(unsigned)rng());
 		LLVMFuzzerTestOneInput(m, n);
 		st->runs++;
 	}
