@@ -500,10 +500,12 @@ static void handle_fragment(pd_worker *w, shard *sh, const pd_packet *pkt, const
 	}
 	int dir = PD_CLIENT;
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
-	if (!s) {
+	if (!s || s->flow.pseudo) {
 		/* Its flow ended since the first fragment: a pseudo-flow with
-		 * the flow's tuple takes it, here in the flow's shard (the
-		 * pseudo-flow of the addresses alone may be another worker's). */
+		 * the flow's tuple takes it (and the datagram's other late
+		 * fragments, counted as its packets), here in the flow's shard
+		 * (the pseudo-flow of the addresses alone may be another
+		 * worker's). */
 		pd_route pseudo = *rt;
 		pseudo.pseudo = true;
 		handle_pseudo(w, sh, pkt, &pseudo);
