@@ -28,8 +28,69 @@ static void release(pd_flow_slot *s, pd_app_budget *b)
 	}
 }
 
+static void destroy(pd_app_label *n)
+{
+	ndpi_exit_detection_module(n->mod);
+	g_hash_table_destroy(n->names);
+	g_free(n);
+}
+
+/* Released modules kept for the next runs (pd_app_label_keep). */
+static struct {
+	GMutex lock;
+	unsigned keep;
+	GSList *kept;
+	unsigned n_kept;
+} pool;
+
+void pd_app_label_keep(unsigned n)
+{
+	g_mutex_lock(&pool.lock);
+	pool.keep = n;
+	GSList *drop = NULL;
+	while (pool.n_kept > n) {
+		GSList *l = pool.kept;
+		pool.kept = l->next;
+		l->next = drop;
+		drop = l;
+		pool.n_kept--;
+	}
+	g_mutex_unlock(&pool.lock);
+	g_slist_free_full(drop, (GDestroyNotify)destroy);
+}
+
+static pd_app_label *pool_take(void)
+{
+	pd_app_label *n = NULL;
+	g_mutex_lock(&pool.lock);
+	if (pool.kept) {
+		GSList *l = pool.kept;
+		n = l->data;
+		pool.kept = g_slist_delete_link(pool.kept, l);
+		pool.n_kept--;
+	}
+	g_mutex_unlock(&pool.lock);
+	return n;
+}
+
+static bool pool_give(pd_app_label *n)
+{
+	bool kept = false;
+	g_mutex_lock(&pool.lock);
+	if (pool.n_kept < pool.keep) {
+		pool.kept = g_slist_prepend(pool.kept, n);
+		pool.n_kept++;
+		kept = true;
+	}
+	g_mutex_unlock(&pool.lock);
+	return kept;
+}
+
 pd_app_label *pd_app_label_new(void)
 {
+	pd_app_label *kept = pool_take();
+	if (kept)
+		return kept;
 	struct ndpi_detection_module_struct *mod;
 #if PD_NDPI_AT_LEAST(4, 10)
 	mod = ndpi_init_detection_module(NULL);
@@ -53,11 +114,8 @@ pd_app_label *pd_app_label_new(void)
 
 void pd_app_label_free(pd_app_label *n)
 {
-	if (!n)
-		return;
-	ndpi_exit_detection_module(n->mod);
-	g_hash_table_destroy(n->names);
-	g_free(n);
+	if (n && !pool_give(n))
+		destroy(n);
 }
 
 /* The name nDPI gives a protocol pair, interned once per pair: flows keep

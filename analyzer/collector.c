@@ -4,6 +4,8 @@
  * at the end it runs on_end and hands the findings to the report. One
  * thread at a time, in capture order: the findings are the same for any
  * number of workers. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -24,7 +26,73 @@ struct pd_collector {
 	uint64_t *starts;
 	size_t starts_words;
 	bool finished;
+	uint64_t last_pos, last_sub; /* PD_CHECK: the key of the flow taken last */
+	bool have_last;
 };
+
+/* The detectors' global blocks of a finished run, kept for the next run
+ * when asked (pd_collector_keep_blocks): some are tables of fixed size,
+ * megabytes in all, and a run over a few packets (the fuzzer's) would
+ * spend most of its time mapping them and faulting them in. One set. */
+static struct {
+	GMutex lock;
+	bool keep;
+	void **blocks; /* [n_det], each of its detector's size */
+	size_t n;
+} kept;
+
+void pd_collector_keep_blocks(bool keep)
+{
+	g_mutex_lock(&kept.lock);
+	kept.keep = keep;
+	void **drop = keep ? NULL : kept.blocks;
+	size_t n = kept.n;
+	if (!keep)
+		kept.blocks = NULL;
+	g_mutex_unlock(&kept.lock);
+	for (size_t i = 0; drop && i < n; i++)
+		g_free(drop[i]);
+	g_free(drop);
+}
+
+static size_t block_size(const pd_detector *d)
+{
+	return d->global_state_size ? d->global_state_size : 1;
+}
+
+static void **blocks_new(const pd_engine_cfg *cfg)
+{
+	void **b = NULL;
+	g_mutex_lock(&kept.lock);
+	if (kept.blocks && kept.n == cfg->n_det) {
+		b = kept.blocks;
+		kept.blocks = NULL;
+	}
+	g_mutex_unlock(&kept.lock);
+	if (b) {
+		for (size_t i = 0; i < cfg->n_det; i++)
+			memset(b[i], 0, block_size(cfg->det[i]));
+		return b;
+	}
+	b = g_new0(void *, cfg->n_det + 1);
+	for (size_t i = 0; i < cfg->n_det; i++)
+		b[i] = g_malloc0(block_size(cfg->det[i]));
+	return b;
+}
+
+static void blocks_free(const pd_engine_cfg *cfg, void **b)
+{
+	g_mutex_lock(&kept.lock);
+	if (kept.keep && !kept.blocks) {
+		kept.blocks = b;
+		kept.n = cfg->n_det;
+		b = NULL;
+	}
+	g_mutex_unlock(&kept.lock);
+	for (size_t i = 0; b && i < cfg->n_det; i++)
+		g_free(b[i]);
+	g_free(b);
+}
 
 pd_collector *pd_collector_new(const pd_engine_cfg *cfg, bool want_flow_rows, size_t max_flow_rows)
 {
@@ -35,13 +103,12 @@ pd_collector *pd_collector_new(const pd_engine_cfg *cfg, bool want_flow_rows, si
 	if (want_flow_rows)
 		c->rows = g_array_new(FALSE, TRUE, sizeof(pd_flow_row));
 	c->max_rows = max_flow_rows;
-	c->det_global = g_new0(void *, cfg->n_det + 1);
+	c->det_global = blocks_new(cfg);
 	c->ctx.store = c->store;
 	c->ctx.start = cfg->start;
 	c->ctx.snaplen = cfg->snaplen;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
-		c->det_global[i] = g_malloc0(d->global_state_size ? d->global_state_size : 1);
 		c->ctx.det = d;
 		if (d->init)
 			d->init(&c->ctx, c->det_global[i]);
@@ -57,9 +124,8 @@ void pd_collector_free(pd_collector *c)
 		const pd_detector *d = c->cfg->det[i];
 		if (d->fini)
 			d->fini(c->det_global[i]);
-		g_free(c->det_global[i]);
 	}
-	g_free(c->det_global);
+	blocks_free(c->cfg, c->det_global);
 	pd_store_free(c->store);
 	g_hash_table_destroy(c->apps);
 	if (c->rows)
@@ -126,10 +192,36 @@ static void mark_start(pd_collector *c, uint64_t frame)
 	c->starts[w] |= UINT64_C(1) << (frame % 64);
 }
 
+/* PD_CHECK (engine.h): ended flows come unlinked, in capture order, from
+ * every worker merged; the first violation aborts. */
+static void check_order(pd_collector *c, const pd_flow_slot *s)
+{
+	const char *bad = NULL;
+	bool after = !c->have_last ||
+		     (s->end_pos != c->last_pos ? s->end_pos > c->last_pos : s->end_sub > c->last_sub);
+	if (s->prev || s->next)
+		bad = "an ended flow is still linked in an activity queue";
+	else if (!after)
+		bad = "ended flows reach the collector out of capture order";
+	if (bad) {
+		fprintf(stderr,
+			"pcapdoc: engine invariant broken (PD_CHECK), collector: %s (flow of frame %" G_GUINT64_FORMAT
+			", key %" G_GUINT64_FORMAT "/%#" G_GINT64_MODIFIER "x after %" G_GUINT64_FORMAT
+			"/%#" G_GINT64_MODIFIER "x)\n",
+			bad, s->flow.first_frame, s->end_pos, s->end_sub, c->last_pos, c->last_sub);
+		abort();
+	}
+	c->last_pos = s->end_pos;
+	c->last_sub = s->end_sub;
+	c->have_last = true;
+}
+
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 {
 	const pd_engine_cfg *cfg = c->cfg;
 	pd_flow *f = &s->flow;
+	if (cfg->check)
+		check_order(c, s);
 	if (!f->app)
 		f->app = g_intern_static_string("Unknown");
 	c->ctx.now = s->end_now;

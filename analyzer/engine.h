@@ -60,6 +60,14 @@ typedef struct pd_engine_cfg {
 	/* capture facts the hooks may read (set before the first packet) */
 	pd_time start;
 	uint32_t snaplen;
+	/* PD_CHECK=1 in the environment (tests, fuzzing): after every packet
+	 * the worker checks the shard it touched (every flow reachable from
+	 * its table by its tuple, in the shard its hash routes to, in the
+	 * activity queue its state says, the table's and queues' counts),
+	 * after ticks and at the end every shard and the worker's counts,
+	 * and the collector that ended flows come in capture order; the
+	 * first violation aborts. Off: one branch per packet. */
+	bool check;
 } pd_engine_cfg;
 
 /* only: comma-separated detector names to run (NULL: all) */
@@ -112,6 +120,10 @@ typedef struct pd_collector pd_collector;
 
 pd_collector *pd_collector_new(const pd_engine_cfg *cfg, bool want_flow_rows, size_t max_flow_rows);
 void pd_collector_free(pd_collector *c);
+/* true: the detectors' global blocks of a finished run are kept (one set)
+ * and zeroed for the next run, instead of freed and allocated again (a
+ * process that runs many small analyses one after another: the fuzzer). */
+void pd_collector_keep_blocks(bool keep);
 /* Takes an ended flow (in capture order): end hooks, counts, row; frees it. */
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s);
 /* on_end of every detector, then the findings and what the collector

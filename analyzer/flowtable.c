@@ -219,3 +219,57 @@ size_t pd_flowtable_bytes(const pd_flowtable *t)
 {
 	return sizeof(*t) + (t->mask + 1) * sizeof(entry);
 }
+
+/* ------------------------------------------------------------ PD_CHECK */
+
+/* The entry that holds s, probing from its hash's home; none: mask + 1. */
+static size_t entry_of(const pd_flowtable *t, const pd_flow_slot *s)
+{
+	for (size_t i = s->hash & t->mask, n = 0; n <= t->mask; i = (i + 1) & t->mask, n++) {
+		if (t->entries[i].slot == s)
+			return i;
+		if (!t->entries[i].slot)
+			break;
+	}
+	return t->mask + 1;
+}
+
+const char *pd_flowtable_check(const pd_flowtable *t)
+{
+	size_t used = 0;
+	for (size_t i = 0; i <= t->mask; i++) {
+		const entry *e = &t->entries[i];
+		if (!e->slot)
+			continue;
+		used++;
+		if (e->hash != e->slot->hash)
+			return "an entry's hash differs from its flow's";
+		if (entry_of(t, e->slot) != i)
+			return "a flow is not reachable from its hash's home entry (a hole in its probe run)";
+	}
+	if (used != t->count)
+		return "the table's count differs from its entries";
+	size_t queued = 0;
+	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
+		size_t n = 0;
+		const pd_flow_slot *head = &t->queue[q];
+		for (const pd_flow_slot *s = head->next; s != head; s = s->next) {
+			if (++n > t->count)
+				return "an activity queue holds more flows than the table (a loop)";
+			if (!s->next || s->next->prev != s || s->prev->next != s)
+				return "an activity queue's links are broken";
+			if (s->queue != q)
+				return "a flow is in another activity queue than it says";
+			if (is_sentinel(t, s))
+				return "an activity queue runs into another queue's sentinel";
+			if (entry_of(t, s) > t->mask)
+				return "a flow in an activity queue is missing from the table";
+		}
+		if (n != t->in_queue[q])
+			return "an activity queue's count differs from its length";
+		queued += n;
+	}
+	if (queued != t->count)
+		return "the activity queues hold another number of flows than the table";
+	return NULL;
+}

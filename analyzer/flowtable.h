@@ -88,4 +88,11 @@ size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);
 /* Bytes the table itself holds (slots, not flows). */
 size_t pd_flowtable_bytes(const pd_flowtable *t);
 
+/* The table's own invariants (PD_CHECK, engine.h): every entry's slot is
+ * reachable from its hash's home (no hole in its probe run), entries and
+ * queues hold the same slots (count of each), queue links are consistent
+ * and each slot says which queue it is in. NULL when they hold, or what
+ * broke first. O(flows in the table). */
+const char *pd_flowtable_check(const pd_flowtable *t);
+
 #endif

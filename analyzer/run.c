@@ -89,7 +89,7 @@ static batch *batch_get(pd_run *run)
 	batch *b = g_queue_pop_head(&run->spare);
 	if (!b) {
 		b = g_new0(batch, 1);
-		b->cap = 256 << 10;
+		b->cap = 16 << 10; /* grows with the epoch: a small capture sends little */
 		b->buf = g_malloc(b->cap);
 	}
 	b->len = 0;
@@ -377,6 +377,13 @@ static void run_frame(pd_run *run, const pd_frame *fr)
 		send_epoch(run);
 }
 
+void pd_run_frame(pd_run *run, uint32_t snaplen, const pd_frame *fr)
+{
+	if (!run->started)
+		run->report->cap.snaplen = snaplen;
+	run_frame(run, fr);
+}
+
 static void progress_update(pd_run *run, bool final)
 {
 	gint64 now = g_get_monotonic_time();
@@ -399,13 +406,6 @@ static void progress_update(pd_run *run, bool final)
 		fprintf(stderr, "\r\033[Kpcapdoc: %.0f MB, %.0f packets/s", (double)done / 1e6, pps);
 	}
 	fflush(stderr);
-}
-
-void pd_run_feed(pd_run *run, const pd_frame *fr, uint32_t snaplen)
-{
-	if (!run->started)
-		run->report->cap.snaplen = snaplen;
-	run_frame(run, fr);
 }
 
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)

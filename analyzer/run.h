@@ -44,10 +44,11 @@ typedef enum pd_run_status {
 /* Reads and analyses the files as one merged capture. */
 pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n);
 
-/* Analyses one frame as if read from a file (frame numbers and times are
- * the caller's: increasing, 1-based): for in-process harnesses that build
- * packets in C. snaplen is what the capture's header would say. */
-void pd_run_feed(pd_run *run, const pd_frame *fr, uint32_t snaplen);
+/* Analyses one frame as if read from a capture whose snap length is
+ * snaplen, without a reader (the fuzzer, the detector harness): frames in order, numbered from 1,
+ * times clamped as the reader clamps them (+-2^62 ns). Not with
+ * pd_run_files on the same run. */
+void pd_run_frame(pd_run *run, uint32_t snaplen, const pd_frame *fr);
 
 
 /* Ends every flow, runs the end-of-capture passes and returns the report;

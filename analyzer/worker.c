@@ -1,9 +1,11 @@
 /* A worker: the shards it owns and everything that happens per flow there
  * (see engine.h). Single-threaded code: a worker runs on one thread, and
  * nothing else touches its shards. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/addr.h"
 #include "engine.h"
 #include "tcp_engine.h"
 
@@ -28,6 +30,10 @@ struct pd_worker {
 	pd_worker_stats st;
 	uint64_t live_bytes;
 };
+
+static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *what);
+static void check_shard(pd_worker *w, uint32_t si);
+static void check_worker(pd_worker *w);
 
 /* ------------------------------------------------------------- config */
 
@@ -60,6 +66,8 @@ void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors,
 	for (size_t i = 0; i < pd_detectors_len && !no_detectors; i++)
 		if (picked(only, pd_detectors[i]->name))
 			cfg->det[cfg->n_det++] = pd_detectors[i];
+	const char *check = g_getenv("PD_CHECK");
+	cfg->check = check && *check && strcmp(check, "0") != 0;
 	cfg->det_offset = g_new0(size_t, pd_detectors_len + 1);
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -191,6 +199,8 @@ static void end_flow(pd_worker *w, shard *sh, pd_flow_slot *s, uint64_t pos, uin
 	s->end_sub = sub;
 	s->end_now = now;
 	s->end_next = NULL;
+	if (w->cfg->check && w->ended_tail && !pd_ended_before(w->ended_tail, s))
+		check_failed(w, s, "a flow ended out of capture order (its key is not after the previous end's)");
 	if (w->ended_tail)
 		w->ended_tail->end_next = s;
 	else
@@ -245,6 +255,8 @@ void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now)
 		end_sorted(w, gone, pos, now, PD_END_TIMEOUT);
 		g_ptr_array_free(gone, TRUE);
 	}
+	if (w->cfg->check)
+		check_worker(w);
 }
 
 void pd_worker_end(pd_worker *w, pd_time now)
@@ -260,6 +272,11 @@ void pd_worker_end(pd_worker *w, pd_time now)
 	}
 	end_sorted(w, gone, UINT64_MAX, now, PD_END_CAPTURE);
 	g_ptr_array_free(gone, TRUE);
+	if (w->cfg->check) {
+		check_worker(w);
+		if (w->st.live)
+			check_failed(w, NULL, "flows are left in the tables after the end");
+	}
 }
 
 pd_flow_slot *pd_worker_take_ended(pd_worker *w)
@@ -396,6 +413,11 @@ static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	int dir = PD_CLIENT;
 	uint32_t extra = dup ? PD_SEG_CAPTURE_DUP : 0;
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 6, &ip->src, t->sport, &ip->dst, t->dport, &dir);
+	if (s && s->flow.pseudo) {
+		/* fragments' pseudo-flow on this tuple (handle_fragment) */
+		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
+		s = NULL;
+	}
 	if (s && pd_tcp_starts_new_connection(&s->flow, dir, pkt)) {
 		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
 		s = NULL;
@@ -428,6 +450,10 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	pd_seg seg;
 	memset(&seg, 0, sizeof(seg));
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 17, &ip->src, u->sport, &ip->dst, u->dport, &dir);
+	if (s && s->flow.pseudo) {
+		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
+		s = NULL;
+	}
 	if (!s) {
 		bool s_wk = u->sport && u->sport < 1024, d_wk = u->dport && u->dport < 1024;
 		if (s_wk && !d_wk) {
@@ -456,15 +482,21 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	udp_hooks(w, s, pkt, &seg);
 }
 
-/* A fragment without a flow to go to: the pseudo-flow of its datagram's
- * addresses (sender as client), made on first use. */
+/* A fragment without a flow to go to: the pseudo-flow of rt's tuple
+ * (sender as client), made on first use. */
 static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
 {
-	const pd_ip *ip = &pkt->ip;
 	int dir = PD_CLIENT;
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &ip->src, 0, &ip->dst, 0, &dir);
+	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	if (s && !s->flow.pseudo) {
+		/* a real flow on the tuple (TCP or UDP ports 0): the fragment is
+		 * its, as for a datagram whose first fragment came; the flow stays
+		 * in the queue of its own state */
+		fragment_hooks(w, s, pkt, dir);
+		return;
+	}
 	if (!s)
-		s = new_flow(w, sh, rt, rt->proto, &ip->src, 0, &ip->dst, 0, pkt);
+		s = new_flow(w, sh, rt, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, pkt);
 	pd_flow *f = &s->flow;
 	account_packet(w, f, pkt);
 	f->pkts++;
@@ -485,11 +517,14 @@ static void handle_fragment(pd_worker *w, shard *sh, const pd_packet *pkt, const
 	}
 	int dir = PD_CLIENT;
 	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
-	if (!s) {
-		/* its flow ended since the first fragment: on its own */
+	if (!s || s->flow.pseudo) {
+		/* Its flow ended since the first fragment: a pseudo-flow with
+		 * the flow's tuple takes it (and the datagram's other late
+		 * fragments, counted as its packets), here in the flow's shard
+		 * (the pseudo-flow of the addresses alone may be another
+		 * worker's). */
 		pd_route pseudo = *rt;
 		pseudo.pseudo = true;
-		pseudo.hash = pd_flow_hash(rt->proto, &pkt->ip.src, 0, &pkt->ip.dst, 0);
 		handle_pseudo(w, sh, pkt, &pseudo);
 		return;
 	}
@@ -545,6 +580,8 @@ void pd_worker_packet(pd_worker *w, uint64_t pos, uint64_t seq, const pd_packet 
 	}
 	if (w->live_bytes > w->st.peak_bytes)
 		w->st.peak_bytes = w->live_bytes;
+	if (w->cfg->check)
+		check_shard(w, rt->shard);
 }
 
 void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
@@ -572,4 +609,86 @@ void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
 	if (st->icmp_unmatched_min_mtu &&
 	    (!sum->icmp_unmatched_min_mtu || st->icmp_unmatched_min_mtu < sum->icmp_unmatched_min_mtu))
 		sum->icmp_unmatched_min_mtu = st->icmp_unmatched_min_mtu;
+}
+
+/* ------------------------------------------------------------ PD_CHECK */
+
+static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *what)
+{
+	fprintf(stderr,
+		"pcapdoc: engine invariant broken (PD_CHECK), worker %u of %u, delivery %" G_GUINT64_FORMAT
+		" at frame %" G_GUINT64_FORMAT ": %s\n",
+		w->index, w->n_workers, w->seq, w->pos, what);
+	if (s) {
+		char a[PD_ADDR_STRLEN], b[PD_ADDR_STRLEN];
+		const pd_flow *f = &s->flow;
+		pd_addr_str(&f->addr[PD_CLIENT], a, sizeof(a));
+		pd_addr_str(&f->addr[PD_SERVER], b, sizeof(b));
+		fprintf(stderr,
+			"pcapdoc:   the flow: proto %u %s:%u -> %s:%u%s, frames %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
+			", queue %u, shard by hash %u\n",
+			f->proto, a, f->port[PD_CLIENT], b, f->port[PD_SERVER],
+			f->pseudo ? " (pseudo)" : "", f->first_frame, f->last_frame, s->queue,
+			(unsigned)((s->hash >> 40) % w->cfg->n_shards));
+	}
+	abort();
+}
+
+/* Every flow of shard si: in the table's structure, reachable by its own
+ * tuple (so no other flow of that tuple comes before it), hashed to this
+ * shard, in the queue its state says; and the shard's nDPI budget. */
+static void check_shard(pd_worker *w, uint32_t si)
+{
+	shard *sh = si < w->cfg->n_shards ? w->shards[si] : NULL;
+	if (!sh || si % w->n_workers != w->index)
+		check_failed(w, NULL, "a shard is handled by a worker that does not own it");
+	const char *bad = pd_flowtable_check(sh->ft);
+	if (bad)
+		check_failed(w, NULL, bad);
+	size_t ndpi = 0;
+	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
+		for (pd_flow_slot *s = pd_flowtable_head(sh->ft, q); s; s = pd_flowtable_next(sh->ft, s)) {
+			const pd_flow *f = &s->flow;
+			if (s->hash != pd_flow_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]))
+				check_failed(w, s, "a flow's hash is not its tuple's");
+			if ((s->hash >> 40) % w->cfg->n_shards != si)
+				check_failed(w, s, "a flow is in another shard than its hash routes to");
+			int dir = -1;
+			pd_flow_slot *found = pd_flowtable_lookup(sh->ft, s->hash, f->proto, &f->addr[0], f->port[0],
+								   &f->addr[1], f->port[1], &dir);
+			if (found != s || dir != PD_CLIENT)
+				check_failed(w, s, "a flow is not the one its tuple finds (two flows of one tuple)");
+			if (flow_queue(f) != q)
+				check_failed(w, s, "a flow is not in the activity queue of its state (its expiry is wrong)");
+			if (s->end_next)
+				check_failed(w, s, "a live flow is in a list of ended flows");
+			ndpi += s->ndpi != NULL;
+		}
+	if (ndpi != sh->app.live)
+		check_failed(w, NULL, "the shard's count of nDPI states differs from its flows'");
+}
+
+/* Every shard, the worker's ownership of them and its counts. */
+static void check_worker(pd_worker *w)
+{
+	uint64_t live = 0, bytes = 0;
+	for (uint32_t i = 0; i < w->cfg->n_shards; i++) {
+		if ((w->shards[i] != NULL) != (i % w->n_workers == w->index))
+			check_failed(w, NULL, "the worker's shards are not the ones it owns");
+		if (!w->shards[i])
+			continue;
+		check_shard(w, i);
+		live += pd_flowtable_count(w->shards[i]->ft);
+		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
+			for (pd_flow_slot *s = pd_flowtable_head(w->shards[i]->ft, q); s;
+			     s = pd_flowtable_next(w->shards[i]->ft, s))
+				bytes += slot_bytes(w, s);
+	}
+	if (live != w->st.live)
+		check_failed(w, NULL, "the worker's count of live flows differs from its tables'");
+	if (bytes != w->live_bytes)
+		check_failed(w, NULL, "the worker's bytes of live flows differ from its flows'");
+	for (const pd_flow_slot *s = w->ended; s; s = s->end_next)
+		if (s->prev || s->next)
+			check_failed(w, s, "an ended flow is still linked in an activity queue");
 }

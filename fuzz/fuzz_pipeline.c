@@ -35,23 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pd_run_opts_default(&ro);
 	ro.want_flow_rows = true;
 	/* nDPI's start-up dominates a run on small inputs: keep it for one
-	 * input in four so the glue is fuzzed without slowing everything. */
+	 * input in four so the glue is fuzzed without slowing everything
+	 * (fuzz_engine is the fast target for the engine itself) */
 	ro.no_ndpi = (size % 4) != 0;
-	/* one thread; one lane with nDPI; two lanes, nDPI with the flows (only
-	 * on request: pcapdoc itself picks one lane). No thread of a previous
-	 * input runs any more, so setenv is safe here. */
-	ro.threads = 1 + (unsigned)(size % 3);
-	setenv("PD_TEST_REPLAY_CHECK", "1", 1); /* a lane's mirror that strays aborts */
-	if (ro.threads == 3)
-		setenv("PD_TEST_LANES", "2", 1);
-	else
-		unsetenv("PD_TEST_LANES");
-	/* parking (analyzer/flowtable.h) after every packet for half of the
-	 * inputs: each waiting flow packed and unpacked again and again */
-	if ((size / 3) % 2)
-		setenv("PD_TEST_PARK_AT", "0", 1);
-	else
-		unsetenv("PD_TEST_PARK_AT");
+	ro.threads = 1 + (unsigned)(size % 2);
+	setenv("PD_CHECK", "1", 0); /* the engine's invariants (engine.h) */
 	ro.max_flows = 1024; /* exercises eviction on small inputs */
 	pd_run *run = pd_run_new(&ro);
 	(void)pd_run_files(run, paths, 1);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a pcapdoc binary over every crafted probe (testdata/probes) and every
 # regression input (testdata/regress) at --threads 1, 2 and 4, with the
-# options testdata/probes/options gives. A run fails on a crash or a hang, a
+# options testdata/probes/options gives, with the engine's invariant checks on
+# (PD_CHECK=1). A run fails on a crash or a hang, a broken invariant, a
 # sanitizer report or a GLib critical on stderr, or an exit status other than
 # 0, 1, 3 or 4 (pcapdoc(1)); a capture fails when its JSON report (with
 # --flows) or its exit status differs between thread counts. First checks
@@ -64,7 +65,7 @@ for f in "${captures[@]}"; do
 	bad=0
 	for t in "${threads[@]}"; do
 		out=$tmp/out.$t err=$tmp/err.$t
-		timeout 300 "$bin" -q --format json --flows --threads "$t" "${opts[@]}" "$f" >"$out" 2>"$err" </dev/null
+		PD_CHECK=1 timeout 300 "$bin" -q --format json --flows --threads "$t" "${opts[@]}" "$f" >"$out" 2>"$err" </dev/null
 		rc=$?
 		echo "$rc" >"$tmp/rc.$t"
 		runs=$((runs + 1))
@@ -73,14 +74,14 @@ for f in "${captures[@]}"; do
 			why="no report in 300 s"
 		elif [ $rc -ge 128 ]; then
 			why="killed by signal $((rc - 128))"
-		elif grep -qE 'Sanitizer|runtime error|CRITICAL \*\*' "$err"; then
-			why="sanitizer or GLib report (exit $rc)"
+		elif grep -qE 'Sanitizer|runtime error|CRITICAL \*\*|invariant broken' "$err"; then
+			why="sanitizer, GLib or invariant report (exit $rc)"
 		elif [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 3 ] && [ $rc -ne 4 ]; then
 			why="exit $rc"
 		fi
 		if [ -n "$why" ]; then
 			echo "FAIL $f --threads $t ${opts[*]}: $why"
-			grep -E -m1 'ERROR: |runtime error|CRITICAL' "$err" | sed 's/^/    /'
+			grep -E -m1 'ERROR: |runtime error|CRITICAL|invariant broken' "$err" | sed 's/^/    /'
 			grep -E '^ *#[0-9]+ ' "$err" | head -8 | sed 's/^/    /'
 			[ -s "$err" ] || echo "    (nothing on stderr)"
 			grep -qE '^ *#[0-9]+ ' "$err" || sed -n 1,10p "$err" | sed 's/^/    /'

@@ -83,7 +83,7 @@ static uint64_t feed(pd_harness *h, const uint8_t *bytes, uint32_t len)
 	fr.linktype = DLT_EN10MB;
 	fr.data = bytes;
 	g_ptr_array_add(h->kept, g_bytes_new(bytes, len));
-	pd_run_feed(h->run, &fr, 262144);
+	pd_run_frame(h->run, 262144, &fr);
 	return fr.frame_no;
 }
 

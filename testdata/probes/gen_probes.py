@@ -379,6 +379,137 @@ probe("frag4-overlap.pcap", "overlapping IPv4 fragments: tail overlap, a rewritt
 probe("frag6-overlap.pcap", "frag4-overlap in IPv6")(lambda: frag_overlap(Fam(True)))
 
 
+# ------------------------------------- a datagram outliving its flow
+
+def frag_tail(fam, how):
+    """A segment's (and a UDP datagram's) first fragment reaches its flow;
+    the flow ends before the rest of the datagram comes, within the
+    router's 30 s: the router still routes the rest to the flow's tuple.
+    how: "ended" (RST, then the 10 s linger), "reused" (a new SYN on the
+    tuple) or "evicted" (24 newer flows, --max-flows 16)."""
+    c = g.Capture()
+    f = fam.frag
+    subjects = []
+    for i in range(3):
+        conv = g.Tcp(c, fam.C, fam.S, 53000 + i, 443, 0x11000000 * (i + 1), 0x77000000 + i)
+        conv.handshake(1.0 + i * 0.01)
+        seg = g.tcp(conv.port[0], 443, conv.nxt[0], conv.nxt[1], "PA", payload(3 * f + 100, i))
+        fr = fam.frags(fam.C, fam.S, 6, seg, 0x5300 + i, g.split(len(seg), f))
+        c.add(1.1 + i * 0.01, fr[0])
+        subjects.append((conv, fr))
+    ufr = fam.frags(fam.C, fam.S, 17, g.udp(53100, 9000, payload(3 * f + 50)), 0x5310, g.split(3 * f + 58, f))
+    c.add(1.2, ufr[0])
+    if how == "ended":
+        for i, (conv, _) in enumerate(subjects):
+            conv.send(1.3 + i * 0.01, 0, "RA")
+        ticks(c, fam, (5.0, 12.0))
+        t = 13.0
+    elif how == "reused":
+        for i, (conv, _) in enumerate(subjects):
+            c.add(1.3 + i * 0.01, g.ip(fam.C, fam.S, 6, g.tcp(conv.port[0], 443, 0x22000000 * (i + 1), 0, "S",
+                                                              opts=g.tcp_opts_syn())))
+        t = 1.5
+    else:
+        for i in range(24):
+            c.add(1.3 + i * 0.005, g.ip(fam.C, fam.S2, 17, g.udp(54000 + i, 7000 + i, b"filler")))
+        t = 1.5
+    # the rest of each datagram, the UDP one last-first
+    for i, (_, fr) in enumerate(subjects):
+        for k, p in enumerate(fr[1:]):
+            c.add(t + i * 0.01 + k * 0.001, p)
+    for k, p in enumerate(reversed(ufr[1:])):
+        c.add(t + 0.05 + k * 0.001, p)
+    # errors quoting tail fragments (routed by their datagram), the tail again
+    c.add(t + 0.1, icmp_for(fam, "reasmtimeout", subjects[0][1][1]), outbound=False)
+    c.add(t + 0.11, icmp_for(fam, "fragneeded", subjects[1][1][-1]), outbound=False)
+    c.add(t + 0.12, icmp_for(fam, "reasmtimeout", ufr[1]), outbound=False)
+    c.add(t + 0.13, subjects[0][1][2])
+    # the tuples again: the old connection talks on, a new SYN, a datagram
+    subjects[2][0].send(t + 0.2, 0, "PA", payload(100, 9))
+    c.add(t + 0.21, g.ip(fam.C, fam.S, 6, g.tcp(53000, 443, 0x33000000, 0, "S", opts=g.tcp_opts_syn())))
+    c.add(t + 0.22, g.ip(fam.C, fam.S, 17, g.udp(53100, 9000, payload(40))))
+    # a first fragment of an old datagram again, then its tail
+    c.add(t + 0.3, subjects[1][1][0])
+    c.add(t + 0.31, subjects[1][1][1])
+    return c
+
+
+TAIL_TEXT = {
+    "ended": "reset, past its 10 s linger",
+    "reused": "replaced by a new SYN on its 4-tuple",
+    "evicted": "evicted by 24 newer flows (--max-flows 16)",
+}
+for _how, _text in TAIL_TEXT.items():
+    probe("frag4-tail-%s.pcap" % _how, "IPv4 TCP segments and a UDP datagram whose first fragment reached its flow, "
+          "the rest after the flow was %s; errors quoting the rest, then the tuples again" % _text,
+          "--max-flows 16" if _how == "evicted" else "")((lambda h: lambda: frag_tail(Fam(False), h))(_how))
+    probe("frag6-tail-%s.pcap" % _how, "frag4-tail-%s in IPv6" % _how,
+          "--max-flows 16" if _how == "evicted" else "")((lambda h: lambda: frag_tail(Fam(True), h))(_how))
+
+
+def evict_sharded():
+    """--max-flows 256: 4 shards of 64 flows, which 2 or 4 workers share.
+    The subjects of the ICMP probes and a datagram's first fragment, then
+    400 newer flows (about 100 a shard): each shard evicts its oldest. Then
+    errors quoting the evicted flows, the datagram's rest, the tuples."""
+    c = g.Capture()
+    fam = Fam(False)
+    quotes = tcp_subjects(c, fam, 1.0, 44000) + udp_subjects(c, fam, 1.1, 44100)
+    conv = g.Tcp(c, fam.C, fam.S, 44200, 443, 0x12340000, 0x43210000)
+    conv.handshake(1.2)
+    seg = g.tcp(44200, 443, conv.nxt[0], conv.nxt[1], "PA", payload(2 * fam.frag + 100))
+    fr = fam.frags(fam.C, fam.S, 6, seg, 0x4420, g.split(len(seg), fam.frag))
+    c.add(1.25, fr[0])
+    for i in range(400):
+        c.add(1.3 + i * 0.001, g.ip(fam.C, "10.4.%d.%d" % (i // 200, i % 200 + 1), 17,
+                                     g.udp(20000 + i, 5000 + i % 7, b"filler")))
+    t = 2.0
+    for i, q in enumerate(quotes):
+        c.add(t + i * 0.01, icmp_for(fam, "fragneeded" if i % 2 else "portunreach", q), outbound=False)
+    for k, p in enumerate(fr[1:]):
+        c.add(t + 0.1 + k * 0.001, p)
+    c.add(t + 0.11, icmp_for(fam, "reasmtimeout", fr[1]), outbound=False)
+    for i, q in enumerate(quotes):
+        c.add(t + 0.2 + i * 0.01, q)
+    conv.send(t + 0.3, 1, "A")
+    return c
+
+
+probe("evict-sharded.pcap", "TCP and UDP flows and a datagram's first fragment, evicted from 4 shards of 64 "
+      "(--max-flows 256, shared by 2 or 4 workers) by 400 newer flows; errors quoting them, the datagram's "
+      "rest, the tuples again", "--max-flows 256")(evict_sharded)
+
+
+def frag_router_caps():
+    """The router's bounds: 950 non-first fragments of 9000 bytes, each of
+    its own datagram (past the 8 MiB held: the oldest datagrams give theirs
+    up to their pseudo-flows), then the first fragments of the oldest and
+    newest; 4200 tiny ones (past the 4096 datagrams followed); errors
+    quoting a given-up and a held fragment."""
+    c = g.Capture()
+    fam = Fam(False)
+    big = []
+    for i in range(950):
+        dg = g.udp(30000 + i % 50, 9000, bytes(9000 + 8))
+        fr = g.fragments4(fam.C, fam.S, 17, dg, 0x8000 + i, [(0, 8, True), (8, 9000, False)])
+        big.append(fr)
+        c.add(1.0 + i * 0.001, fr[1])
+    for i in (0, 1, 2, 947, 948, 949):
+        c.add(2.0 + i * 0.0001, big[i][0])
+    for i in range(4200):
+        dg = g.udp(31000, 9001, bytes(24))
+        fr = g.fragments4(fam.C, fam.S2, 17, dg, i, [(0, 16, True), (16, 16, False)])
+        c.add(3.0 + (i // 100) * 0.01, fr[1])
+    c.add(4.0, icmp_for(fam, "reasmtimeout", big[3][1]), outbound=False)
+    c.add(4.01, icmp_for(fam, "reasmtimeout", big[949][1]), outbound=False)
+    return c
+
+
+probe("frag-router-caps.pcap.gz", "950 lone 9000-byte later fragments (past the router's 8 MiB of held "
+      "fragments), some first fragments late, 4200 lone tiny ones (past its 4096 datagrams); errors quoting "
+      "given-up and held ones")(frag_router_caps)
+
+
 # ------------------------------------------------------ sequence wrap
 
 def seqwrap_retrans():
