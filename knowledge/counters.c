@@ -98,7 +98,7 @@ const pd_counter pd_counters[] = {
 	{"TcpExtTCPMTUPSuccess", "a TCP MTU probe that succeeded", "成功的 TCP MTU 探测", NULL},
 	{"IcmpInDestUnreachs", "an ICMP destination unreachable received (fragmentation needed among them)",
 	 "收到的 ICMP 目的不可达（其中包括需要分片）", NULL},
-	{"Icmp6InPktTooBigs", "an ICMPv6 Packet Too Big received", "收到的 ICMPv6 Packet Too Big", NULL},
+	{"Icmp6InPktTooBigs", "an ICMPv6 Packet Too Big received", "收到的 ICMPv6 报文过大（Packet Too Big）消息", NULL},
 	{"Icmp6InDestUnreachs", "an ICMPv6 destination unreachable received", "收到的 ICMPv6 目的不可达", NULL},
 	{"IcmpOutDestUnreachs", "an ICMP destination unreachable sent (by a reject rule among others)",
 	 "发出的 ICMP 目的不可达（其中包括拒绝规则发出的）", NULL},

@@ -1651,7 +1651,7 @@ const pd_setting pd_kb[] = {
 		.change_en = "Allow ICMP destination-unreachable fragmentation-needed (type 3 code 4) and "
 			     "ICMPv6 Packet Too Big (type 2) toward the senders.",
 		.change_zh = "放行发往发送端的 ICMP 目的不可达-需要分片（类型 3 代码 4）和 ICMPv6 "
-			     "Packet Too Big（类型 2）。",
+			     "报文过大（Packet Too Big，类型 2）。",
 		.caveat_en = "IPv6 routers never fragment: blocking Packet Too Big always creates a "
 			     "black hole for large packets.",
 		.caveat_zh = "IPv6 路由器从不分片：拦截 Packet Too Big 必然造成大包黑洞。",

@@ -133,8 +133,12 @@ static int expect_pictures(const char *dom, const char *name)
 	g_regex_match(re, dom, 0, &mi);
 	while (g_match_info_matches(mi)) {
 		char *id = g_match_info_fetch(mi, 1);
-		gchar **flows = g_strsplit(g_match_info_fetch(mi, 2), " ", -1);
-		gchar **needs = g_strsplit(g_match_info_fetch(mi, 3), " ", -1);
+		char *flow_list = g_match_info_fetch(mi, 2);
+		char *need_list = g_match_info_fetch(mi, 3);
+		gchar **flows = g_strsplit(flow_list, " ", -1);
+		gchar **needs = g_strsplit(need_list, " ", -1);
+		g_free(flow_list);
+		g_free(need_list);
 		for (gchar **f = flows; *f; f++)
 			for (gchar **k = needs; *k; k++) {
 				char *want = g_strdup_printf("data-chart=\"%s\" data-flow=\"%s\"", *k, *f);
