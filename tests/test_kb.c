@@ -8,6 +8,7 @@
 
 #include "report/model.h"
 #include "knowledge/catalog.h"
+#include "knowledge/causality.h"
 #include "knowledge/counters.h"
 #include "knowledge/kb.h"
 #include "testutil.h"
@@ -260,6 +261,24 @@ Test(catalog, ids_kebab_unique_complete)
 }
 
 /* The ids detectors are written against: never renamed or removed. */
+/* Every row of the causality table names findings that exist, and no
+ * finding explains itself (the attribution would hide it). */
+Test(catalog, causality_rows_name_findings)
+{
+	for (size_t i = 0; i < pd_causalities_len; i++) {
+		const pd_causality *c = &pd_causalities[i];
+		cr_expect_not_null(pd_catalog_find(c->cause), "causality: unknown cause '%s'", c->cause);
+		size_t n = 0;
+		for (const char *const *s = c->consequences; *s; s++, n++) {
+			cr_expect_not_null(pd_catalog_find(*s), "causality %s: unknown consequence '%s'", c->cause, *s);
+			cr_expect_str_neq(*s, c->cause, "%s explains itself", c->cause);
+		}
+		cr_expect_lt(n, PD_MAX_CONSEQUENCES, "%s: too many consequences", c->cause);
+	}
+	cr_expect(pd_explains("middlebox-idle-timeout", "retransmissions"));
+	cr_expect_not(pd_explains("retransmissions", "middlebox-idle-timeout"));
+}
+
 Test(catalog, stable_ids_present)
 {
 	static const struct {
