@@ -112,6 +112,11 @@ pd_app_label *pd_app_label_new(void)
 	return n;
 }
 
+size_t pd_app_label_state_size(void)
+{
+	return ndpi_detection_get_sizeof_ndpi_flow_struct();
+}
+
 void pd_app_label_free(pd_app_label *n)
 {
 	if (n && !pool_give(n))
@@ -164,7 +169,8 @@ void pd_app_label_feed(pd_app_label *n, pd_flow_slot *s, const pd_packet *pkt, p
 			return;
 		}
 		memset(s->ndpi, 0, n->flow_size);
-		b->live++;
+		if (++b->live > b->peak)
+			b->peak = b->live;
 	}
 	uint32_t len = pkt->l3_captured;
 	if (pkt->ip.total_len && len > pkt->ip.total_len)

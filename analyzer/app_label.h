@@ -23,7 +23,7 @@ void pd_app_label_keep(unsigned n);
 /* nDPI states alive in one shard (*live) and the shard's cap: past it a
  * new flow is left "Unknown" (counted in *skipped). */
 typedef struct pd_app_budget {
-	size_t live, cap;
+	size_t live, cap, peak; /* nDPI states: now, at most, at most at once */
 	uint64_t skipped;
 } pd_app_budget;
 
@@ -31,6 +31,9 @@ typedef struct pd_app_budget {
 void pd_app_label_feed(pd_app_label *n, pd_flow_slot *s, const pd_packet *pkt, pd_app_budget *b);
 /* Fixes the flow's label (giving up if needed) and frees nDPI's state. */
 void pd_app_label_finish(pd_app_label *n, pd_flow_slot *s, pd_app_budget *b);
+
+/* Bytes of one nDPI flow state (for --stats). */
+size_t pd_app_label_state_size(void);
 
 #define PD_APP_MAX_PKTS 24
 /* nDPI states alive at once, over all shards. */

@@ -102,6 +102,7 @@ pd_flow_slot *pd_worker_take_ended(pd_worker *w);
 /* What a worker counted that the report shows; added up over workers. */
 typedef struct pd_worker_stats {
 	uint64_t flows_evicted, half_open_evicted, app_skipped;
+	uint64_t app_peak; /* nDPI states at once: the sum of the shards' peaks */
 	uint64_t evicted_frame; /* the first flow evicted by the cap: the frame that made room */
 	pd_time evicted_ts;
 	uint64_t live, peak_live; /* flows in its tables */

@@ -698,6 +698,34 @@ static char *note_udp_encap(const pd_coverage *cv, uint64_t packets, char **zh)
 	return g_string_free(b.en, FALSE);
 }
 
+/* --stats: what the engine kept, for the benchmark and for sizing a run:
+ * flows at their peak and the bytes the engine itself accounts for them
+ * (flow, eager detector blocks, payload blocks, tables), the nDPI states
+ * alive at once, and each detector's per-flow block. */
+static void print_stats(const pd_run *run, const pd_worker_stats *st)
+{
+	const pd_engine_cfg *cfg = &run->cfg;
+	size_t ndpi = run->opts.no_ndpi ? 0 : pd_app_label_state_size();
+	fprintf(stderr, "pcapdoc: stats: %u worker(s), %u shards\n", run->n_workers, cfg->n_shards);
+	fprintf(stderr, "pcapdoc: stats: peak live flows %" G_GUINT64_FORMAT " (sum of the workers' peaks)\n",
+		st->peak_live);
+	fprintf(stderr,
+		"pcapdoc: stats: flow blocks and tables at the peak %" G_GUINT64_FORMAT " bytes, %.0f per live flow\n",
+		st->peak_bytes, st->peak_live ? (double)st->peak_bytes / (double)st->peak_live : 0.0);
+	fprintf(stderr,
+		"pcapdoc: stats: per flow: engine %zu bytes, eager detector blocks %zu, payload blocks %zu "
+		"(from the first payload)\n",
+		sizeof(pd_flow_slot), cfg->det_size, cfg->data_size);
+	fprintf(stderr,
+		"pcapdoc: stats: nDPI states at once %" G_GUINT64_FORMAT " (sum of the shards' peaks) x %zu bytes = %.1f MiB; "
+		"%" G_GUINT64_FORMAT " flows not labelled (budget)\n",
+		st->app_peak, ndpi, (double)st->app_peak * (double)ndpi / 1048576.0, st->app_skipped);
+	for (size_t i = 0; i < cfg->n_det; i++)
+		if (cfg->det[i]->flow_state_size)
+			fprintf(stderr, "pcapdoc: stats: detector %-12s %5zu bytes per flow%s\n", cfg->det[i]->name,
+				cfg->det[i]->flow_state_size, cfg->det[i]->from_payload ? " (from the first payload)" : "");
+}
+
 static void add_notes(pd_run *run, const pd_worker_stats *st)
 {
 	pd_capture_summary *cap = &run->report->cap;
@@ -761,10 +789,7 @@ pd_report *pd_run_finish(pd_run *run)
 	add_notes(run, &st);
 	pd_collector_finish(run->collector, run->report, fa, run->last_ts);
 	if (run->opts.stats)
-		fprintf(stderr,
-			"pcapdoc: %u worker(s), %u shards; peak live flows %" G_GUINT64_FORMAT
-			" (sum of the workers' peaks), their blocks and tables %" G_GUINT64_FORMAT " bytes\n",
-			run->n_workers, run->cfg.n_shards, st.peak_live, st.peak_bytes);
+		print_stats(run, &st);
 	pd_report *r = run->report;
 	run->report = NULL;
 	return r;

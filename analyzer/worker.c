@@ -597,8 +597,10 @@ void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
 	sum->peak_live += st->peak_live;
 	sum->peak_bytes += st->peak_bytes;
 	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
-		if (w->shards[i])
+		if (w->shards[i]) {
 			sum->app_skipped += w->shards[i]->app.skipped;
+			sum->app_peak += w->shards[i]->app.peak;
+		}
 	if (st->icmp_unmatched &&
 	    (!sum->icmp_unmatched || st->icmp_unmatched_frame < sum->icmp_unmatched_frame)) {
 		sum->icmp_unmatched_frame = st->icmp_unmatched_frame;

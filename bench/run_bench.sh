@@ -268,7 +268,11 @@ fe_run() {
 	case $name in
 	bare) time_run "$pfx" "$BARE" "$f" ;;
 	pd) time_run "$pfx" "$PCAPDOC" -q $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
-	pd1) time_run "$pfx" "$PCAPDOC" -q --threads 1 $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	pd1) time_run "$pfx" "$PCAPDOC" -q --stats --threads 1 $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	pdnondpi) time_run "$pfx" "$PCAPDOC" -q --threads 1 --no-ndpi $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	pdnodet) time_run "$pfx" "$PCAPDOC" -q --threads 1 --no-detectors $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	pdfloor) time_run "$pfx" "$PCAPDOC" -q --threads 1 --no-ndpi --no-detectors $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
+	det-*) time_run "$pfx" "$PCAPDOC" -q --threads 1 --no-ndpi --detectors "${name#det-}" $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
 	pd2) time_run "$pfx" "$PCAPDOC" -q --threads 2 $PCAPDOC_ARGS --format json -o "$pfx.json" "$f" ;;
 	tcptrace)
 		local lim=()
@@ -286,6 +290,11 @@ if [ "$FRONTEND" != 0 ]; then
 	FEROWS=$WORK/fe-rows # tool slice seconds packets bytes rss_kb empty_rss_kb live live_tcp evicted
 	: >"$FEROWS"
 	FE_TOOLS="bare pd pd1 pd2"
+	# PD_BENCH_FLOOR=1: what the parts cost, on one thread (nDPI off, the
+	# detectors off, both off); PD_BENCH_FE_DETECTORS="loss window ...":
+	# each of these detectors alone (nDPI off), against the floor
+	[ "$FLOOR" = 1 ] && FE_TOOLS="$FE_TOOLS pdnondpi pdnodet pdfloor"
+	for d in ${PD_BENCH_FE_DETECTORS:-}; do FE_TOOLS="$FE_TOOLS det-$d"; done
 	[ -n "$TCPTRACE" ] && [ "$FE_TCPTRACE" -gt 0 ] && FE_TOOLS="$FE_TOOLS tcptrace"
 	[ -z "$TCPTRACE" ] && echo "run_bench: tcptrace is not installed (Debian: apt-get install tcptrace); its rows are left out"
 	# what each tool takes before any flow: a pcap file header, no packet
@@ -340,6 +349,7 @@ if [ "$FRONTEND" != 0 ]; then
 			done
 		done
 		echo "  bare_loop: $(cat "$WORK/fe-bare.out")"
+		[ -f "$WORK/fe-pd1.err" ] && sed -n 's/^pcapdoc: stats: /  pcapdoc --threads 1: /p' "$WORK/fe-pd1.err"
 		packets=$(awk '{print $2}' "$WORK/fe-bare.out")
 		lv=$(sed -n 's/.* live_peak \([0-9]*\).*/\1/p' "$WORK/fe-bare.out")
 		lvt=$(sed -n 's/.* live_peak_tcp \([0-9]*\).*/\1/p' "$WORK/fe-bare.out")
@@ -365,6 +375,7 @@ if [ "$FRONTEND" != 0 ]; then
 	BEGIN {
 		label["bare"] = "bare_loop"; label["pd"] = "pcapdoc"; label["pd1"] = "pcapdoc-1t"
 		label["pd2"] = "pcapdoc-2t"; label["tcptrace"] = "tcptrace"
+		label["pdnondpi"] = "pd1-nondpi"; label["pdnodet"] = "pd1-nodet"; label["pdfloor"] = "pd1-floor"
 	}
 	{
 		tool[NR] = $1; sl[NR] = $2; s[NR] = $3; p[NR] = $4; b[NR] = $5; rss[NR] = $6; er[NR] = $7
@@ -382,12 +393,13 @@ if [ "$FRONTEND" != 0 ]; then
 			pps = p[i] / secs
 			ratio = bare[sl[i]] > 0 ? pps / bare[sl[i]] : 0
 			bpl = lv[i] > 0 ? (rss[i] - er[i]) * 1024 / lv[i] : 0
+			if (!(tool[i] in label)) label[tool[i]] = tool[i]
 			printf "%-11s %-7s %9d %9.3f %10.0f %8.3f %9.1f %9.1f %8d %10.0f %8s\n", label[tool[i]], sl[i], p[i], s[i], pps, ratio, rss[i] / 1024, er[i] / 1024, lv[i], bpl, ev[i]
 			if (csv != "") printf "%s,%s,%d,%d,%.3f,%.0f,%.3f,%d,%d,%d,%d,%.0f,%s\n", label[tool[i]], sl[i], p[i], b[i], s[i], pps, ratio, rss[i], er[i], lv[i], lvt[i], bpl, ev[i] >> csv
 		}
 	}' "$FEROWS"
-	echo "(live flows: the bare loop's peak for the file, TCP and UDP, used for every tool; pcapdoc does not"
-	echo " print its own yet. Front-end part: $(($(date +%s) - FE_T0)) s.)"
+	echo "(live flows: the bare loop's peak for the file, TCP and UDP, used for every tool; pcapdoc's own"
+	echo " count and bytes are its --stats lines above. Front-end part: $(($(date +%s) - FE_T0)) s.)"
 fi
 
 exit $FAILED

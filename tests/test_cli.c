@@ -521,6 +521,31 @@ Test(cli, no_detectors_reads_everything_and_finds_nothing)
 	cJSON_Delete(a);
 }
 
+/* --stats (the benchmark reads it): the peak of live flows and the bytes
+ * per live flow, the same for any number of workers (flows live in shards,
+ * not threads); a capture of 4 connections one after another never has
+ * more than a few alive. */
+Test(cli, stats_count_live_flows)
+{
+	long peak[2] = {0, 0};
+	for (int t = 0; t < 2; t++) {
+		char *err = NULL;
+		char *cmd = g_strdup_printf("\"$PCAPDOC\" -q --stats --threads %d -o /dev/null "
+					    "testdata/captures/nagle-delack/nagle-delack.pcap",
+					    t + 1);
+		cr_assert_eq(sh(cmd, NULL, &err), 0);
+		const char *p = strstr(err, "peak live flows ");
+		cr_assert_not_null(p, "no peak in:\n%s", err);
+		peak[t] = strtol(p + strlen("peak live flows "), NULL, 10);
+		cr_expect(strstr(err, " per live flow"), "no bytes per live flow in:\n%s", err);
+		cr_expect(strstr(err, "detector loss "), "no per-detector sizes in:\n%s", err);
+		g_free(cmd);
+		g_free(err);
+	}
+	cr_expect(peak[0] >= 1 && peak[0] <= 4, "peak live flows %ld", peak[0]);
+	cr_expect_eq(peak[0], peak[1], "peaks differ: %ld with one worker, %ld with two", peak[0], peak[1]);
+}
+
 /* Runs pcapdoc on a pseudo-terminal (stdout and stderr), feeding `path` to
  * its standard input in 20 pieces over about 1.6 s; returns all it wrote. */
 static char *run_on_tty(const char *path, bool quiet)
