@@ -861,7 +861,39 @@ static void ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s
 	else
 		pd_finding_append(f, " Whether SACK is on is unknown: a SYN is missing from the capture.",
 				  "抓包缺少 SYN，无法判断 SACK 是否启用。");
-	ls_append_vantage(f, vantage, s);
+	/* Where the first copies were lost, before any setting. */
+	if (vantage == s && d->unseen * 2 >= real)
+		pd_finding_append(f,
+				  " The capture was taken at the sender, yet most first copies never appeared in it: "
+				  "they were dropped inside the sending host (its qdisc or driver), before the capture "
+				  "point.",
+				  "抓包点在发送端，但大部分首发报文并未出现在抓包中：它们在发送主机内部（qdisc 或驱动）"
+				  "抓包点之前就被丢弃了。");
+	else if (vantage == s)
+		pd_finding_append(f,
+				  " The capture was taken at the sender and saw the first copies leave: they were lost "
+				  "after the capture point, on the path or in the receiving host.",
+				  "抓包点在发送端，且看到了首发报文发出：它们是在抓包点之后丢失的，即在路径上或接收主机内。");
+	else if (vantage == r && !d->rcv_drop)
+		pd_finding_append(f,
+				  " The capture was taken at the receiver and never saw the first copies: they were lost "
+				  "before the capture point, on the path or in the sending host.",
+				  "抓包点在接收端，且从未看到首发报文：它们是在抓包点之前丢失的，即在路径上或发送主机内。");
+	else
+		ls_append_vantage(f, vantage, s);
+	/* A queue that built up (RTT well above the handshake's while the
+	 * data flowed) says the losses were congestion; without it they are
+	 * a lossy hop, and the congestion control is no first answer. */
+	bool congested = flow->hs_rtt > 0 && flow->rtt_count >= 8 &&
+			 flow->rtt_sum / flow->rtt_count >= flow->hs_rtt + flow->hs_rtt * 3 / 10 &&
+			 flow->rtt_sum / flow->rtt_count - flow->hs_rtt >= PD_NS_PER_SEC / 1000;
+	if (congested)
+		pd_finding_append(f,
+				  " The round trip grew from %.2f ms (handshake) to %.2f ms on average while data "
+				  "flowed: a queue built up, so these are congestion losses.",
+				  "数据传输期间往返时间从 %.2f 毫秒（握手）增长到平均 %.2f 毫秒：队列在积压，"
+				  "因此这些是拥塞丢包。",
+				  (double)flow->hs_rtt / 1e6, (double)(flow->rtt_sum / flow->rtt_count) / 1e6);
 	pd_finding_append(f,
 			  " Congestion control reacts to each loss episode; a loss-tolerant algorithm (bbr) is a "
 			  "consideration for paths with random loss, not a fix for a congested or faulty link.",
@@ -918,9 +950,12 @@ static void ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s
 	else if (sack == 0)
 		pd_finding_settings(f, "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
 				    "net.core.netdev_max_backlog", "qdisc limit", NULL);
+	else if (congested)
+		pd_finding_settings(f, "net.ipv4.tcp_congestion_control", "shaper queue size", "qdisc limit",
+				    "NIC ring buffers", "net.core.netdev_max_backlog", NULL);
 	else
-		pd_finding_settings(f, "net.ipv4.tcp_congestion_control", "NIC ring buffers",
-				    "net.core.netdev_max_backlog", "qdisc limit", "net.ipv4.tcp_sack", NULL);
+		pd_finding_settings(f, "lossy path", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
+				    "net.core.netdev_max_backlog", "qdisc limit", NULL);
 }
 
 static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)

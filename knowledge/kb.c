@@ -1089,6 +1089,30 @@ const pd_setting pd_kb[] = {
 		CAUSES("queueing-delay"),
 	},
 	{
+		.name = "lossy path",
+		.kind = PD_KB_INTERFACE,
+		.side = PD_SIDE_PATH,
+		.default_value = NULL,
+		.check = "mtr -n -r -c 200 PEER (the hop where loss starts and stays); on each Linux hop: "
+			 "ip -s link show DEV and ethtool -S DEV | grep -i -E 'err|crc|drop' (counters that "
+			 "grow between two reads)",
+		.change_en = "Find the hop that loses packets and fix it or route around it: CRC or frame "
+			     "errors point at a cable, optic or duplex mismatch, drops at a fixed rate at a "
+			     "policer. Where random loss cannot be removed (radio links, some long-haul paths), "
+			     "a loss-tolerant congestion control (bbr) on the sender keeps the throughput up.",
+		.change_zh = "找出丢包的那一跳并修复或绕开它：CRC 或帧错误通常指向线缆、光模块或双工不匹配，"
+			     "按固定速率丢包则多是限速器（policer）。在无法消除随机丢包的路径上（无线链路、部分"
+			     "长途链路），发送端使用容忍丢包的拥塞控制（bbr）可以保住吞吐量。",
+		.caveat_en = "Loss without a queue building up is not congestion: a different congestion "
+			     "control hides it from the throughput, it does not remove it. mtr loss shown only "
+			     "at a middle hop that later hops do not share is that router rate-limiting its "
+			     "own ICMP replies, not loss.",
+		.caveat_zh = "没有队列积压的丢包不是拥塞：换一种拥塞控制只是让吞吐量不受它影响，并没有消除"
+			     "丢包。mtr 中只出现在中间某一跳、而后续各跳都没有的丢包，是该路由器在限制自己的 "
+			     "ICMP 应答速率，不是丢包。",
+		CAUSES("retransmissions", "rto-timeouts", "tail-loss"),
+	},
+	{
 		.name = "NIC ring buffers",
 		.kind = PD_KB_INTERFACE,
 		.side = PD_SIDE_BOTH,
