@@ -832,7 +832,8 @@ static void fr_emit_fragmentation(pd_ctx *ctx, fr_state *st, const pd_flow *flow
 		pd_finding_set_severity(f, PD_SEV_WARNING);
 	pd_finding_set_confidence(f, 0.95);
 	if (s->proto == 6)
-		pd_finding_settings(f, "net.ipv4.ip_no_pmtu_disc", "MSS clamping", "interface MTU", NULL);
+		pd_finding_settings(f, "net.ipv4.ip_no_pmtu_disc", "MSS clamping", "interface MTU",
+				    "net.ipv4.route.min_pmtu", NULL);
 	else if (s->min_first_total && s->min_first_total + 7 < 1500)
 		pd_finding_settings(f, "interface MTU", "application datagram size", NULL);
 	else

@@ -278,11 +278,12 @@ static void ng_report(pd_ctx *ctx, const pd_flow *flow, int a, ng_samples *s)
 		pd_finding_append(f,
 				  " A timer near 200 ms points to a Windows peer, or a Linux peer whose delayed-ACK "
 				  "timer grew to its ceiling: Linux caps it at the smoothed RTT (at least 40 ms) and at "
-				  "200 ms, and since 6.7 just below the route's rto_min, so about 200 ms needs an RTT of "
-				  "200 ms or more.",
+				  "200 ms, and since 6.7 just below the RTO floor (the route's rto_min, or "
+				  "net.ipv4.tcp_rto_min_us since 6.11), so about 200 ms needs an RTT of 200 ms or more.",
 				  "定时器接近 200 毫秒，说明对端可能是 Windows，或是延迟确认定时器已涨到上限的 Linux："
-				  "Linux 把它限制在平滑 RTT（至少 40 毫秒）和 200 毫秒以内，自内核 6.7 起还要略低于路由的 "
-				  "rto_min，所以约 200 毫秒的定时器要 200 毫秒以上的 RTT 才会出现。");
+				  "Linux 把它限制在平滑 RTT（至少 40 毫秒）和 200 毫秒以内，自内核 6.7 起还要略低于 RTO 下限"
+				  "（路由的 rto_min，或自 6.11 起的 net.ipv4.tcp_rto_min_us），所以约 200 毫秒的定时器要 "
+				  "200 毫秒以上的 RTT 才会出现。");
 	pd_finding_metric(f, "stalls", stalls, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "candidate_gaps", total, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "period_ms", period_us / 1000.0, PD_UNIT_MS, PD_AGG_MAX);

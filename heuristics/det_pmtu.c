@@ -637,7 +637,7 @@ static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 					  d->too_big_frame, d->after_max, d->before_max);
 		pd_finding_set_confidence(f, d->icmp_oow ? 0.6 : 0.8);
 		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "net.ipv4.ip_no_pmtu_disc",
-				    "net.ipv4.tcp_mtu_probing", NULL);
+				    "net.ipv4.tcp_mtu_probing", "net.ipv4.route.min_pmtu", NULL);
 		/* The time the flow kept sending packets that could not pass. */
 		pd_finding_add_impact(f, (double)(flow->last_ts - d->icmp_ts) / 1e9);
 	} else {

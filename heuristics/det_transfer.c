@@ -446,7 +446,8 @@ static void tr_report_tiny(pd_ctx *ctx, const pd_flow *flow, const tr_dir *d, bo
 	pd_finding_metric(f, "average_payload", avg, PD_UNIT_BYTES, PD_AGG_MAX);
 	pd_finding_set_severity(f, PD_SEV_INFO);
 	pd_finding_set_confidence(f, 0.6);
-	pd_finding_settings(f, "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY", NULL);
+	pd_finding_settings(f, "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_NODELAY",
+			    "net.ipv4.tcp_autocorking", NULL);
 }
 
 static void tr_report(pd_ctx *ctx, const pd_flow *flow, tr_dir *d, int s)

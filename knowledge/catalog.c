@@ -282,7 +282,7 @@ const pd_finding_def pd_catalog[] = {
 			      "A full queue does not do this: Linux drops such SYNs.",
 		.explain_zh = "服务端用 RST 应答 SYN：该地址和端口没有进程监听，或防火墙、中间设备代为拒绝了"
 			      "连接。队列满不会这样：Linux 会直接丢弃这些 SYN。",
-		S("listen address and port", "firewall dropping SYN/SYN-ACK"),
+		S("listen address and port", "firewall rejecting connections"),
 		AEN("The service was restarting", "A firewall configured to reject with TCP reset",
 		    "A load balancer or proxy rejecting because its backend is down"),
 		AZH("服务正在重启", "配置为以 TCP RST 拒绝的防火墙", "负载均衡或代理因后端不可用而拒绝连接"),

@@ -554,9 +554,12 @@ const pd_setting pd_kb[] = {
 			 "server, nstat -az TcpExtPAWSTimewait TcpExtPAWSEstab",
 		.change_en = "Give the NAT more source addresses (a bigger port pool), and keep "
 			     "connections alive so fewer 4-tuples are reused within 60 s. Random port "
-			     "allocation (MASQUERADE --random-fully) does not prevent it.",
+			     "allocation (MASQUERADE --random-fully, kube-proxy's default) does not prevent "
+			     "it: on kernels whose timestamp offset depends on the source port it makes a "
+			     "rejected reuse more likely.",
 		.change_zh = "给 NAT 增加源地址（扩大端口池），并保持长连接，减少 60 秒内复用同一四元组。"
-			     "随机端口分配（MASQUERADE --random-fully）并不能避免这个问题。",
+			     "随机端口分配（MASQUERADE --random-fully，kube-proxy 的默认做法）并不能避免这个问题："
+			     "在时间戳偏移随源端口变化的内核上，它反而让复用被拒绝的情况更常见。",
 		.caveat_en = "Hosts behind one NAT address have unrelated timestamp clocks, and on "
 			     "current kernels every 4-tuple of one host gets its own offset too: when the "
 			     "NAT maps a new connection onto a 4-tuple the server still holds in TIME_WAIT, "
