@@ -235,12 +235,18 @@ static pd_hseg seg_of(const pd_harness *h, const pd_hflow *c, int dir, uint8_t f
 
 pd_hflow pd_harness_connect(pd_harness *h, const char *client, const char *server, double rtt)
 {
+	return pd_harness_connect_isn(h, client, server, rtt, 1000, 900000);
+}
+
+pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
+				uint32_t isn_server)
+{
 	pd_hflow c;
 	memset(&c, 0, sizeof(c));
 	g_strlcpy(c.client, client, sizeof(c.client));
 	g_strlcpy(c.server, server, sizeof(c.server));
-	c.next[PD_CLIENT] = 1000;
-	c.next[PD_SERVER] = 900000;
+	c.next[PD_CLIENT] = isn_client;
+	c.next[PD_SERVER] = isn_server;
 	c.tsval[PD_CLIENT] = 5000;
 	c.tsval[PD_SERVER] = 700000;
 	c.ts = true;

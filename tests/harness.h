@@ -69,6 +69,10 @@ typedef struct pd_hflow {
 /* SYN, SYN-ACK, ACK with MSS 1460, window scale 7, SACK and timestamps,
  * rtt apart (client side: the SYN-ACK comes rtt after the SYN). */
 pd_hflow pd_harness_connect(pd_harness *h, const char *client, const char *server, double rtt);
+/* The same with the ISNs given (connect uses 1000 and 900000): a new
+ * connection on a 4-tuple needs a new ISN, or its SYN is a retransmission. */
+pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
+				uint32_t isn_server);
 /* len bytes of data from side dir (PD_CLIENT/PD_SERVER), with ACK; one
  * segment; returns its frame. */
 uint64_t pd_harness_data(pd_harness *h, pd_hflow *c, int dir, uint32_t len);
