@@ -101,7 +101,7 @@ static void put32(uint8_t *p, uint32_t v)
 
 /* Ethernet + IPv4 header for a payload of l4 bytes; returns the IP offset. */
 static size_t ip4(pd_harness *h, uint8_t *f, uint32_t src, uint32_t dst, uint8_t proto, size_t l4, uint8_t ttl,
-		  uint16_t ipid, bool df)
+		  uint16_t ipid, bool df, uint8_t tos)
 {
 	memset(f, 0, 14);
 	f[0] = 0x02, f[5] = 0x02, f[6] = 0x02, f[11] = 0x01;
@@ -109,6 +109,7 @@ static size_t ip4(pd_harness *h, uint8_t *f, uint32_t src, uint32_t dst, uint8_t
 	uint8_t *ip = f + 14;
 	memset(ip, 0, 20);
 	ip[0] = 0x45;
+	ip[1] = tos;
 	put16(ip + 2, (uint16_t)(20 + l4));
 	put16(ip + 4, ipid ? ipid : h->ipid++);
 	if (df)
@@ -156,7 +157,7 @@ uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const p
 	size_t thl = 20 + o;
 	g_assert(14 + 20 + thl + s->len <= H_MAX_FRAME);
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, sip, dip, 6, thl + s->len, s->ttl, s->ipid, s->df);
+	size_t ipo = ip4(h, f, sip, dip, 6, thl + s->len, s->ttl, s->ipid, s->df, s->tos);
 	uint8_t *t = f + ipo + 20;
 	memset(t, 0, thl + s->len);
 	put16(t, sp);
@@ -178,7 +179,7 @@ uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_
 	parse_ep(dst, &dip, &dp);
 	g_assert(14 + 28 + len <= H_MAX_FRAME);
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, sip, dip, 17, 8 + len, 0, 0, false);
+	size_t ipo = ip4(h, f, sip, dip, 17, 8 + len, 0, 0, false, 0);
 	uint8_t *u = f + ipo + 20;
 	memset(u, 0, 8 + len);
 	put16(u, sp);
@@ -198,7 +199,7 @@ uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t
 	parse_ep(router, &rip, &rport);
 	memcpy(&to, q + 14 + 12, 4); /* back to the quoted packet's source */
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, rip, to, 1, 8 + 28, 0, 0, false);
+	size_t ipo = ip4(h, f, rip, to, 1, 8 + 28, 0, 0, false, 0);
 	uint8_t *ic = f + ipo + 20;
 	memset(ic, 0, 8);
 	ic[0] = 3;

@@ -48,6 +48,7 @@ typedef struct pd_hseg {
 	bool df;
 	uint8_t sacks; /* SACK blocks (pairs of edges below) */
 	uint32_t sack_left[3], sack_right[3];
+	uint8_t tos; /* the IP TOS byte: its low two bits are ECN (3: CE) */
 } pd_hseg;
 
 /* Sends seg from src to dst ("10.0.0.1:40000"); returns its frame number. */
