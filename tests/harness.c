@@ -301,6 +301,20 @@ uint64_t pd_harness_fin(pd_harness *h, pd_hflow *c, int dir)
 	return fr;
 }
 
+pd_hseg pd_harness_seg(const pd_harness *h, const pd_hflow *c, int dir, uint8_t flags, uint32_t len)
+{
+	return seg_of(h, c, dir, flags, len);
+}
+
+uint64_t pd_harness_send(pd_harness *h, pd_hflow *c, int dir, const pd_hseg *seg)
+{
+	uint64_t fr = pd_harness_tcp(h, side(c, dir), side(c, pd_peer(dir)), seg);
+	uint32_t end = seg->seq + seg->len + !!(seg->flags & PD_TCP_SYN) + !!(seg->flags & PD_TCP_FIN);
+	if ((int32_t)(end - c->next[dir]) > 0)
+		c->next[dir] = end;
+	return fr;
+}
+
 /* ----------------------------------------------------------- report */
 
 const pd_finding *pd_harness_finding(const pd_report *r, const char *id, int n)

@@ -81,6 +81,13 @@ uint64_t pd_harness_data(pd_harness *h, pd_hflow *c, int dir, uint32_t len);
 uint64_t pd_harness_ack(pd_harness *h, pd_hflow *c, int dir);
 /* FIN from side dir (with ACK). */
 uint64_t pd_harness_fin(pd_harness *h, pd_hflow *c, int dir);
+/* For segments the helpers above do not make (a zero window, a probe, a
+ * retransmission): the segment side dir would send now (seq, ack, window
+ * 502, timestamps as the flow keeps them), to edit, then send with
+ * pd_harness_send, which moves the flow's next sequence number past it
+ * when it is new data (or a SYN or a FIN). */
+pd_hseg pd_harness_seg(const pd_harness *h, const pd_hflow *c, int dir, uint8_t flags, uint32_t len);
+uint64_t pd_harness_send(pd_harness *h, pd_hflow *c, int dir, const pd_hseg *seg);
 
 /* Reading the report. */
 const pd_finding *pd_harness_finding(const pd_report *r, const char *id, int n);
