@@ -188,6 +188,31 @@ uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_
 	return feed(h, f, (uint32_t)(14 + 28 + len));
 }
 
+uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst, uint32_t len, uint16_t ident,
+				 uint32_t offset, uint32_t flen)
+{
+	uint32_t sip, dip;
+	uint16_t sp, dp;
+	parse_ep(src, &sip, &sp);
+	parse_ep(dst, &dip, &dp);
+	g_assert(offset % 8 == 0 && offset + flen <= 8 + len && 14 + 20 + flen <= H_MAX_FRAME);
+	uint8_t f[H_MAX_FRAME];
+	size_t ipo = ip4(h, f, sip, dip, 17, flen, 0, ident, false, 0);
+	uint16_t fo = (uint16_t)(offset / 8);
+	if (offset + flen < 8 + len)
+		fo |= 0x2000; /* MF */
+	put16(f + ipo + 6, fo);
+	uint8_t *u = f + ipo + 20;
+	memset(u, 0, flen);
+	if (offset == 0) {
+		g_assert(flen >= 8);
+		put16(u, sp);
+		put16(u + 2, dp);
+		put16(u + 4, (uint16_t)(8 + len));
+	}
+	return feed(h, f, (uint32_t)(14 + 20 + flen));
+}
+
 uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t quoted, uint32_t mtu)
 {
 	g_assert(quoted >= 1 && quoted <= h->kept->len);

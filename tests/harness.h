@@ -54,6 +54,12 @@ typedef struct pd_hseg {
 /* Sends seg from src to dst ("10.0.0.1:40000"); returns its frame number. */
 uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const pd_hseg *seg);
 uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_t len);
+/* One IPv4 fragment (ID ident) of a UDP datagram of len payload bytes from
+ * src to dst: its bytes [offset, offset + flen) counted from the UDP
+ * header (offset a multiple of 8; the fragment at 0 carries the header;
+ * more-fragments set unless it reaches the end). Returns its frame. */
+uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst, uint32_t len, uint16_t ident,
+				 uint32_t offset, uint32_t flen);
 /* An ICMP "fragmentation needed" (MTU mtu) from router, quoting frame
  * `quoted`'s IP header and first 8 transport bytes, sent to its source. */
 uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t quoted, uint32_t mtu);
