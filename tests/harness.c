@@ -101,7 +101,7 @@ static void put32(uint8_t *p, uint32_t v)
 
 /* Ethernet + IPv4 header for a payload of l4 bytes; returns the IP offset. */
 static size_t ip4(pd_harness *h, uint8_t *f, uint32_t src, uint32_t dst, uint8_t proto, size_t l4, uint8_t ttl,
-		  uint16_t ipid, bool df)
+		  uint16_t ipid, bool df, uint8_t tos)
 {
 	memset(f, 0, 14);
 	f[0] = 0x02, f[5] = 0x02, f[6] = 0x02, f[11] = 0x01;
@@ -109,6 +109,7 @@ static size_t ip4(pd_harness *h, uint8_t *f, uint32_t src, uint32_t dst, uint8_t
 	uint8_t *ip = f + 14;
 	memset(ip, 0, 20);
 	ip[0] = 0x45;
+	ip[1] = tos;
 	put16(ip + 2, (uint16_t)(20 + l4));
 	put16(ip + 4, ipid ? ipid : h->ipid++);
 	if (df)
@@ -156,7 +157,7 @@ uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const p
 	size_t thl = 20 + o;
 	g_assert(14 + 20 + thl + s->len <= H_MAX_FRAME);
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, sip, dip, 6, thl + s->len, s->ttl, s->ipid, s->df);
+	size_t ipo = ip4(h, f, sip, dip, 6, thl + s->len, s->ttl, s->ipid, s->df, s->tos);
 	uint8_t *t = f + ipo + 20;
 	memset(t, 0, thl + s->len);
 	put16(t, sp);
@@ -178,13 +179,38 @@ uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_
 	parse_ep(dst, &dip, &dp);
 	g_assert(14 + 28 + len <= H_MAX_FRAME);
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, sip, dip, 17, 8 + len, 0, 0, false);
+	size_t ipo = ip4(h, f, sip, dip, 17, 8 + len, 0, 0, false, 0);
 	uint8_t *u = f + ipo + 20;
 	memset(u, 0, 8 + len);
 	put16(u, sp);
 	put16(u + 2, dp);
 	put16(u + 4, (uint16_t)(8 + len));
 	return feed(h, f, (uint32_t)(14 + 28 + len));
+}
+
+uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst, uint32_t len, uint16_t ident,
+				 uint32_t offset, uint32_t flen)
+{
+	uint32_t sip, dip;
+	uint16_t sp, dp;
+	parse_ep(src, &sip, &sp);
+	parse_ep(dst, &dip, &dp);
+	g_assert(offset % 8 == 0 && offset + flen <= 8 + len && 14 + 20 + flen <= H_MAX_FRAME);
+	uint8_t f[H_MAX_FRAME];
+	size_t ipo = ip4(h, f, sip, dip, 17, flen, 0, ident, false, 0);
+	uint16_t fo = (uint16_t)(offset / 8);
+	if (offset + flen < 8 + len)
+		fo |= 0x2000; /* MF */
+	put16(f + ipo + 6, fo);
+	uint8_t *u = f + ipo + 20;
+	memset(u, 0, flen);
+	if (offset == 0) {
+		g_assert(flen >= 8);
+		put16(u, sp);
+		put16(u + 2, dp);
+		put16(u + 4, (uint16_t)(8 + len));
+	}
+	return feed(h, f, (uint32_t)(14 + 20 + flen));
 }
 
 uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t quoted, uint32_t mtu)
@@ -198,7 +224,7 @@ uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t
 	parse_ep(router, &rip, &rport);
 	memcpy(&to, q + 14 + 12, 4); /* back to the quoted packet's source */
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, rip, to, 1, 8 + 28, 0, 0, false);
+	size_t ipo = ip4(h, f, rip, to, 1, 8 + 28, 0, 0, false, 0);
 	uint8_t *ic = f + ipo + 20;
 	memset(ic, 0, 8);
 	ic[0] = 3;
@@ -235,12 +261,18 @@ static pd_hseg seg_of(const pd_harness *h, const pd_hflow *c, int dir, uint8_t f
 
 pd_hflow pd_harness_connect(pd_harness *h, const char *client, const char *server, double rtt)
 {
+	return pd_harness_connect_isn(h, client, server, rtt, 1000, 900000);
+}
+
+pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
+				uint32_t isn_server)
+{
 	pd_hflow c;
 	memset(&c, 0, sizeof(c));
 	g_strlcpy(c.client, client, sizeof(c.client));
 	g_strlcpy(c.server, server, sizeof(c.server));
-	c.next[PD_CLIENT] = 1000;
-	c.next[PD_SERVER] = 900000;
+	c.next[PD_CLIENT] = isn_client;
+	c.next[PD_SERVER] = isn_server;
 	c.tsval[PD_CLIENT] = 5000;
 	c.tsval[PD_SERVER] = 700000;
 	c.ts = true;
@@ -291,6 +323,20 @@ uint64_t pd_harness_fin(pd_harness *h, pd_hflow *c, int dir)
 	pd_hseg s = seg_of(h, c, dir, PD_TCP_ACK | PD_TCP_FIN, 0);
 	uint64_t fr = pd_harness_tcp(h, side(c, dir), side(c, pd_peer(dir)), &s);
 	c->next[dir]++;
+	return fr;
+}
+
+pd_hseg pd_harness_seg(const pd_harness *h, const pd_hflow *c, int dir, uint8_t flags, uint32_t len)
+{
+	return seg_of(h, c, dir, flags, len);
+}
+
+uint64_t pd_harness_send(pd_harness *h, pd_hflow *c, int dir, const pd_hseg *seg)
+{
+	uint64_t fr = pd_harness_tcp(h, side(c, dir), side(c, pd_peer(dir)), seg);
+	uint32_t end = seg->seq + seg->len + !!(seg->flags & PD_TCP_SYN) + !!(seg->flags & PD_TCP_FIN);
+	if ((int32_t)(end - c->next[dir]) > 0)
+		c->next[dir] = end;
 	return fr;
 }
 

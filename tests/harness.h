@@ -48,11 +48,18 @@ typedef struct pd_hseg {
 	bool df;
 	uint8_t sacks; /* SACK blocks (pairs of edges below) */
 	uint32_t sack_left[3], sack_right[3];
+	uint8_t tos; /* the IP TOS byte: its low two bits are ECN (3: CE) */
 } pd_hseg;
 
 /* Sends seg from src to dst ("10.0.0.1:40000"); returns its frame number. */
 uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const pd_hseg *seg);
 uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_t len);
+/* One IPv4 fragment (ID ident) of a UDP datagram of len payload bytes from
+ * src to dst: its bytes [offset, offset + flen) counted from the UDP
+ * header (offset a multiple of 8; the fragment at 0 carries the header;
+ * more-fragments set unless it reaches the end). Returns its frame. */
+uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst, uint32_t len, uint16_t ident,
+				 uint32_t offset, uint32_t flen);
 /* An ICMP "fragmentation needed" (MTU mtu) from router, quoting frame
  * `quoted`'s IP header and first 8 transport bytes, sent to its source. */
 uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t quoted, uint32_t mtu);
@@ -69,6 +76,10 @@ typedef struct pd_hflow {
 /* SYN, SYN-ACK, ACK with MSS 1460, window scale 7, SACK and timestamps,
  * rtt apart (client side: the SYN-ACK comes rtt after the SYN). */
 pd_hflow pd_harness_connect(pd_harness *h, const char *client, const char *server, double rtt);
+/* The same with the ISNs given (connect uses 1000 and 900000): a new
+ * connection on a 4-tuple needs a new ISN, or its SYN is a retransmission. */
+pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
+				uint32_t isn_server);
 /* len bytes of data from side dir (PD_CLIENT/PD_SERVER), with ACK; one
  * segment; returns its frame. */
 uint64_t pd_harness_data(pd_harness *h, pd_hflow *c, int dir, uint32_t len);
@@ -76,6 +87,13 @@ uint64_t pd_harness_data(pd_harness *h, pd_hflow *c, int dir, uint32_t len);
 uint64_t pd_harness_ack(pd_harness *h, pd_hflow *c, int dir);
 /* FIN from side dir (with ACK). */
 uint64_t pd_harness_fin(pd_harness *h, pd_hflow *c, int dir);
+/* For segments the helpers above do not make (a zero window, a probe, a
+ * retransmission): the segment side dir would send now (seq, ack, window
+ * 502, timestamps as the flow keeps them), to edit, then send with
+ * pd_harness_send, which moves the flow's next sequence number past it
+ * when it is new data (or a SYN or a FIN). */
+pd_hseg pd_harness_seg(const pd_harness *h, const pd_hflow *c, int dir, uint8_t flags, uint32_t len);
+uint64_t pd_harness_send(pd_harness *h, pd_hflow *c, int dir, const pd_hseg *seg);
 
 /* Reading the report. */
 const pd_finding *pd_harness_finding(const pd_report *r, const char *id, int n);

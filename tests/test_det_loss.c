@@ -1,0 +1,136 @@
+/* det_loss.c's rules, fed packets built in C (tests/harness.h): an upload
+ * captured at the sender, where segments lost after the capture point come
+ * back as duplicate ACKs with SACK and are resent by fast retransmit, or,
+ * at the tail, by the retransmission timer. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "harness.h"
+
+#define SEG 1000
+#define RTT 0.010
+
+/* The server's ACK of `ack` (SACKing [sl, sr) when sr) RTT after `sent`. */
+static void ack_at(pd_harness *h, pd_hflow *c, double at, uint32_t ack, uint32_t sl, uint32_t sr)
+{
+	pd_harness_at(h, at);
+	pd_hseg a = pd_harness_seg(h, c, PD_SERVER, PD_TCP_ACK, 0);
+	a.ack = ack;
+	if (sr) {
+		a.sacks = 1;
+		a.sack_left[0] = sl;
+		a.sack_right[0] = sr;
+	}
+	pd_harness_send(h, c, PD_SERVER, &a);
+}
+
+/* Ten segments sent back to back at t; when `lose`, the third is lost
+ * after the capture point: the next seven draw duplicate ACKs SACKing
+ * what came after it, the third of those triggers its fast retransmit,
+ * and the ACK of the resend covers the round. */
+static void round10(pd_harness *h, pd_hflow *c, double t, bool lose)
+{
+	uint32_t start = c->next[PD_CLIENT], s2 = start + 2 * SEG;
+	double sent[10];
+	for (int j = 0; j < 10; j++) {
+		sent[j] = t + 0.0001 * j;
+		pd_harness_at(h, sent[j]);
+		pd_harness_data(h, c, PD_CLIENT, SEG);
+	}
+	for (int j = 0; j < 10; j++) {
+		uint32_t end = start + SEG * (uint32_t)(j + 1);
+		if (!lose || j < 2) {
+			ack_at(h, c, sent[j] + RTT, end, 0, 0);
+		} else if (j > 2) {
+			ack_at(h, c, sent[j] + RTT, s2, s2 + SEG, end);
+			if (j == 5) { /* the third duplicate ACK */
+				pd_hseg r = pd_harness_seg(h, c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+				r.seq = s2;
+				pd_harness_send(h, c, PD_CLIENT, &r);
+			}
+		}
+	}
+	if (lose)
+		ack_at(h, c, sent[5] + 2 * RTT, start + 10 * SEG, 0, 0);
+}
+
+/* Ten rounds of ten segments, a segment lost in the first `lost` rounds. */
+static pd_report *upload(int lost)
+{
+	pd_harness *h = pd_harness_new("loss");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:5001", RTT);
+	for (int i = 0; i < 10; i++)
+		round10(h, &c, 1.1 + 0.05 * i, i < lost);
+	return pd_harness_finish(h);
+}
+
+/* A warning from 3 real retransmissions at >= 1 % of the data segments. */
+Test(det_loss, three_fast_retransmits_in_a_hundred)
+{
+	pd_report *r = upload(3);
+	const pd_finding *f = pd_harness_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING);
+	cr_expect_eq(pd_harness_metric(f, "retransmitted_segments"), 3);
+	cr_expect_eq(pd_harness_metric(f, "fast_retransmissions"), 3);
+	cr_expect_eq(pd_harness_metric(f, "rto_retransmissions"), 0);
+	cr_expect_eq(pd_harness_metric(f, "spurious"), 0);
+	cr_expect_eq(pd_harness_metric(f, "data_segments"), 103, "resends included");
+	const pd_flow_ref *fl = &g_array_index(f->flows, pd_flow_ref, 0);
+	cr_expect_eq(fl->server_port, 5001);
+	cr_expect_eq(pd_harness_count(r, "rto-timeouts"), 0);
+	pd_report_free(r);
+}
+
+Test(det_loss, two_are_a_note)
+{
+	pd_report *r = upload(2);
+	const pd_finding *f = pd_harness_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_INFO);
+	cr_expect_eq(pd_harness_metric(f, "fast_retransmissions"), 2);
+	pd_report_free(r);
+}
+
+Test(det_loss, no_loss_no_finding)
+{
+	pd_report *r = upload(0);
+	cr_expect_eq(pd_harness_count(r, "retransmissions"), 0);
+	cr_expect_eq(pd_harness_count(r, "rto-timeouts"), 0);
+	pd_report_free(r);
+}
+
+/* The last segment of a burst lost twice: nothing comes back to trigger a
+ * fast retransmit; the timer resends it after 200 ms, then 400 ms
+ * (backoff), and the second resend is ACKed. */
+Test(det_loss, a_lost_tail_waits_for_the_timer)
+{
+	pd_harness *h = pd_harness_new("loss");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:5001", RTT);
+	round10(h, &c, 1.1, false);
+	pd_harness_at(h, 1.2);
+	uint32_t seq = c.next[PD_CLIENT];
+	pd_harness_data(h, &c, PD_CLIENT, SEG);
+	uint64_t resend = 0;
+	for (double at = 1.4; at < 1.9; at += at - 1.2 + 0.2) { /* 1.4, 1.8 */
+		pd_harness_at(h, at);
+		pd_hseg r = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+		r.seq = seq;
+		uint64_t fr = pd_harness_send(h, &c, PD_CLIENT, &r);
+		if (!resend)
+			resend = fr;
+	}
+	ack_at(h, &c, 1.8 + RTT, seq + SEG, 0, 0);
+	pd_report *rep = pd_harness_finish(h);
+	const pd_finding *f = pd_harness_finding(rep, "rto-timeouts", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING, "two real timeouts");
+	cr_expect_eq(pd_harness_metric(f, "rto_count"), 2);
+	cr_expect(fabs(pd_harness_metric(f, "rto_min_ms") - 200) < 1e-6);
+	cr_expect(fabs(pd_harness_metric(f, "rto_max_ms") - 400) < 1e-6);
+	cr_expect(fabs(pd_harness_metric(f, "backoff_factor") - 2) < 1e-6);
+	cr_expect_eq(f->first.frame, resend);
+	pd_report_free(rep);
+}

@@ -1,0 +1,90 @@
+/* det_pmtu.c's ICMP rule, fed packets built in C (tests/harness.h): a
+ * router answers the server's full-size DF segments with ICMP
+ * fragmentation-needed (MTU 1400); the server comes down to the path MTU,
+ * or keeps sending packets too big for it. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "harness.h"
+
+#define SEG 1448 /* MSS 1460 less the timestamp option: 1500-byte packets */
+#define MTU 1400
+
+/* Five full segments; the router's ICMP quotes the third; 20 ms later the
+ * server sends five segments of `after` bytes (`big` of them still 1448).
+ * fr[0]: the ICMP, fr[1]: the first segment sent after it. */
+static pd_report *path(uint32_t after, int big, uint64_t fr[2])
+{
+	pd_harness *h = pd_harness_new("pmtu");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:80", 0.010);
+	pd_harness_data(h, &c, PD_CLIENT, 100);
+	pd_harness_later(h, 0.010);
+	uint64_t quoted = 0;
+	for (int i = 0; i < 5; i++) {
+		uint64_t f = pd_harness_data(h, &c, PD_SERVER, SEG);
+		if (i == 2)
+			quoted = f;
+		pd_harness_later(h, 0.0001);
+	}
+	pd_harness_later(h, 0.001);
+	fr[0] = pd_harness_icmp_frag_needed(h, "10.0.0.254:0", quoted, MTU);
+	pd_harness_later(h, 0.020);
+	for (int i = 0; i < 5; i++) {
+		uint64_t f = pd_harness_data(h, &c, PD_SERVER, i < big ? SEG : after);
+		if (i == 0)
+			fr[1] = f;
+		pd_harness_later(h, 0.0001);
+	}
+	pd_harness_later(h, 0.010);
+	pd_harness_ack(h, &c, PD_CLIENT);
+	return pd_harness_finish(h);
+}
+
+/* The sender came down to MTU 1400 (1348-byte payloads): a note. */
+Test(det_pmtu, frag_needed_and_the_sender_adapts)
+{
+	uint64_t fr[2];
+	pd_report *r = path(MTU - 52, 0, fr);
+	const pd_finding *f = pd_harness_finding(r, "pmtu-frag-needed", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_INFO);
+	cr_expect_eq(pd_harness_metric(f, "icmp_messages"), 1);
+	cr_expect_eq(pd_harness_metric(f, "path_mtu"), MTU);
+	cr_expect_eq(pd_harness_metric(f, "payload_before"), SEG);
+	cr_expect_eq(pd_harness_metric(f, "payload_after"), MTU - 52);
+	cr_expect_eq(pd_harness_metric(f, "payload_reduced_to"), MTU - 52);
+	cr_expect_eq(f->first.frame, fr[0], "the ICMP");
+	const pd_flow_ref *fl = &g_array_index(f->flows, pd_flow_ref, 0);
+	cr_expect_eq(fl->server_port, 80);
+	cr_expect_eq(pd_harness_count(r, "pmtu-not-adapted"), 0);
+	pd_report_free(r);
+}
+
+/* Two or more DF packets above the MTU more than PM_GRACE_NS (10 ms)
+ * after the ICMP: the ICMP did not reach the sender, or was not believed. */
+Test(det_pmtu, the_sender_ignores_the_icmp)
+{
+	uint64_t fr[2];
+	pd_report *r = path(SEG, 5, fr);
+	const pd_finding *f = pd_harness_finding(r, "pmtu-not-adapted", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING);
+	cr_expect_eq(pd_harness_metric(f, "too_big_after"), 5);
+	cr_expect_eq(pd_harness_metric(f, "path_mtu"), MTU);
+	cr_expect_eq(f->first.frame, fr[0], "the ICMP");
+	cr_expect_eq(f->last.frame, fr[1], "the first packet still too big");
+	cr_expect_str_eq(f->settings[0], "firewall dropping ICMP frag-needed");
+	cr_expect_eq(pd_harness_count(r, "pmtu-frag-needed"), 0);
+	pd_report_free(r);
+}
+
+/* One packet too big (the rest 1348 bytes): under the two it takes. */
+Test(det_pmtu, one_big_packet_is_not_enough)
+{
+	uint64_t fr[2];
+	pd_report *r = path(MTU - 52, 1, fr);
+	cr_expect_eq(pd_harness_count(r, "pmtu-not-adapted"), 0);
+	cr_expect_eq(pd_harness_count(r, "pmtu-frag-needed"), 1);
+	pd_report_free(r);
+}

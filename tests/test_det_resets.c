@@ -1,0 +1,102 @@
+/* det_resets.c's rules for a RST from the connection's own socket, fed
+ * packets built in C (tests/harness.h): close() with data the application
+ * never read (the window grows in the RST), an abortive close (it does
+ * not), and an orderly close. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "harness.h"
+
+/* The client sends three 1000-byte segments; the server ACKs each with a
+ * window falling 502, 480, 460 (x 128: nobody reads) and then ends the
+ * connection: by a RST|ACK of its socket (ACK, timestamps, its IP ID
+ * sequence) with raw window `rst_win` and TTL `ttl` (0: 64, the server's),
+ * or, when rst_win < 0, by a FIN. */
+static pd_report *server_close(int rst_win, uint8_t ttl, uint64_t *rst)
+{
+	pd_harness *h = pd_harness_new("resets");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:80", 0.010);
+	static const uint32_t wins[] = {502, 480, 460};
+	for (int i = 0; i < 3; i++) {
+		pd_harness_later(h, 0.001);
+		pd_harness_data(h, &c, PD_CLIENT, 1000);
+		pd_harness_later(h, 0.010);
+		pd_hseg a = pd_harness_seg(h, &c, PD_SERVER, PD_TCP_ACK, 0);
+		a.win = wins[i];
+		pd_harness_send(h, &c, PD_SERVER, &a);
+	}
+	pd_harness_later(h, 0.5);
+	if (rst_win < 0) {
+		pd_harness_fin(h, &c, PD_SERVER);
+		pd_harness_later(h, 0.010);
+		pd_harness_fin(h, &c, PD_CLIENT);
+		pd_harness_later(h, 0.010);
+		pd_harness_ack(h, &c, PD_SERVER);
+	} else {
+		pd_hseg r = pd_harness_seg(h, &c, PD_SERVER, PD_TCP_RST | PD_TCP_ACK, 0);
+		r.win = (uint32_t)rst_win;
+		r.ttl = ttl;
+		*rst = pd_harness_send(h, &c, PD_SERVER, &r);
+	}
+	return pd_harness_finish(h);
+}
+
+/* From the socket, with a window at least RS_WIN_FREED_MIN (1024) bytes
+ * above its previous ACK's: close() freed unread data. */
+Test(det_resets, rst_that_frees_unread_data)
+{
+	uint64_t rst = 0;
+	pd_report *r = server_close(502, 0, &rst);
+	const pd_finding *f = pd_harness_finding(r, "reset-unread-data", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING);
+	cr_expect_eq(pd_harness_metric(f, "rst_frame"), (double)rst);
+	cr_expect_eq(pd_harness_metric(f, "rst_from_server"), 1);
+	cr_expect_eq(pd_harness_metric(f, "window_before_bytes"), 460 * 128);
+	cr_expect_eq(pd_harness_metric(f, "window_in_rst_bytes"), 502 * 128);
+	cr_expect_eq(pd_harness_metric(f, "peer_unacked_bytes"), 0);
+	cr_expect_eq(f->first.frame, rst);
+	const pd_flow_ref *fl = &g_array_index(f->flows, pd_flow_ref, 0);
+	cr_expect_eq(fl->client_port, 40000);
+	cr_expect_str_eq(f->settings[0], "application: close() with unread data");
+	cr_expect_eq(pd_harness_count(r, "reset-abort"), 0);
+	pd_report_free(r);
+}
+
+/* 896 bytes more (7 x 128): under 1024, nothing unread was freed: an
+ * abortive close (SO_LINGER {1, 0}); a note, the client sent nothing
+ * unacknowledged. */
+Test(det_resets, a_window_grown_too_little_is_an_abort)
+{
+	uint64_t rst = 0;
+	pd_report *r = server_close(467, 0, &rst);
+	cr_expect_eq(pd_harness_count(r, "reset-unread-data"), 0);
+	const pd_finding *f = pd_harness_finding(r, "reset-abort", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_INFO);
+	cr_expect_eq(pd_harness_metric(f, "window_in_rst_bytes"), 467 * 128);
+	pd_report_free(r);
+}
+
+Test(det_resets, an_orderly_close_is_fine)
+{
+	uint64_t rst = 0;
+	pd_report *r = server_close(-1, 0, &rst);
+	cr_expect_eq(r->findings->len, 0, "no finding at all");
+	pd_report_free(r);
+}
+
+/* The same RST with a TTL the server never uses: a device on the path
+ * forged it. */
+Test(det_resets, a_foreign_ttl_is_injected)
+{
+	uint64_t rst = 0;
+	pd_report *r = server_close(502, 50, &rst);
+	cr_expect_eq(pd_harness_count(r, "reset-unread-data"), 0);
+	const pd_finding *f = pd_harness_finding(r, "reset-injected", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING);
+	cr_expect_eq(f->first.frame, rst);
+	pd_report_free(r);
+}
