@@ -443,8 +443,10 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 			if (len > d->after_max)
 				d->after_max = len;
 			if (lim && pkt->ip.total_len > lim && (pkt->ip.version == 6 || pkt->ip.df)) {
-				if (!d->too_big_after)
+				if (!d->too_big_after) {
 					d->too_big_frame = pkt->frame_no;
+					d->too_big_ts = pkt->ts;
+				}
 				d->too_big_after++;
 			}
 		}

@@ -93,12 +93,14 @@ static double sf_hll_estimate(const sf_srv *s)
 
 
 /* Counts only grow, so once flooded always flooded; the sketch (1 KiB to
- * scan) is consulted every 64 half-open connections until then. */
+ * scan) is consulted at SF_MIN_HALF_OPEN half-open connections and every
+ * 64 after until then. */
 static bool sf_flooded(sf_srv *s)
 {
 	if (s->flooded)
 		return true;
-	if (s->half_open < SF_MIN_HALF_OPEN || s->rate.peak < SF_MIN_RATE || (s->half_open & 63))
+	if (s->half_open < SF_MIN_HALF_OPEN || s->rate.peak < SF_MIN_RATE ||
+	    ((s->half_open - SF_MIN_HALF_OPEN) & 63))
 		return false;
 	s->flooded = sf_hll_estimate(s) >= SF_MIN_SOURCES;
 	return s->flooded;

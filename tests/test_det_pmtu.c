@@ -74,6 +74,8 @@ Test(det_pmtu, the_sender_ignores_the_icmp)
 	cr_expect_eq(pd_harness_metric(f, "path_mtu"), MTU);
 	cr_expect_eq(f->first.frame, fr[0], "the ICMP");
 	cr_expect_eq(f->last.frame, fr[1], "the first packet still too big");
+	/* and its time, 20 ms after the ICMP (it was left at 0 once) */
+	cr_expect_gt(f->last.ts, f->first.ts, "the packet still too big has its capture time");
 	cr_expect_str_eq(f->settings[0], "firewall dropping ICMP frag-needed");
 	cr_expect_eq(pd_harness_count(r, "pmtu-frag-needed"), 0);
 	pd_report_free(r);

@@ -37,8 +37,8 @@ static pd_report *run(int n, int sources, double gap)
 }
 
 /* SF_MIN_HALF_OPEN 200, SF_MIN_RATE 100 in the busiest second,
- * SF_MIN_SOURCES 100; the sketch is read every 64 half-open connections,
- * so the first verdict comes at the 256th. */
+ * SF_MIN_SOURCES 100; the sketch is read at the 200th half-open
+ * connection and every 64 after. */
 Test(det_synflood, half_open_from_many_sources_is_a_flood)
 {
 	pd_report *r = run(256, 256, 0.003);
@@ -61,8 +61,11 @@ Test(det_synflood, half_open_from_many_sources_is_a_flood)
 
 Test(det_synflood, one_short_of_the_verdict_is_no_flood)
 {
-	pd_report *r = run(255, 255, 0.003);
-	cr_expect_eq(pd_harness_count(r, "syn-flood"), 0, "255 half-open: never judged");
+	pd_report *r = run(199, 199, 0.003);
+	cr_expect_eq(pd_harness_count(r, "syn-flood"), 0, "199 half-open: under the threshold");
+	pd_report_free(r);
+	r = run(200, 200, 0.003);
+	cr_expect_eq(pd_harness_count(r, "syn-flood"), 1, "200 half-open: the threshold");
 	pd_report_free(r);
 }
 
