@@ -11,42 +11,40 @@
 typedef struct kt_entry {
 	struct kt_entry *lru_prev, *lru_next; /* least recently used first */
 	struct kt_entry *age_prev, *age_next; /* oldest first use first */
+	uint64_t hash;
 	uint8_t data[]; /* key, then value (aligned) */
 } kt_entry;
 
+/* The index: open addressing, linear probing, at most half full, each
+ * slot the entry's full hash beside its pointer (probes compare hashes
+ * before touching an entry); backward-shift deletion, so no tombstones. */
+typedef struct kt_slot {
+	uint64_t hash;
+	kt_entry *e; /* NULL: empty */
+} kt_slot;
+
 struct pd_keytable {
-	size_t key_size, key_room, value_size, max;
+	size_t key_size, key_room, value_size, max, count;
 	bool (*keep)(const void *value);
 	void (*on_evict)(void *value);
-	GHashTable *map; /* key bytes -> kt_entry */
+	kt_slot *slots;
+	size_t mask;
 	kt_entry *lru_head, *lru_tail, *age_head, *age_tail;
 };
 
-/* The map's key: the key bytes and the table that says their length. */
-typedef struct kt_key {
-	const pd_keytable *t;
-	const uint8_t *bytes;
-} kt_key;
-
-static guint kt_hash(gconstpointer p)
+static uint64_t kt_hash(const pd_keytable *t, const uint8_t *key)
 {
-	const kt_key *k = p;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ k->t->key_size;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ t->key_size;
 	size_t i = 0;
-	for (; i + 8 <= k->t->key_size; i += 8) {
+	for (; i + 8 <= t->key_size; i += 8) {
 		uint64_t v;
-		memcpy(&v, k->bytes + i, 8);
-		h = pd_mix64(h ^ v);
+		memcpy(&v, key + i, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
 	}
 	uint64_t tail = 0;
-	memcpy(&tail, k->bytes + i, k->t->key_size - i);
-	return (guint)pd_mix64(h ^ tail);
-}
-
-static gboolean kt_eq(gconstpointer a, gconstpointer b)
-{
-	const kt_key *x = a, *y = b;
-	return memcmp(x->bytes, y->bytes, x->t->key_size) == 0;
+	memcpy(&tail, key + i, t->key_size - i);
+	return pd_mix64(h ^ tail);
 }
 
 pd_keytable *pd_keytable_new(size_t key_size, size_t value_size, size_t max_entries,
@@ -59,13 +57,56 @@ pd_keytable *pd_keytable_new(size_t key_size, size_t value_size, size_t max_entr
 	t->max = max_entries ? max_entries : 1;
 	t->keep = keep;
 	t->on_evict = on_evict;
-	t->map = g_hash_table_new_full(kt_hash, kt_eq, g_free, NULL);
+	t->mask = 16 - 1; /* grows with the entries, up to twice max */
+	t->slots = g_new0(kt_slot, t->mask + 1);
 	return t;
 }
 
 static void *value_of(const pd_keytable *t, kt_entry *e)
 {
 	return e->data + t->key_room;
+}
+
+static size_t index_find(const pd_keytable *t, uint64_t h, const void *key)
+{
+	size_t i = h & t->mask;
+	for (; t->slots[i].e; i = (i + 1) & t->mask)
+		if (t->slots[i].hash == h && memcmp(t->slots[i].e->data, key, t->key_size) == 0)
+			return i;
+	return i; /* the empty slot that ends the probe */
+}
+
+static void index_grow(pd_keytable *t)
+{
+	size_t nmask = t->mask * 2 + 1;
+	kt_slot *ns = g_new0(kt_slot, nmask + 1);
+	for (size_t i = 0; i <= t->mask; i++) {
+		if (!t->slots[i].e)
+			continue;
+		size_t j = t->slots[i].hash & nmask;
+		while (ns[j].e)
+			j = (j + 1) & nmask;
+		ns[j] = t->slots[i];
+	}
+	g_free(t->slots);
+	t->slots = ns;
+	t->mask = nmask;
+}
+
+static void index_remove(pd_keytable *t, size_t i)
+{
+	t->slots[i].e = NULL;
+	/* shift back the entries whose probe passed through i */
+	for (size_t j = (i + 1) & t->mask; t->slots[j].e; j = (j + 1) & t->mask) {
+		size_t home = t->slots[j].hash & t->mask;
+		bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (between)
+			continue;
+		t->slots[i] = t->slots[j];
+		t->slots[j].e = NULL;
+		i = j;
+	}
+	t->count--;
 }
 
 static void lru_unlink(pd_keytable *t, kt_entry *e)
@@ -92,7 +133,8 @@ static void lru_append(pd_keytable *t, kt_entry *e)
 	t->lru_tail = e;
 }
 
-static void remove_entry(pd_keytable *t, kt_entry *e)
+/* Unlinks e from the index and both lists; the caller frees or reuses it. */
+static void detach(pd_keytable *t, kt_entry *e)
 {
 	if (t->on_evict)
 		t->on_evict(value_of(t, e));
@@ -105,54 +147,66 @@ static void remove_entry(pd_keytable *t, kt_entry *e)
 		e->age_next->age_prev = e->age_prev;
 	else
 		t->age_tail = e->age_prev;
-	kt_key k = {t, e->data};
-	g_hash_table_remove(t->map, &k);
-	g_free(e);
+	index_remove(t, index_find(t, e->hash, e->data));
 }
 
 void pd_keytable_free(pd_keytable *t)
 {
 	if (!t)
 		return;
-	while (t->age_head)
-		remove_entry(t, t->age_head);
-	g_hash_table_destroy(t->map);
+	for (kt_entry *e = t->age_head, *next; e; e = next) {
+		next = e->age_next;
+		if (t->on_evict)
+			t->on_evict(value_of(t, e));
+		g_free(e);
+	}
+	g_free(t->slots);
 	g_free(t);
 }
 
 void *pd_keytable_find(const pd_keytable *t, const void *key)
 {
-	kt_key k = {t, key};
-	kt_entry *e = g_hash_table_lookup(t->map, &k);
+	kt_entry *e = t->slots[index_find(t, kt_hash(t, key), key)].e;
 	return e ? value_of(t, e) : NULL;
 }
 
 void *pd_keytable_get(pd_keytable *t, const void *key, bool *made)
 {
-	kt_key k = {t, key};
-	kt_entry *e = g_hash_table_lookup(t->map, &k);
+	uint64_t h = kt_hash(t, key);
+	size_t i = index_find(t, h, key);
+	kt_entry *e = t->slots[i].e;
 	if (made)
 		*made = e == NULL;
 	if (e) {
-		lru_unlink(t, e);
-		lru_append(t, e);
+		if (t->lru_tail != e) {
+			lru_unlink(t, e);
+			lru_append(t, e);
+		}
 		return value_of(t, e);
 	}
-	if (g_hash_table_size(t->map) >= t->max) {
+	if (t->count >= t->max) {
 		kt_entry *victim = t->lru_head, *v = victim;
-		for (int i = 0; t->keep && v && i < KT_SPARE_TRIES; i++, v = v->lru_next)
+		for (int k = 0; t->keep && v && k < KT_SPARE_TRIES; k++, v = v->lru_next)
 			if (!t->keep(value_of(t, v))) {
 				victim = v;
 				break;
 			}
-		remove_entry(t, victim);
+		detach(t, victim);
+		e = victim; /* a full table reuses the entry it evicts */
+		memset(e, 0, sizeof(kt_entry) + t->key_room + t->value_size);
+		i = index_find(t, h, key); /* the removal may have moved the slot */
+	} else {
+		if ((t->count + 1) * 2 > t->mask + 1) {
+			index_grow(t);
+			i = index_find(t, h, key);
+		}
+		e = g_malloc0(sizeof(kt_entry) + t->key_room + t->value_size);
 	}
-	e = g_malloc0(sizeof(kt_entry) + t->key_room + t->value_size);
+	e->hash = h;
 	memcpy(e->data, key, t->key_size);
-	kt_key *mk = g_new(kt_key, 1);
-	mk->t = t;
-	mk->bytes = e->data;
-	g_hash_table_insert(t->map, mk, e);
+	t->slots[i].hash = h;
+	t->slots[i].e = e;
+	t->count++;
 	lru_append(t, e);
 	e->age_prev = t->age_tail;
 	if (t->age_tail)
@@ -165,7 +219,7 @@ void *pd_keytable_get(pd_keytable *t, const void *key, bool *made)
 
 size_t pd_keytable_count(const pd_keytable *t)
 {
-	return g_hash_table_size(t->map);
+	return t->count;
 }
 
 void pd_keytable_foreach(const pd_keytable *t, void (*fn)(void *value, void *arg), void *arg)
