@@ -623,6 +623,76 @@ Test(transfer_variants, round_trip_is_not_a_delayed_ack)
 	g_free(path);
 }
 
+/* A public trace, or NULL (then the test is skipped). */
+static cJSON *run_public(const char *rel)
+{
+	char *path = pd_test_shared(rel);
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		return NULL;
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r, "pcapdoc failed on %s", path);
+	g_free(path);
+	return r;
+}
+
+/* suricata-verify's http-mime-truncated_input.pcap: client 1.8.31.101:49160
+ * advertises a zero window 5 times (frames 398, 405, 998, 1097, 2325) and
+ * reopens it within 0.2-4.5 ms each time: 6 ms of 4.5 s (0.13 %). A note,
+ * not a warning. mime-stream-depth_input.pcap, from the same suite: 15 zero
+ * windows, 0.554 s of stall (20 % of the transfer): still a warning. */
+Test(transfer_variants, zero_window_of_milliseconds_is_a_note)
+{
+	cJSON *r = run_public("traces/public/suricata-verify/http-mime-truncated_input.pcap");
+	if (!r)
+		cr_skip_test("public captures not present");
+	const cJSON *f = pd_test_finding(r, "zero-window", 0);
+	cr_assert_not_null(f);
+	NEAR(pd_test_metric(f, "zero_window_events"), 5, 0);
+	cr_assert(pd_test_metric(f, "zero_window_stall") < 0.01);
+	cr_assert_str_eq(str(f, "severity"), "info");
+	cJSON_Delete(r);
+
+	r = run_public("traces/public/suricata-verify/mime-stream-depth_input.pcap");
+	cr_assert_not_null(r);
+	f = pd_test_finding(r, "zero-window", 0);
+	cr_assert_not_null(f);
+	NEAR(pd_test_metric(f, "zero_window_events"), 15, 0);
+	NEAR(pd_test_metric(f, "zero_window_stall"), 0.554, 0.001);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cJSON_Delete(r);
+}
+
+/* chrissanders' tcp_zerowindowdead.pcapng: the client's window is 0 in
+ * every ACK (frames 2, 4, 6, 8), the server probes at frames 3, 5, 7 and
+ * the capture ends at frame 8 with the window still 0. The stall runs to
+ * the end: frame 8 is not where the window opened. */
+Test(transfer_variants, zero_window_that_never_reopens)
+{
+	cJSON *r = run_public("traces/public/chrissanders-packets/tcp_zerowindowdead.pcapng");
+	if (!r)
+		cr_skip_test("public captures not present");
+	const cJSON *f = pd_test_finding(r, "zero-window", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(pd_test_metric(f, "longest_stall"), 23.732, 0.001);
+	NEAR(pd_test_metric(f, "window_probes"), 3, 0);
+	cr_assert(strstr(str(f, "detail"), "never reopened"), "%s", str(f, "detail"));
+	cr_assert_null(strstr(str(f, "detail"), "ending at frame"));
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
+	const cJSON *e;
+	bool still = false;
+	cJSON_ArrayForEach(e, ex)
+	{
+		cr_assert_null(strstr(str(e, "what"), "opened"), "frame %.0f", num(e, "frame"));
+		if (num(e, "frame") == 8 && strstr(str(e, "what"), "still zero"))
+			still = true;
+	}
+	cr_assert(still);
+	cJSON_Delete(r);
+}
+
 /* ------------------------------------------- pdvD: local-drop, tiny-writes */
 
 /* local-drop: the sender's own tbf (20 Mbit, limit 6000) dropped 552
