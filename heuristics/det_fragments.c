@@ -831,7 +831,13 @@ static void fr_emit_fragmentation(pd_ctx *ctx, fr_state *st, const pd_flow *flow
 	if (s->dgrams >= FR_MANY_DGRAMS || s->overlaps || s->oversize || tiny)
 		pd_finding_set_severity(f, PD_SEV_WARNING);
 	pd_finding_set_confidence(f, 0.95);
-	if (s->proto == 6)
+	/* net.ipv4.ip_no_pmtu_disc and net.ipv4.route.min_pmtu govern IPv4
+	 * only (the DF bit, the floor a frag-needed may lower the path MTU
+	 * to): no IPv6 router fragments, so they cannot explain an IPv6
+	 * fragment */
+	if (s->proto == 6 && s->v6)
+		pd_finding_settings(f, "interface MTU", "MSS clamping", NULL);
+	else if (s->proto == 6)
 		pd_finding_settings(f, "net.ipv4.ip_no_pmtu_disc", "MSS clamping", "interface MTU",
 				    "net.ipv4.route.min_pmtu", NULL);
 	else if (s->min_first_total && s->min_first_total + 7 < 1500)

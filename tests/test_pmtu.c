@@ -199,6 +199,41 @@ Test(fragments, udp_complete)
 	cJSON_Delete(r);
 }
 
+/* suricata-verify's frag-ip-tcp.pcap: one IPv6 TCP datagram (::1 port 12345
+ * to 8080, 1060 B) in 3 fragments (offsets 0, 464, 928; 512, 512 and 140 B).
+ * The IPv4 sysctl net.ipv4.ip_no_pmtu_disc cannot explain IPv6 fragments;
+ * zeek's fragmented-syn.pcap (IPv4, 2 fragments of a 60 B SYN) keeps it. */
+Test(fragments, ipv6_tcp_not_blamed_on_an_ipv4_sysctl)
+{
+	char *path = pd_test_shared("traces/public/suricata-verify/frag-ip-tcp.pcap");
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		cr_skip_test("public captures not present");
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	g_free(path);
+	cr_assert_not_null(r);
+	const cJSON *f = pd_test_finding(r, "ip-fragmentation", 0);
+	cr_assert_not_null(f);
+	cr_assert_eq(pd_test_metric(f, "fragments"), 3);
+	cr_assert_eq(pd_test_metric(f, "max_datagram_size"), 1060);
+	cr_assert_str_eq(top_setting(f), "interface MTU");
+	const cJSON *s;
+	cJSON_ArrayForEach(s, get(f, "settings"))
+	cr_assert_str_neq(cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring, "net.ipv4.ip_no_pmtu_disc");
+	cJSON_Delete(r);
+
+	path = pd_test_shared("traces/public/zeek/fragmented-syn.pcap");
+	r = pd_test_json_abs(path, NULL);
+	g_free(path);
+	cr_assert_not_null(r);
+	f = pd_test_finding(r, "ip-fragmentation", 0);
+	cr_assert_not_null(f);
+	cr_assert_eq(pd_test_metric(f, "max_datagram_size"), 60);
+	cr_assert_str_eq(top_setting(f), "net.ipv4.ip_no_pmtu_disc");
+	cJSON_Delete(r);
+}
+
 static void check_incomplete(const cJSON *r, bool receiver_side)
 {
 	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 2);
