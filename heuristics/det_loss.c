@@ -316,11 +316,17 @@ static void ls_series_start(ls_dir *d, uint8_t kind, bool floor, bool last, bool
  * timer (a probe is sent once). The gap to the previous resend tells what
  * that one was: about twice its wait, a timeout backing off; about the
  * same, the probe that came one timeout before. */
-static void ls_series_repeat(ls_dir *d, pd_time gap, const pd_packet *pkt)
+static void ls_series_repeat(ls_dir *d, pd_time gap, pd_time rtt, const pd_packet *pkt)
 {
 	if (d->first_pending) {
 		uint8_t kind = d->first_kind;
-		if (d->first_quiet > 0 && (double)gap >= LS_BACKOFF_RATIO * (double)d->first_quiet)
+		/* A probe waits about 2 RTT, plus at most the 200 ms delayed-ACK
+		 * allowance, and never longer than the timer: a first resend after
+		 * 4 RTT + 1 s of silence was the timer, whatever the repeat's gap
+		 * (a printer's capture: 5.5 s, then 5.6 s, on a 0.2 ms path). */
+		bool too_late_for_probe = rtt > 0 && d->first_quiet > 4 * rtt + PD_NS_PER_SEC;
+		if (too_late_for_probe ||
+		    (d->first_quiet > 0 && (double)gap >= LS_BACKOFF_RATIO * (double)d->first_quiet))
 			kind = LS_T_RTO;
 		else
 			kind = LS_T_TLP;
@@ -706,7 +712,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		 * got through) came first, or the timer had fired */
 		d->pmtu++;
 	} else if (d->ser_open && s == d->ser_seq) {
-		ls_series_repeat(d, quiet, pkt);
+		ls_series_repeat(d, quiet, rtt, pkt);
 	} else if (at_una && quiet >= floor_default) {
 		/* a probe could have resent the last segment after this wait too
 		 * when the floor is lower than the default */
@@ -1035,12 +1041,12 @@ static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 	if (silent)
 		pd_finding_append(f,
 				  " Nothing came from %s after the first of the last %u timeouts: it went silent (or its "
-				  "packets are not in the capture) and %s kept backing off until the flow ended. "
+				  "packets are not in the capture) and %s kept resending until the flow ended. "
 				  "How long a sender keeps retrying before it gives the connection up is "
 				  "net.ipv4.tcp_retries2 (or TCP_USER_TIMEOUT on the socket); no loss-recovery setting "
 				  "helps against a silent peer.",
 				  "在最后这 %2$u 次超时的第一次之后，%1$s 再没有发来任何报文：它已沉默（或它的报文不在"
-				  "抓包中），而 %3$s 一直退避重传，直到连接结束。发送端重试多久才放弃连接由 "
+				  "抓包中），而 %3$s 一直在重传，直到连接结束。发送端重试多久才放弃连接由 "
 				  "net.ipv4.tcp_retries2（或套接字上的 TCP_USER_TIMEOUT）决定；面对沉默的对端，"
 				  "任何丢包恢复设置都无济于事。",
 				  rname, d->ser_rto, sname);

@@ -204,6 +204,39 @@ Test(loss, timeout_answered_by_a_slow_receiver_is_not_spurious)
 	cJSON_Delete(r);
 }
 
+/* chrissanders' inconsistent_printer.pcapng: 172.16.0.8:3527 sends its last
+ * 1092 bytes (seq 118261) at frame 120; the printer (172.16.0.253:9100)
+ * never answers again; the same segment goes out at frame 121 (5502.6 ms
+ * later) and 122 (5600.1 ms later). The handshake RTT is 0.2 ms: a tail-loss
+ * probe waits about 2 RTT (+ 200 ms at most), never 5.5 s, so both resends
+ * are the timer's, though the second did not back off. */
+Test(loss, resend_seconds_after_on_a_fast_path_is_no_probe)
+{
+	char *path = pd_test_shared("traces/public/chrissanders-packets/inconsistent_printer.pcapng");
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		cr_skip_test("public captures not present");
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	g_free(path);
+	cr_assert_not_null(r);
+	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	NEAR(pd_test_metric(f, "rto_count"), 2, 0);
+	NEAR(pd_test_metric(f, "rto_min_ms"), 5502.6, 0.5);
+	NEAR(pd_test_metric(f, "rto_max_ms"), 5600.1, 0.5);
+	NEAR(pd_test_metric(f, "stall_time"), 11.103, 0.002);
+	cr_assert(has_example(f, 121));
+	cr_assert(has_example(f, 122));
+	cr_assert_null(strstr(str(f, "detail"), "backing off"));
+	f = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	NEAR(pd_test_metric(f, "rto_retransmissions"), 2, 0);
+	NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
+	cJSON_Delete(r);
+}
+
 /* ------------------------------------------ rule 9: backoff, RTT unknown */
 
 Test(loss, backoff_in_a_one_way_capture)
