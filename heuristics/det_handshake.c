@@ -1378,7 +1378,15 @@ static void hs_syn_retransmit(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 				  "若在客户端抓包，说明客户端主机丢弃了 SYN-ACK（本机防火墙、conntrack、校验和错误）；"
 				  "若在服务端抓包，则是 SYN-ACK 在途中丢失；建连多花了 %4$.2f 秒",
 				  fs->syns, sched, (unsigned long long)flow->synack_frame, hs_sec(added));
-	else
+	/* The estimate spans the client's retries; a handshake ACK much
+	 * later than that (SYN-ACKs ignored past the last retry, or missing
+	 * from the capture) is the connect time the user saw: give it too. */
+	if (fs->syn_after_synack && flow->hs_ack_frame && flow->hs_ack_ts > fs->last_syn_ts &&
+	    flow->hs_ack_ts - hs_syn_ts(fs, 0) > added + PD_NS_PER_SEC)
+		pd_finding_append(f, " (the client's handshake ACK, frame %llu, came only %.2f s after its first SYN)",
+				  "（客户端的握手 ACK（帧 %llu）直到首个 SYN 之后 %.2f 秒才发出）",
+				  (unsigned long long)flow->hs_ack_frame, hs_sec(flow->hs_ack_ts - hs_syn_ts(fs, 0)));
+	if (!fs->syn_after_synack)
 		pd_finding_detail(f,
 				  "the client sent its SYN %u times (retry gaps %s s) before the SYN-ACK (frame "
 				  "%llu) from %s:%u; connect took %.2f s longer than one round trip",
