@@ -564,7 +564,12 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	ls_dir *d = &st->d[dir];
 	uint32_t len = t->payload_len;
 	if ((t->flags & PD_TCP_SYN) || len == 0 || (seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP))) {
-		d->last_tx_ts = pkt->ts;
+		/* a pure ACK (or FIN) does not restart the retransmission timer:
+		 * a resend's wait runs from S's last data, not from it (nDPI's
+		 * KakaoTalk_chat.pcap: data at frame 44, an ACK at 47, the resend
+		 * at 72 after 3.013 s, not the 2.330 s since frame 47) */
+		if ((t->flags & PD_TCP_SYN) || (seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP)))
+			d->last_tx_ts = pkt->ts;
 		return;
 	}
 	/* The same IPv4 datagram (same ID) seen again, or an IPv6 copy within

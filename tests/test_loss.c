@@ -237,6 +237,30 @@ Test(loss, resend_seconds_after_on_a_fast_path_is_no_probe)
 	cJSON_Delete(r);
 }
 
+/* nDPI's KakaoTalk_chat.pcap, captured at the client: 10.24.82.188:35503
+ * sends 184 bytes at frame 44 (t 5.463013), a pure ACK at frame 47
+ * (6.146576), and resends the 184 bytes at frame 72 (8.476440). The timer
+ * ran 3013.4 ms from the data; the ACK did not restart it (2329.9 ms). */
+Test(loss, pure_ack_does_not_restart_the_timer)
+{
+	char *path = pd_test_shared("traces/public/nDPI/KakaoTalk_chat.pcap");
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		cr_skip_test("public captures not present");
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	g_free(path);
+	cr_assert_not_null(r);
+	const cJSON *f = NULL;
+	for (int i = 0; i < pd_test_count_findings(r, "rto-timeouts"); i++)
+		if (has_example(pd_test_finding(r, "rto-timeouts", i), 72))
+			f = pd_test_finding(r, "rto-timeouts", i);
+	cr_assert_not_null(f);
+	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	NEAR(pd_test_metric(f, "rto_min_ms"), 3013.4, 0.5);
+	cJSON_Delete(r);
+}
+
 /* ------------------------------------------ rule 9: backoff, RTT unknown */
 
 Test(loss, backoff_in_a_one_way_capture)
