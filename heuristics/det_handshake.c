@@ -1368,24 +1368,30 @@ static void hs_syn_retransmit(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 			  PD_AGG_MAX);
 	hs_schedule_metrics(f, fs);
 	pd_finding_metric(f, "synacks_captured", fs->synacks, PD_UNIT_COUNT, PD_AGG_SUM);
+	/* The estimate spans the client's retries; a handshake ACK much
+	 * later than that (SYN-ACKs ignored past the last retry, or missing
+	 * from the capture) is the connect time the user saw: say that one. */
+	bool late_ack = fs->syn_after_synack && flow->hs_ack_frame && flow->hs_ack_ts > fs->last_syn_ts &&
+			flow->hs_ack_ts - hs_syn_ts(fs, 0) > added + PD_NS_PER_SEC;
 	if (fs->syn_after_synack)
 		pd_finding_detail(f,
 				  "the client sent its SYN %u times (gaps %s s) although a SYN-ACK (frame %llu) was "
 				  "captured: if this capture was taken at the client, its host discarded the "
 				  "SYN-ACK (local firewall, conntrack, bad checksum); if at the server, the SYN-ACK "
-				  "was lost on the way; connect took %.2f s longer",
+				  "was lost on the way; ",
 				  "尽管抓包中已有 SYN-ACK（帧 %3$llu），客户端仍发送了 %1$u 次 SYN（间隔 %2$s 秒）："
 				  "若在客户端抓包，说明客户端主机丢弃了 SYN-ACK（本机防火墙、conntrack、校验和错误）；"
-				  "若在服务端抓包，则是 SYN-ACK 在途中丢失；建连多花了 %4$.2f 秒",
-				  fs->syns, sched, (unsigned long long)flow->synack_frame, hs_sec(added));
-	/* The estimate spans the client's retries; a handshake ACK much
-	 * later than that (SYN-ACKs ignored past the last retry, or missing
-	 * from the capture) is the connect time the user saw: give it too. */
-	if (fs->syn_after_synack && flow->hs_ack_frame && flow->hs_ack_ts > fs->last_syn_ts &&
-	    flow->hs_ack_ts - hs_syn_ts(fs, 0) > added + PD_NS_PER_SEC)
-		pd_finding_append(f, " (the client's handshake ACK, frame %llu, came only %.2f s after its first SYN)",
-				  "（客户端的握手 ACK（帧 %llu）直到首个 SYN 之后 %.2f 秒才发出）",
-				  (unsigned long long)flow->hs_ack_frame, hs_sec(flow->hs_ack_ts - hs_syn_ts(fs, 0)));
+				  "若在服务端抓包，则是 SYN-ACK 在途中丢失；",
+				  fs->syns, sched, (unsigned long long)flow->synack_frame);
+	if (late_ack)
+		pd_finding_append(f,
+				  "the retries span %.2f s, and the client's handshake ACK (frame %llu) came only "
+				  "%.2f s after its first SYN",
+				  "重试持续了 %.2f 秒，客户端的握手 ACK（帧 %llu）直到首个 SYN 之后 %.2f 秒才发出",
+				  hs_sec(added), (unsigned long long)flow->hs_ack_frame,
+				  hs_sec(flow->hs_ack_ts - hs_syn_ts(fs, 0)));
+	else if (fs->syn_after_synack)
+		pd_finding_append(f, "connect took %.2f s longer", "建连多花了 %.2f 秒", hs_sec(added));
 	if (!fs->syn_after_synack)
 		pd_finding_detail(f,
 				  "the client sent its SYN %u times (retry gaps %s s) before the SYN-ACK (frame "
