@@ -40,7 +40,7 @@
 #
 # The front-end slices get a table of their own: each tool's best wall time,
 # packets/s, ratio to the bare loop, peak RSS, the peak of live flows (the
-# bare loop's count: pcapdoc does not print its own yet) and the bytes each
+# bare loop's count; pcapdoc's own is in its --stats lines) and the bytes each
 # live flow costs: (peak RSS - the same run's RSS on an empty capture) /
 # peak live flows. pcapdoc runs with its default threads, --threads 1 and
 # --threads 2; the "evicted" column is what its --max-flows cap finalized
