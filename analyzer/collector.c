@@ -199,7 +199,7 @@ static void check_order(pd_collector *c, const pd_flow_slot *s)
 	const char *bad = NULL;
 	bool after = !c->have_last ||
 		     (s->end_pos != c->last_pos ? s->end_pos > c->last_pos : s->end_sub > c->last_sub);
-	if (s->prev || s->next)
+	if (s->link.prev || s->link.next)
 		bad = "an ended flow is still linked in an activity queue";
 	else if (!after)
 		bad = "ended flows reach the collector out of capture order";

@@ -21,7 +21,7 @@ struct pd_flowtable {
 	size_t mask;
 	size_t count;
 	size_t det_size;
-	pd_flow_slot queue[PD_FLOWTABLE_QUEUES]; /* sentinels: next is the least recently active */
+	pd_flow_link queue[PD_FLOWTABLE_QUEUES]; /* sentinels: next is the least recently active */
 	size_t in_queue[PD_FLOWTABLE_QUEUES];
 };
 
@@ -32,9 +32,14 @@ uint64_t pd_flow_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_add
 	return pd_mix64((ha ^ hb) + (ha + hb) * 31 + proto);
 }
 
-static bool is_sentinel(const pd_flowtable *t, const pd_flow_slot *s)
+static bool is_sentinel(const pd_flowtable *t, const pd_flow_link *l)
 {
-	return s >= t->queue && s < t->queue + PD_FLOWTABLE_QUEUES;
+	return l >= t->queue && l < t->queue + PD_FLOWTABLE_QUEUES;
+}
+
+static pd_flow_slot *slot_of_link(const pd_flow_link *l)
+{
+	return (pd_flow_slot *)((char *)l - offsetof(pd_flow_slot, link));
 }
 
 pd_flowtable *pd_flowtable_new(size_t det_size)
@@ -59,25 +64,25 @@ void pd_flowtable_free(pd_flowtable *t)
 static void queue_unlink(pd_flowtable *t, pd_flow_slot *s)
 {
 	t->in_queue[s->queue]--;
-	s->prev->next = s->next;
-	s->next->prev = s->prev;
-	s->prev = s->next = NULL;
+	s->link.prev->next = s->link.next;
+	s->link.next->prev = s->link.prev;
+	s->link.prev = s->link.next = NULL;
 }
 
 static void queue_append(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 {
-	pd_flow_slot *head = &t->queue[q];
+	pd_flow_link *head = &t->queue[q];
 	s->queue = (uint8_t)q;
 	t->in_queue[q]++;
-	s->prev = head->prev;
-	s->next = head;
-	head->prev->next = s;
-	head->prev = s;
+	s->link.prev = head->prev;
+	s->link.next = head;
+	head->prev->next = &s->link;
+	head->prev = &s->link;
 }
 
 void pd_flowtable_touch(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 {
-	if (t->queue[q].prev == s)
+	if (t->queue[q].prev == &s->link)
 		return;
 	queue_unlink(t, s);
 	queue_append(t, s, q);
@@ -185,13 +190,13 @@ void pd_flow_slot_free(pd_flow_slot *s)
 
 pd_flow_slot *pd_flowtable_head(const pd_flowtable *t, unsigned q)
 {
-	pd_flow_slot *s = t->queue[q].next;
-	return is_sentinel(t, s) ? NULL : s;
+	pd_flow_link *l = t->queue[q].next;
+	return is_sentinel(t, l) ? NULL : slot_of_link(l);
 }
 
 pd_flow_slot *pd_flowtable_next(const pd_flowtable *t, const pd_flow_slot *s)
 {
-	return is_sentinel(t, s->next) ? NULL : s->next;
+	return is_sentinel(t, s->link.next) ? NULL : slot_of_link(s->link.next);
 }
 
 pd_flow_slot *pd_flowtable_oldest(const pd_flowtable *t)
@@ -252,16 +257,17 @@ const char *pd_flowtable_check(const pd_flowtable *t)
 	size_t queued = 0;
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++) {
 		size_t n = 0;
-		const pd_flow_slot *head = &t->queue[q];
-		for (const pd_flow_slot *s = head->next; s != head; s = s->next) {
+		const pd_flow_link *head = &t->queue[q];
+		for (const pd_flow_link *l = head->next; l != head; l = l->next) {
 			if (++n > t->count)
 				return "an activity queue holds more flows than the table (a loop)";
-			if (!s->next || s->next->prev != s || s->prev->next != s)
+			if (!l->next || l->next->prev != l || l->prev->next != l)
 				return "an activity queue's links are broken";
+			if (is_sentinel(t, l))
+				return "an activity queue runs into another queue's sentinel";
+			const pd_flow_slot *s = slot_of_link(l);
 			if (s->queue != q)
 				return "a flow is in another activity queue than it says";
-			if (is_sentinel(t, s))
-				return "an activity queue runs into another queue's sentinel";
 			if (entry_of(t, s) > t->mask)
 				return "a flow in an activity queue is missing from the table";
 		}

@@ -17,9 +17,16 @@
 #include "heuristics/flow.h"
 
 typedef struct pd_flow_slot pd_flow_slot;
+
+/* A place in an activity queue: the queues' sentinels are links alone,
+ * so a table costs a few bytes per queue, not a flow each. */
+typedef struct pd_flow_link {
+	struct pd_flow_link *prev, *next;
+} pd_flow_link;
+
 struct pd_flow_slot {
 	uint64_t hash; /* pd_flow_hash of the tuple */
-	pd_flow_slot *prev, *next; /* activity queue; a sentinel at each end */
+	pd_flow_link link; /* activity queue; a sentinel at each end */
 	uint8_t queue;
 
 	/* the application label (app_label.c) */

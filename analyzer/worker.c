@@ -691,6 +691,6 @@ static void check_worker(pd_worker *w)
 	if (bytes != w->live_bytes)
 		check_failed(w, NULL, "the worker's bytes of live flows differ from its flows'");
 	for (const pd_flow_slot *s = w->ended; s; s = s->end_next)
-		if (s->prev || s->next)
+		if (s->link.prev || s->link.next)
 			check_failed(w, s, "an ended flow is still linked in an activity queue");
 }
