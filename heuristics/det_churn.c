@@ -133,7 +133,7 @@ static void ch_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	ch_g *g = gv;
-	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ch_tuple), CH_TUPLE_SLOTS, NULL, NULL);
+	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ch_tuple), CH_TUPLE_SLOTS, NULL, NULL, NULL);
 }
 
 static void ch_port(ch_g *g, ch_ent *e, uint16_t port)

@@ -132,7 +132,7 @@ static void ts_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	ts_g *g = gv;
-	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ts_tuple), TS_TUPLE_SLOTS, NULL, NULL);
+	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ts_tuple), TS_TUPLE_SLOTS, NULL, NULL, NULL);
 }
 
 static void ts_fini(void *gv)
