@@ -166,17 +166,14 @@ static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, pd_time now)
 	return t;
 }
 
-/* The flow's (client, server) entry, made when create says so (the least
- * recently used unflagged pair gives way); found, it becomes the most
- * recently used. */
-static ts_pair *ts_pair_get(ts_g *g, const pd_flow *f, bool create)
+/* The flow's (client, server) entry, made when absent (the least recently
+ * used unflagged pair gives way). */
+static ts_pair *ts_pair_get(ts_g *g, const pd_flow *f)
 {
 	ts_pair_key k;
 	memset(&k, 0, sizeof(k));
 	k.src = f->addr[PD_CLIENT];
 	k.dst = f->addr[PD_SERVER];
-	if (!create && !pd_keytable_find(g->pairs, &k))
-		return NULL;
 	bool made;
 	ts_pair *p = pd_keytable_get(g->pairs, &k, &made);
 	if (made) {
@@ -206,10 +203,11 @@ static bool ts_same_clock(const ts_cluster *c, pd_time t, uint32_t v)
 	return true;
 }
 
-static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, const ts_fs *fs)
+/* Returns the pair's entry. */
+static ts_pair *ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, const ts_fs *fs)
 {
 	pd_time ts = fs->syn_ts;
-	ts_pair *p = ts_pair_get(g, flow, true);
+	ts_pair *p = ts_pair_get(g, flow);
 	uint32_t v = fs->syn_tsval;
 	p->syns++;
 	int hit = -1;
@@ -230,7 +228,7 @@ static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, const ts_fs *f
 		}
 		p->cl[slot] = (ts_cluster){.t0 = ts, .tl = ts, .vl = v, .n = 1};
 		p->clocks_seen++;
-		return;
+		return p;
 	}
 	ts_cluster *c = &p->cl[hit];
 	c->tl = ts;
@@ -254,6 +252,7 @@ static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, const ts_fs *f
 		pd_finding_occurrence(g->nat, fs->syn_frame, ts, "SYN TSval from another clock",
 				      "来自另一个时钟的 SYN TSval");
 	}
+	return p;
 }
 
 static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
@@ -314,7 +313,9 @@ static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 /* What the 4-tuple's previous connection left (its end came before this
  * connection's SYN: a 4-tuple holds one connection at a time), the clock
  * its SYN shows, and the cost of a rejected SYN this one retried. */
-static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
+/* Returns the (client, server) entry the SYN counted in, NULL when it had
+ * no timestamp. */
+static ts_pair *ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 {
 	ts_tuple *tu = ts_tuple_find(g, flow, fs->syn_ts);
 	if (tu) {
@@ -330,8 +331,7 @@ static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 			tu->pending = NULL;
 		}
 	}
-	if (fs->syn_has_ts)
-		ts_nat_syn(ctx, g, flow, fs);
+	ts_pair *pair = fs->syn_has_ts ? ts_nat_syn(ctx, g, flow, fs) : NULL;
 	if (fs->answer == TS_ANS_SYNACK && fs->retry_of) {
 		/* The retry of a rejected SYN got through: the wait is the cost. */
 		double wait = (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9;
@@ -342,6 +342,7 @@ static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 				  (unsigned long long)fs->syn_frame);
 		fs->retry_of = NULL;
 	}
+	return pair;
 }
 
 /* The client reset the challenge ACK and retried on the same flow: what
@@ -598,8 +599,8 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	ts_fs *fs = fsv;
 	if (flow->proto != 6 || flow->pseudo || !flow->roles_from_syn)
 		return;
-	if (fs->syn_seen)
-		ts_syn(ctx, g, flow, fs);
+	/* the flow's pair entry, when its SYN had a timestamp */
+	ts_pair *pair = fs->syn_seen ? ts_syn(ctx, g, flow, fs) : NULL;
 	pd_time end = flow->last_ts;
 	pd_finding *rejected = NULL;
 	if (fs->syn_seen) {
@@ -613,11 +614,8 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		/* SYNs that did not go through count against their source's clocks. */
 		bool failed = fs->answer == TS_ANS_CHALLENGE || fs->answer == TS_ANS_NONE ||
 			      flow->half[PD_CLIENT].syn_count > 1;
-		if (failed && fs->syn_has_ts) {
-			ts_pair *p = ts_pair_get(g, flow, false);
-			if (p)
-				p->failures++;
-		}
+		if (failed && pair)
+			pair->failures++;
 	}
 	/* Remember how the 4-tuple ended, for the next SYN on it. */
 	ts_tuple *tu = ts_tuple_slot(g, flow, end);
