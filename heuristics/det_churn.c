@@ -8,7 +8,8 @@
  * so port pressure is stated as arithmetic (rate x 60 s against the
  * default 28232 ports) or as a measured fact (a small contiguous block of
  * ports cycled through and reused while in TIME_WAIT). All tables are
- * fixed-size with eviction; port bitmaps are capped in number. */
+ * bounded (the least recently used entry gives way); port bitmaps are
+ * capped in number. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,9 +18,8 @@
 #include "heuristics/util.h"
 
 #define CH_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
-#define CH_ENT_SLOTS 4096
+#define CH_ENTS 4096
 #define CH_TUPLE_SLOTS 16384
-#define CH_PROBE 8
 #define CH_SMALL_PORTS 16
 #define CH_MAX_BITMAPS 64
 #define CH_DEFAULT_RANGE 28232.0 /* 32768-60999 */
@@ -31,8 +31,6 @@ typedef struct ch_fs {
 	bool counted;
 	bool reused;
 	int8_t prev_tw_side; /* who held TIME_WAIT on the previous connection */
-	bool pair_set;
-	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 	pd_time reuse_gap;
 	uint64_t syn_frame;
 	pd_time syn_ts;
@@ -42,8 +40,13 @@ typedef struct ch_fs {
 	uint32_t data_segs[2];
 } ch_fs;
 
+/* (client IP, server IP, server port): the key of the per-pair counts. */
+typedef struct ch_ent_key {
+	pd_addr c, s;
+	uint16_t sp;
+} ch_ent_key;
+
 typedef struct ch_ent {
-	bool used;
 	pd_addr c, s;
 	uint16_t sp;
 	uint32_t conns, ended, short_conns;
@@ -61,13 +64,6 @@ typedef struct ch_ent {
 	double hs_time_s; /* handshake round trips paid by short connections */
 } ch_ent;
 
-/* What the entry probes read, beside the (large) entries. */
-typedef struct ch_meta {
-	pd_time last_ts;
-	uint32_t tag; /* the entry's hash with the low bit set; 0 while free */
-	bool bitmap; /* the entry owns a port bitmap */
-} ch_meta;
-
 /* How a 4-tuple's last connection ended. */
 typedef struct ch_tuple {
 	pd_time end_ts;
@@ -75,57 +71,42 @@ typedef struct ch_tuple {
 } ch_tuple;
 
 typedef struct ch_g {
-	ch_ent ents[CH_ENT_SLOTS];
-	ch_meta ent_meta[CH_ENT_SLOTS];
+	pd_keytable *ents; /* ch_ent_key -> ch_ent */
 	pd_keytable *tuples; /* pd_tuple_key -> ch_tuple */
 	uint32_t bitmaps;
 	pd_finding *churn, *reuse, *ports;
 } ch_g;
 
-static uint32_t ch_pair(ch_fs *fs, const pd_flow *f)
+/* An entry that goes gives back its port bitmap. */
+static void ch_ent_evict(void *v, void *gv)
 {
-	if (!fs->pair_set) {
-		fs->pair = pd_flow_pair_fnv(f);
-		fs->pair_set = true;
-	}
-	return fs->pair;
-}
-
-static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f, uint32_t pair, pd_time now)
-{
-	const pd_addr *c = &f->addr[PD_CLIENT], *s = &f->addr[PD_SERVER];
-	uint16_t sp = f->port[PD_SERVER];
-	uint32_t hash = pair + sp * 2654435761u, tag = hash | 1;
-	uint32_t h = hash & (CH_ENT_SLOTS - 1);
-	int64_t victim = -1;
-	for (int i = 0; i < CH_PROBE; i++) {
-		uint32_t j = (h + (uint32_t)i) & (CH_ENT_SLOTS - 1);
-		ch_meta *m = &g->ent_meta[j];
-		ch_ent *e = &g->ents[j];
-		if (m->tag == tag && e->sp == sp && pd_addr_equal(&e->c, c) && pd_addr_equal(&e->s, s)) {
-			m->last_ts = now;
-			return e;
-		}
-		/* the first free slot, else the least recently used */
-		const ch_meta *vm = victim < 0 ? NULL : &g->ent_meta[victim];
-		if (!vm || (vm->tag && (!m->tag || m->last_ts < vm->last_ts)))
-			victim = j;
-	}
-	ch_ent *e = &g->ents[victim];
-	ch_meta *m = &g->ent_meta[victim];
-	if (m->bitmap) { /* the flag, not the entry: that is likely not in cache */
+	ch_ent *e = v;
+	ch_g *g = gv;
+	if (e->bitmap) {
 		g_free(e->bitmap);
+		e->bitmap = NULL;
 		g->bitmaps--;
 	}
 	pd_rate_clear(&e->rate);
-	memset(e, 0, sizeof(*e));
-	e->used = true;
-	e->c = *c;
-	e->s = *s;
-	e->sp = sp;
-	*m = (ch_meta){.last_ts = now, .tag = tag};
-	pd_rate_init(&e->rate);
-	e->pmin = 0xffff;
+}
+
+/* The flow's (client, server:port) entry; the least recently used gives way. */
+static ch_ent *ch_ent_get(ch_g *g, const pd_flow *f)
+{
+	ch_ent_key k;
+	memset(&k, 0, sizeof(k));
+	k.c = f->addr[PD_CLIENT];
+	k.s = f->addr[PD_SERVER];
+	k.sp = f->port[PD_SERVER];
+	bool made;
+	ch_ent *e = pd_keytable_get(g->ents, &k, &made);
+	if (made) {
+		e->c = k.c;
+		e->s = k.s;
+		e->sp = k.sp;
+		pd_rate_init(&e->rate);
+		e->pmin = 0xffff;
+	}
 	return e;
 }
 
@@ -133,7 +114,8 @@ static void ch_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	ch_g *g = gv;
-	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ch_tuple), CH_TUPLE_SLOTS, NULL, NULL);
+	g->ents = pd_keytable_new(sizeof(ch_ent_key), sizeof(ch_ent), CH_ENTS, NULL, ch_ent_evict, g);
+	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ch_tuple), CH_TUPLE_SLOTS, NULL, NULL, NULL);
 }
 
 static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
@@ -165,7 +147,6 @@ static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
 	}
 	g->bitmaps++;
 	e->bitmap = g_malloc0(65536 / 8);
-	g->ent_meta[e - g->ents].bitmap = true;
 	for (int i = 0; i < e->n_small; i++)
 		e->bitmap[e->small[i] >> 3] |= (uint8_t)(1u << (e->small[i] & 7));
 	e->bitmap[port >> 3] |= (uint8_t)(1u << (port & 7));
@@ -226,11 +207,11 @@ static void ch_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 
 /* The connection's start, counted toward its (client, server:port) entry,
  * and how the 4-tuple's previous connection ended (before this one's end
- * overwrites it: a 4-tuple holds one connection at a time). */
-static void ch_count_start(ch_g *g, const pd_flow *flow, ch_fs *fs)
+ * overwrites it: a 4-tuple holds one connection at a time). Returns the
+ * entry. */
+static ch_ent *ch_count_start(ch_g *g, const pd_flow *flow, ch_fs *fs)
 {
-	uint32_t pair = ch_pair(fs, flow);
-	ch_ent *e = ch_ent_get(g, flow, pair, flow->last_ts);
+	ch_ent *e = ch_ent_get(g, flow);
 	if (!e->conns || fs->syn_frame < e->first_frame) {
 		e->first_syn = fs->syn_ts;
 		e->first_frame = fs->syn_frame;
@@ -248,6 +229,7 @@ static void ch_count_start(ch_g *g, const pd_flow *flow, ch_fs *fs)
 		fs->prev_tw_side = tu->tw_side;
 		fs->reuse_gap = fs->syn_ts - tu->end_ts;
 	}
+	return e;
 }
 
 static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv)
@@ -256,8 +238,9 @@ static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	ch_fs *fs = fsv;
 	if (flow->proto != 6 || flow->pseudo)
 		return;
-	if (fs->counted)
-		ch_count_start(g, flow, fs);
+	/* counted: the entry (the 4-tuple table below is another table, so it
+	 * stays in place) */
+	ch_ent *e = fs->counted ? ch_count_start(g, flow, fs) : NULL;
 	if (flow->roles_from_syn) {
 		pd_tuple_key k;
 		pd_tuple_key_of(&k, flow);
@@ -268,9 +251,8 @@ static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		bool both_fin = flow->half[0].fin_valid && flow->half[1].fin_valid;
 		tu->tw_side = (int8_t)(both_fin && !flow->rst_seen && fs->first_fin ? fs->first_fin - 1 : -1);
 	}
-	if (!fs->counted)
+	if (!e)
 		return;
-	ch_ent *e = ch_ent_get(g, flow, ch_pair(fs, flow), flow->last_ts);
 	e->ended++;
 	bool is_short = fs->turns <= 1 && fs->data_segs[PD_CLIENT] <= 4 &&
 			flow->last_ts - flow->first_ts < 10 * PD_NS_PER_SEC;
@@ -314,24 +296,33 @@ static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	}
 }
 
+/* What ch_on_end gathers over the entries. */
+typedef struct ch_sum {
+	ch_ent *worst_churn, *worst_reuse, *worst_ports;
+	uint32_t reuses, reuse_fail;
+} ch_sum;
+
+static void ch_sum_cb(void *v, void *arg)
+{
+	ch_ent *e = v;
+	ch_sum *m = arg;
+	m->reuses += e->reuses;
+	m->reuse_fail += e->reuse_fail;
+	if (ch_is_churn(e) && (!m->worst_churn || e->conns > m->worst_churn->conns))
+		m->worst_churn = e;
+	if (e->reuses && (!m->worst_reuse || e->reuses > m->worst_reuse->reuses))
+		m->worst_reuse = e;
+	if (ch_port_pressure(e) && (!m->worst_ports || e->rate.peak > m->worst_ports->rate.peak))
+		m->worst_ports = e;
+}
+
 static void ch_on_end(pd_ctx *ctx, void *gv)
 {
 	ch_g *g = gv;
-	ch_ent *worst_churn = NULL, *worst_reuse = NULL, *worst_ports = NULL;
-	uint32_t reuses = 0, reuse_fail = 0;
-	for (size_t i = 0; i < CH_ENT_SLOTS; i++) {
-		ch_ent *e = &g->ents[i];
-		if (!e->used)
-			continue;
-		reuses += e->reuses;
-		reuse_fail += e->reuse_fail;
-		if (ch_is_churn(e) && (!worst_churn || e->conns > worst_churn->conns))
-			worst_churn = e;
-		if (e->reuses && (!worst_reuse || e->reuses > worst_reuse->reuses))
-			worst_reuse = e;
-		if (ch_port_pressure(e) && (!worst_ports || e->rate.peak > worst_ports->rate.peak))
-			worst_ports = e;
-	}
+	ch_sum m = {0};
+	pd_keytable_foreach(g->ents, ch_sum_cb, &m);
+	ch_ent *worst_churn = m.worst_churn, *worst_reuse = m.worst_reuse, *worst_ports = m.worst_ports;
+	uint32_t reuses = m.reuses, reuse_fail = m.reuse_fail;
 	char c[64], s[64];
 
 	if (g->churn && !worst_churn) {
@@ -457,10 +448,7 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 static void ch_fini(void *gv)
 {
 	ch_g *g = gv;
-	for (size_t i = 0; i < CH_ENT_SLOTS; i++) {
-		g_free(g->ents[i].bitmap);
-		pd_rate_clear(&g->ents[i].rate);
-	}
+	pd_keytable_free(g->ents);
 	pd_keytable_free(g->tuples);
 }
 

@@ -66,7 +66,7 @@ static void ec_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	ec_g *g = gv;
-	g->answered = pd_keytable_new(sizeof(pd_addr), sizeof(uint32_t), EC_SERVERS, NULL, NULL);
+	g->answered = pd_keytable_new(sizeof(pd_addr), sizeof(uint32_t), EC_SERVERS, NULL, NULL, NULL);
 }
 
 static void ec_fini(void *gv)

@@ -256,8 +256,9 @@ typedef struct hs_g {
 
 /* ------------------------------------------------------------ helpers */
 
-static void hs_srv_evict(void *v)
+static void hs_srv_evict(void *v, void *arg)
 {
+	(void)arg;
 	hs_srv *s = v;
 	if (s->buckets)
 		g_hash_table_destroy(s->buckets);
@@ -301,7 +302,7 @@ static void hs_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	hs_g *g = gv;
-	g->srv = pd_keytable_new(sizeof(hs_srv_key), sizeof(hs_srv), HS_SRV_MAX, NULL, hs_srv_evict);
+	g->srv = pd_keytable_new(sizeof(hs_srv_key), sizeof(hs_srv), HS_SRV_MAX, NULL, hs_srv_evict, NULL);
 }
 
 static void hs_fini(void *gv)

@@ -1073,7 +1073,7 @@ static void rs_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	rs_global *g = gv;
-	g->starts = pd_keytable_new(sizeof(rs_pair_key), sizeof(rs_starts), RS_PAIRS, NULL, NULL);
+	g->starts = pd_keytable_new(sizeof(rs_pair_key), sizeof(rs_starts), RS_PAIRS, NULL, NULL, NULL);
 }
 
 static void rs_fini(void *gv)

@@ -2,28 +2,33 @@
  * else) from many distinct sources toward one server endpoint within
  * seconds. Sources are counted with a HyperLogLog sketch (1 KiB per server
  * endpoint, ~3 % error) instead of a set, so a million spoofed sources cost
- * the same memory as ten; the server table itself is fixed-size. */
+ * the same memory as ten; the server table itself is bounded (the least
+ * recently used endpoint gives way, never a flooded one while others can). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dissect/addr.h"
 #include "heuristics/detector.h"
+#include "heuristics/keytable.h"
 #include "heuristics/util.h"
 
-#define SF_SLOTS 256
-#define SF_PROBE 8
+#define SF_SERVERS 256
 #define SF_HLL_P 10
 #define SF_HLL_M (1u << SF_HLL_P)
 #define SF_MIN_HALF_OPEN 200
 #define SF_MIN_SOURCES 100.0
 #define SF_MIN_RATE 100 /* SYNs in the busiest second */
 
-typedef struct sf_srv {
-	bool used;
+/* A server endpoint, the key of the table. */
+typedef struct sf_srv_key {
 	pd_addr addr;
 	uint16_t port;
-	pd_time last_ts;
+} sf_srv_key;
+
+typedef struct sf_srv {
+	pd_addr addr;
+	uint16_t port;
 	uint64_t syns, synacks, cookie_synacks, half_open, completed;
 	uint8_t hll[SF_HLL_M];
 	pd_rate_1s rate; /* busiest sliding second */
@@ -33,37 +38,49 @@ typedef struct sf_srv {
 } sf_srv;
 
 typedef struct sf_g {
-	sf_srv srv[SF_SLOTS];
+	pd_keytable *srv; /* sf_srv_key -> sf_srv */
 	pd_finding *flood;
 } sf_g;
 
-static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port, pd_time now, bool create)
+/* The flooded endpoint is the one reported: the others give way first. */
+static bool sf_keep(const void *v)
 {
-	uint32_t h = (uint32_t)(pd_addr_hash64(a) ^ (port * 2654435761u)) & (SF_SLOTS - 1);
-	sf_srv *victim = NULL;
-	for (int i = 0; i < SF_PROBE; i++) {
-		sf_srv *s = &g->srv[(h + (uint32_t)i) & (SF_SLOTS - 1)];
-		if (s->used && s->port == port && pd_addr_equal(&s->addr, a)) {
-			s->last_ts = now;
-			return s;
-		}
-		if (!s->used) {
-			if (!victim || victim->used)
-				victim = s;
-		} else if (!victim || (victim->used && s->syns < victim->syns)) {
-			victim = s; /* evict the quietest, never the flooded one */
-		}
+	return ((const sf_srv *)v)->flooded;
+}
+
+static void sf_evict(void *v, void *arg)
+{
+	(void)arg;
+	pd_rate_clear(&((sf_srv *)v)->rate);
+}
+
+static void sf_init(pd_ctx *ctx, void *gv)
+{
+	(void)ctx;
+	sf_g *g = gv;
+	g->srv = pd_keytable_new(sizeof(sf_srv_key), sizeof(sf_srv), SF_SERVERS, sf_keep, sf_evict, NULL);
+}
+
+static void sf_fini(void *gv)
+{
+	sf_g *g = gv;
+	pd_keytable_free(g->srv);
+}
+
+static sf_srv *sf_get(sf_g *g, const pd_addr *a, uint16_t port)
+{
+	sf_srv_key k;
+	memset(&k, 0, sizeof(k));
+	k.addr = *a;
+	k.port = port;
+	bool made;
+	sf_srv *s = pd_keytable_get(g->srv, &k, &made);
+	if (made) {
+		s->addr = *a;
+		s->port = port;
+		pd_rate_init(&s->rate);
 	}
-	if (!create)
-		return NULL;
-	pd_rate_clear(&victim->rate);
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->addr = *a;
-	victim->port = port;
-	victim->last_ts = now;
-	pd_rate_init(&victim->rate);
-	return victim;
+	return s;
 }
 
 static void sf_hll_add(sf_srv *s, const pd_addr *a)
@@ -137,7 +154,7 @@ static void sf_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	const pd_tcp_half *c = &flow->half[PD_CLIENT];
 	if (flow->proto != 6 || flow->pseudo || !fs->syn)
 		return;
-	sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER], flow->last_ts, true);
+	sf_srv *s = sf_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
 	if (!s->syns || flow->syn_frame < s->first_frame) {
 		s->first_frame = flow->syn_frame;
 		s->first_ts = flow->syn_ts;
@@ -162,17 +179,21 @@ static void sf_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	pd_finding_occurrence(g->flood, flow->syn_frame, flow->syn_ts, "half-open SYN", "半开连接的 SYN");
 }
 
+/* The flooded endpoint with the most half-open connections. */
+static void sf_worst_cb(void *v, void *arg)
+{
+	sf_srv *s = v, **w = arg;
+	if (s->flooded && (!*w || s->half_open > (*w)->half_open))
+		*w = s;
+}
+
 static void sf_on_end(pd_ctx *ctx, void *gv)
 {
 	sf_g *g = gv;
 	if (!g->flood)
 		return;
 	sf_srv *w = NULL;
-	for (size_t i = 0; i < SF_SLOTS; i++) {
-		sf_srv *s = &g->srv[i];
-		if (s->used && s->flooded && (!w || s->half_open > w->half_open))
-			w = s;
-	}
+	pd_keytable_foreach(g->srv, sf_worst_cb, &w);
 	if (!w)
 		return;
 	char a[64];
@@ -209,18 +230,12 @@ static void sf_on_end(pd_ctx *ctx, void *gv)
 			    "firewall dropping SYN/SYN-ACK", NULL);
 }
 
-static void sf_fini(void *gv)
-{
-	sf_g *g = gv;
-	for (size_t i = 0; i < SF_SLOTS; i++)
-		pd_rate_clear(&g->srv[i].rate);
-}
-
 static const char *const sf_emits[] = {"syn-flood", NULL};
 
 const pd_detector pd_det_synflood = {
 	.name = "synflood",
 	.emits = sf_emits,
+	.init = sf_init,
 	.flow_state_size = sizeof(sf_fs),
 	.global_state_size = sizeof(sf_g),
 	.on_tcp = sf_on_tcp,

@@ -21,7 +21,8 @@
  * forming false clusters.
  *
  * Recently finished 4-tuples are kept 60 s of capture time (TIME_WAIT) in a
- * fixed table; so are per-(source, destination) clock clusters. */
+ * bounded table (the least recently used gives way); so are the clock
+ * clusters per (source, destination) pair. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,8 +32,7 @@
 
 #define TS_TW_NS (60 * PD_NS_PER_SEC) /* TCP_TIMEWAIT_LEN */
 #define TS_TUPLE_SLOTS 16384
-#define TS_PAIR_SLOTS 4096
-#define TS_PROBE 8
+#define TS_PAIRS 4096
 #define TS_CLUSTERS 4
 #define TS_MAX_RATE_HZ 1100.0 /* 1 kHz clocks plus margin */
 #define TS_SLACK_TICKS 200 /* jitter between SYN send and capture */
@@ -58,8 +58,12 @@ typedef struct ts_cluster {
 	uint32_t n;
 } ts_cluster;
 
+/* A (client, server) address pair, the key of the clock clusters. */
+typedef struct ts_pair_key {
+	pd_addr src, dst;
+} ts_pair_key;
+
 typedef struct ts_pair {
-	bool used;
 	pd_addr src, dst;
 	ts_cluster cl[TS_CLUSTERS];
 	uint8_t ncl;
@@ -70,24 +74,15 @@ typedef struct ts_pair {
 	uint32_t concurrent; /* most clusters active together */
 } ts_pair;
 
-/* What the pair probes read, beside the entries. */
-typedef struct ts_pair_meta {
-	pd_time last_ts;
-	uint32_t tag; /* the pair's hash with the low bit set; 0 while free */
-	bool flagged; /* a copy of the entry's */
-} ts_pair_meta;
-
 typedef struct ts_fs {
 	/* First, together: what each packet and every flow end look at (one
 	 * cache line of a flow that is cold when it ends). */
 	bool syn_seen, syn_has_ts;
 	uint8_t answer;
 	bool tsv_seen[2];
-	bool pair_set;
 	bool reused;
 	bool prev_ts_known;
 	uint32_t syn_tsval;
-	uint32_t pair; /* pd_flow_pair_fnv, kept for the flow end */
 	uint32_t tsv_last[2];
 	uint64_t syn_frame;
 	pd_time syn_ts;
@@ -110,8 +105,7 @@ typedef struct ts_fs {
 
 typedef struct ts_g {
 	pd_keytable *tuples; /* pd_tuple_key -> ts_tuple */
-	ts_pair pairs[TS_PAIR_SLOTS];
-	ts_pair_meta pair_meta[TS_PAIR_SLOTS];
+	pd_keytable *pairs; /* ts_pair_key -> ts_pair */
 	pd_finding *closed, *nat;
 	ts_pair *nat_pair; /* the worst pair, for the detail */
 	uint32_t closed_ports[8];
@@ -119,26 +113,32 @@ typedef struct ts_g {
 	uint32_t closed_count;
 } ts_g;
 
-static uint32_t ts_pair_fnv(ts_fs *fs, const pd_flow *f)
+/* A pair whose SYNs showed several clocks stays: it is what gets reported. */
+static bool ts_pair_keep(const void *v)
 {
-	if (!fs->pair_set) {
-		fs->pair = pd_flow_pair_fnv(f);
-		fs->pair_set = true;
-	}
-	return fs->pair;
+	return ((const ts_pair *)v)->flagged;
+}
+
+static void ts_pair_evict(void *v, void *gv)
+{
+	ts_g *g = gv;
+	if (g->nat_pair == v)
+		g->nat_pair = NULL;
 }
 
 static void ts_init(pd_ctx *ctx, void *gv)
 {
 	(void)ctx;
 	ts_g *g = gv;
-	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ts_tuple), TS_TUPLE_SLOTS, NULL, NULL);
+	g->tuples = pd_keytable_new(sizeof(pd_tuple_key), sizeof(ts_tuple), TS_TUPLE_SLOTS, NULL, NULL, NULL);
+	g->pairs = pd_keytable_new(sizeof(ts_pair_key), sizeof(ts_pair), TS_PAIRS, ts_pair_keep, ts_pair_evict, g);
 }
 
 static void ts_fini(void *gv)
 {
 	ts_g *g = gv;
 	pd_keytable_free(g->tuples);
+	pd_keytable_free(g->pairs);
 }
 
 /* The entry of a 4-tuple that ended less than 60 s before now, if any. */
@@ -166,41 +166,21 @@ static ts_tuple *ts_tuple_slot(ts_g *g, const pd_flow *f, pd_time now)
 	return t;
 }
 
-/* The flow's (client, server) entry; pair is its pd_flow_pair_fnv. */
-static ts_pair *ts_pair_get(ts_g *g, const pd_flow *f, uint32_t pair, pd_time now, bool create)
+/* The flow's (client, server) entry, made when absent (the least recently
+ * used unflagged pair gives way). */
+static ts_pair *ts_pair_get(ts_g *g, const pd_flow *f)
 {
-	const pd_addr *src = &f->addr[PD_CLIENT], *dst = &f->addr[PD_SERVER];
-	uint32_t tag = pair | 1, h = pair & (TS_PAIR_SLOTS - 1);
-	int64_t v = -1; /* the victim's slot */
-	for (int i = 0; i < TS_PROBE; i++) {
-		uint32_t j = (h + (uint32_t)i) & (TS_PAIR_SLOTS - 1);
-		ts_pair_meta *m = &g->pair_meta[j];
-		ts_pair *p = &g->pairs[j];
-		if (m->tag == tag && pd_addr_equal(&p->src, src) && pd_addr_equal(&p->dst, dst)) {
-			m->last_ts = now;
-			return p;
-		}
-		/* the first free slot, else the least recently used unflagged one */
-		ts_pair_meta *vm = v < 0 ? NULL : &g->pair_meta[v];
-		if (!m->tag) {
-			if (!vm || vm->tag)
-				v = j;
-		} else if (!vm || (vm->tag && !vm->flagged && m->last_ts < vm->last_ts)) {
-			if (!m->flagged || !vm)
-				v = j;
-		}
+	ts_pair_key k;
+	memset(&k, 0, sizeof(k));
+	k.src = f->addr[PD_CLIENT];
+	k.dst = f->addr[PD_SERVER];
+	bool made;
+	ts_pair *p = pd_keytable_get(g->pairs, &k, &made);
+	if (made) {
+		p->src = k.src;
+		p->dst = k.dst;
 	}
-	if (!create)
-		return NULL;
-	ts_pair *victim = &g->pairs[v];
-	if (victim == g->nat_pair)
-		g->nat_pair = NULL;
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->src = *src;
-	victim->dst = *dst;
-	g->pair_meta[v] = (ts_pair_meta){.last_ts = now, .tag = tag};
-	return victim;
+	return p;
 }
 
 /* Can (t, v) come from the clock that last said vl at tl? Any rate from
@@ -223,10 +203,11 @@ static bool ts_same_clock(const ts_cluster *c, pd_time t, uint32_t v)
 	return true;
 }
 
-static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, uint32_t pair, const ts_fs *fs)
+/* Returns the pair's entry. */
+static ts_pair *ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, const ts_fs *fs)
 {
 	pd_time ts = fs->syn_ts;
-	ts_pair *p = ts_pair_get(g, flow, pair, ts, true);
+	ts_pair *p = ts_pair_get(g, flow);
 	uint32_t v = fs->syn_tsval;
 	p->syns++;
 	int hit = -1;
@@ -247,7 +228,7 @@ static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, uint32_t pair,
 		}
 		p->cl[slot] = (ts_cluster){.t0 = ts, .tl = ts, .vl = v, .n = 1};
 		p->clocks_seen++;
-		return;
+		return p;
 	}
 	ts_cluster *c = &p->cl[hit];
 	c->tl = ts;
@@ -265,13 +246,13 @@ static void ts_nat_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, uint32_t pair,
 		if (!g->nat)
 			g->nat = pd_finding_get(ctx, "nat-timestamp-clocks", NULL);
 		p->flagged = true;
-		g->pair_meta[p - g->pairs].flagged = true;
 		if (!g->nat_pair || p->concurrent > g->nat_pair->concurrent)
 			g->nat_pair = p;
 		pd_finding_add_flow(ctx, g->nat, flow);
 		pd_finding_occurrence(g->nat, fs->syn_frame, ts, "SYN TSval from another clock",
 				      "来自另一个时钟的 SYN TSval");
 	}
+	return p;
 }
 
 static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
@@ -332,7 +313,9 @@ static void ts_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 /* What the 4-tuple's previous connection left (its end came before this
  * connection's SYN: a 4-tuple holds one connection at a time), the clock
  * its SYN shows, and the cost of a rejected SYN this one retried. */
-static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
+/* Returns the (client, server) entry the SYN counted in, NULL when it had
+ * no timestamp. */
+static ts_pair *ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 {
 	ts_tuple *tu = ts_tuple_find(g, flow, fs->syn_ts);
 	if (tu) {
@@ -348,8 +331,7 @@ static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 			tu->pending = NULL;
 		}
 	}
-	if (fs->syn_has_ts)
-		ts_nat_syn(ctx, g, flow, ts_pair_fnv(fs, flow), fs);
+	ts_pair *pair = fs->syn_has_ts ? ts_nat_syn(ctx, g, flow, fs) : NULL;
 	if (fs->answer == TS_ANS_SYNACK && fs->retry_of) {
 		/* The retry of a rejected SYN got through: the wait is the cost. */
 		double wait = (double)(fs->syn_ts - fs->retry_of_syn_ts) / 1e9;
@@ -360,6 +342,7 @@ static void ts_syn(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 				  (unsigned long long)fs->syn_frame);
 		fs->retry_of = NULL;
 	}
+	return pair;
 }
 
 /* The client reset the challenge ACK and retried on the same flow: what
@@ -616,8 +599,8 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	ts_fs *fs = fsv;
 	if (flow->proto != 6 || flow->pseudo || !flow->roles_from_syn)
 		return;
-	if (fs->syn_seen)
-		ts_syn(ctx, g, flow, fs);
+	/* the flow's pair entry, when its SYN had a timestamp */
+	ts_pair *pair = fs->syn_seen ? ts_syn(ctx, g, flow, fs) : NULL;
 	pd_time end = flow->last_ts;
 	pd_finding *rejected = NULL;
 	if (fs->syn_seen) {
@@ -631,11 +614,8 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		/* SYNs that did not go through count against their source's clocks. */
 		bool failed = fs->answer == TS_ANS_CHALLENGE || fs->answer == TS_ANS_NONE ||
 			      flow->half[PD_CLIENT].syn_count > 1;
-		if (failed && fs->syn_has_ts) {
-			ts_pair *p = ts_pair_get(g, flow, ts_pair_fnv(fs, flow), end, false);
-			if (p)
-				p->failures++;
-		}
+		if (failed && pair)
+			pair->failures++;
 	}
 	/* Remember how the 4-tuple ended, for the next SYN on it. */
 	ts_tuple *tu = ts_tuple_slot(g, flow, end);
@@ -655,6 +635,13 @@ static void ts_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		tu->c_tsval = fs->prev_tsval;
 		tu->c_next_seq = fs->prev_next_seq;
 	}
+}
+
+static void ts_add_failures(void *v, void *arg)
+{
+	const ts_pair *p = v;
+	if (p->flagged)
+		*(uint32_t *)arg += p->failures;
 }
 
 static void ts_on_end(pd_ctx *ctx, void *gv)
@@ -681,9 +668,7 @@ static void ts_on_end(pd_ctx *ctx, void *gv)
 	if (g->nat) {
 		ts_pair *p = g->nat_pair;
 		uint32_t failures = 0;
-		for (size_t i = 0; i < TS_PAIR_SLOTS; i++)
-			if (g->pairs[i].used && g->pairs[i].flagged)
-				failures += g->pairs[i].failures;
+		pd_keytable_foreach(g->pairs, ts_add_failures, &failures);
 		/* Several clocks alone are harmless on current kernels; they matter
 		 * when SYNs from the address fail. */
 		pd_finding_set_severity(g->nat, failures ? PD_SEV_WARNING : PD_SEV_INFO);

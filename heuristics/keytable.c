@@ -26,7 +26,8 @@ typedef struct kt_slot {
 struct pd_keytable {
 	size_t key_size, key_room, value_size, max, count;
 	bool (*keep)(const void *value);
-	void (*on_evict)(void *value);
+	void (*on_evict)(void *value, void *arg);
+	void *evict_arg;
 	kt_slot *slots;
 	size_t mask;
 	kt_entry *lru_head, *lru_tail, *age_head, *age_tail;
@@ -48,7 +49,8 @@ static uint64_t kt_hash(const pd_keytable *t, const uint8_t *key)
 }
 
 pd_keytable *pd_keytable_new(size_t key_size, size_t value_size, size_t max_entries,
-			     bool (*keep)(const void *value), void (*on_evict)(void *value))
+			     bool (*keep)(const void *value), void (*on_evict)(void *value, void *arg),
+			     void *arg)
 {
 	pd_keytable *t = g_new0(pd_keytable, 1);
 	t->key_size = key_size;
@@ -57,6 +59,7 @@ pd_keytable *pd_keytable_new(size_t key_size, size_t value_size, size_t max_entr
 	t->max = max_entries ? max_entries : 1;
 	t->keep = keep;
 	t->on_evict = on_evict;
+	t->evict_arg = arg;
 	t->mask = 16 - 1; /* grows with the entries, up to twice max */
 	t->slots = g_new0(kt_slot, t->mask + 1);
 	return t;
@@ -137,7 +140,7 @@ static void lru_append(pd_keytable *t, kt_entry *e)
 static void detach(pd_keytable *t, kt_entry *e)
 {
 	if (t->on_evict)
-		t->on_evict(value_of(t, e));
+		t->on_evict(value_of(t, e), t->evict_arg);
 	lru_unlink(t, e);
 	if (e->age_prev)
 		e->age_prev->age_next = e->age_next;
@@ -157,7 +160,7 @@ void pd_keytable_free(pd_keytable *t)
 	for (kt_entry *e = t->age_head, *next; e; e = next) {
 		next = e->age_next;
 		if (t->on_evict)
-			t->on_evict(value_of(t, e));
+			t->on_evict(value_of(t, e), t->evict_arg);
 		g_free(e);
 	}
 	g_free(t->slots);

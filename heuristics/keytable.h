@@ -14,9 +14,11 @@
 typedef struct pd_keytable pd_keytable;
 
 /* keep may be NULL; on_evict (may be NULL) sees a value before it goes
- * (to free what it owns). Values start zeroed. */
+ * (to free what it owns, or to forget it in the detector's own state:
+ * arg is passed along). Values start zeroed. */
 pd_keytable *pd_keytable_new(size_t key_size, size_t value_size, size_t max_entries,
-			     bool (*keep)(const void *value), void (*on_evict)(void *value));
+			     bool (*keep)(const void *value), void (*on_evict)(void *value, void *arg),
+			     void *arg);
 void pd_keytable_free(pd_keytable *t);
 
 /* The value for key, made (zeroed) when absent; *made says which. Marks it

@@ -1,6 +1,6 @@
 /* Helpers several detectors need, kept in one place so that they agree:
  * the same flow gets the same RTT, MSS and endpoint text in every finding,
- * and the tables keyed on addresses hash and compare them the same way. */
+ * and the tables keyed on a 4-tuple build their key the same way. */
 #ifndef PD_HEURISTICS_UTIL_H
 #define PD_HEURISTICS_UTIL_H
 
@@ -78,49 +78,6 @@ uint32_t pd_flow_mss(const pd_flow *f, int s, bool trust_seen);
 void pd_flow_endpoint(const pd_flow *f, int side, char *buf, size_t len);
 /* "once" or "N times" (capitalised: "Once"), for details; buf holds 24. */
 const char *pd_times(uint64_t n, bool capital, char buf[24]);
-
-/* ---- addresses as table keys ---- */
-
-#define PD_FNV_BASIS 2166136261u
-#define PD_FNV_PRIME 16777619u
-/* FNV-1a over zero bytes only multiplies: twelve of them (the unused tail
- * of an IPv4 address) are one multiplication by PD_FNV_PRIME^12. */
-#define PD_FNV_PRIME_12 0xd38c7031u
-
-static inline uint32_t pd_fnv_run(uint32_t h, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * PD_FNV_PRIME;
-	return h;
-}
-
-/* FNV-1a continued over 16 address bytes; the same value as byte by byte,
- * with the zero tail of an IPv4 address done in one step. */
-static inline uint32_t pd_fnv_addr_bytes(uint32_t h, const uint8_t *b)
-{
-	uint32_t t0;
-	uint64_t t1;
-	memcpy(&t0, b + 4, 4);
-	memcpy(&t1, b + 8, 8);
-	h = pd_fnv_run(h, b, 4);
-	if (!t0 && !t1)
-		return h * PD_FNV_PRIME_12;
-	return pd_fnv_run(h, b + 4, 12);
-}
-
-/* FNV-1a over the family and all 16 bytes. */
-static inline uint32_t pd_addr_fnv(const pd_addr *a)
-{
-	return pd_fnv_addr_bytes(PD_FNV_BASIS ^ a->family, a->bytes);
-}
-
-/* FNV of a flow's client and server address, the start of every table
- * keyed on the pair (the 4-tuple tables below, churn's and the timestamp
- * clocks' pair tables): a detector may compute it once per flow. */
-static inline uint32_t pd_flow_pair_fnv(const pd_flow *f)
-{
-	return pd_addr_fnv(&f->addr[PD_CLIENT]) * 31u + pd_addr_fnv(&f->addr[PD_SERVER]);
-}
 
 /* ---- a flow's 4-tuple as a table key (heuristics/keytable.h) ---- */
 

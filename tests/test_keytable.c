@@ -13,10 +13,10 @@ typedef struct key {
 } key;
 
 static int evicted;
-static void count_evict(void *v)
+static void count_evict(void *v, void *arg)
 {
 	(void)v;
-	evicted++;
+	(*(int *)arg)++; /* &evicted: the argument given to pd_keytable_new */
 }
 
 static bool keep_odd(const void *v)
@@ -27,7 +27,7 @@ static bool keep_odd(const void *v)
 Test(keytable, least_recently_used_gives_way)
 {
 	evicted = 0;
-	pd_keytable *t = pd_keytable_new(sizeof(key), sizeof(uint32_t), 3, NULL, count_evict);
+	pd_keytable *t = pd_keytable_new(sizeof(key), sizeof(uint32_t), 3, NULL, count_evict, &evicted);
 	for (uint32_t i = 0; i < 3; i++) {
 		bool made = false;
 		key k = {i, 0, 0};
@@ -51,7 +51,7 @@ Test(keytable, least_recently_used_gives_way)
 
 Test(keytable, keep_spares_an_entry)
 {
-	pd_keytable *t = pd_keytable_new(sizeof(key), sizeof(uint32_t), 2, keep_odd, NULL);
+	pd_keytable *t = pd_keytable_new(sizeof(key), sizeof(uint32_t), 2, keep_odd, NULL, NULL);
 	key a = {1, 2, 3}, b = {4, 5, 6}, c = {7, 8, 9};
 	*(uint32_t *)pd_keytable_get(t, &a, NULL) = 1; /* odd: kept */
 	*(uint32_t *)pd_keytable_get(t, &b, NULL) = 2;
@@ -71,7 +71,7 @@ static void collect(void *v, void *arg)
 Test(keytable, matches_a_model)
 {
 	enum { MAX = 64, KEYS = 200, OPS = 200000 };
-	pd_keytable *t = pd_keytable_new(sizeof(key), sizeof(uint32_t), MAX, NULL, NULL);
+	pd_keytable *t = pd_keytable_new(sizeof(key), sizeof(uint32_t), MAX, NULL, NULL, NULL);
 	GHashTable *model = g_hash_table_new(g_direct_hash, g_direct_equal); /* id -> value */
 	GQueue lru = G_QUEUE_INIT, age = G_QUEUE_INIT;			   /* ids, oldest first */
 	GRand *r = g_rand_new_with_seed(7);
