@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "heuristics/flow.h"
-#include "heuristics/text.h"
+#include "report/text.h"
 #include "report/model.h"
 
 typedef struct pd_ctx pd_ctx;

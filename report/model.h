@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "dissect/packet.h"
-#include "heuristics/text.h"
+#include "report/text.h"
 #include "knowledge/catalog.h"
 
 #define PD_SCHEMA_VERSION "1.0"
@@ -209,7 +209,7 @@ void pd_report_hash_files(pd_report *r);
 void pd_finding_free(pd_finding *f);
 
 /* Adds a capture note: en and zh are printf formats taking the same
- * arguments, as a detector's sentences (heuristics/text.h). */
+ * arguments, as a detector's sentences (report/text.h). */
 #define pd_capture_note(c, en, zh, ...) PD_TXT_CALL(pd_capture_note_, (c), en, zh, ##__VA_ARGS__)
 void pd_capture_note_(pd_capture_summary *c, const pd_text *t, ...);
 /* A note already written in both languages; takes both strings. */

@@ -1,5 +1,5 @@
 /* Every sentence a detector or the engine prints exists in English and
- * Chinese (heuristics/text.h), and both formats take the same arguments:
+ * Chinese (report/text.h), and both formats take the same arguments:
  * a Chinese format that converts an argument as another type would read
  * the wrong bytes. */
 #include <criterion/criterion.h>
@@ -8,7 +8,7 @@
 
 #include "analyzer/run.h"
 #include "heuristics/detector.h"
-#include "heuristics/text.h"
+#include "report/text.h"
 
 /* One conversion of a printf format: its argument position (1-based) and
  * a letter for the type it reads. */

@@ -23,7 +23,7 @@
 
 #include "analyzer/run.h"
 #include "heuristics/detector.h"
-#include "heuristics/text.h"
+#include "report/text.h"
 #include "knowledge/catalog.h"
 #include "knowledge/counters.h"
 #include "knowledge/kb.h"

@@ -1,5 +1,5 @@
 /* Bilingual sentences; see text.h. */
-#include "heuristics/text.h"
+#include "report/text.h"
 
 #include <glib.h>
 
