@@ -69,6 +69,12 @@ struct pd_run {
 	uint64_t epochs_sent, epochs_done;
 	uint64_t seq; /* packets delivered so far */
 	GQueue spare; /* batches to reuse */
+	/* With workers, ended flows are collected on a thread of their own,
+	 * epoch after epoch in order: one token per epoch sent goes into
+	 * collect_q (STOP_TOKEN ends it), one per epoch collected comes back
+	 * in done_q, and its batches in spare_q. */
+	GThread *collector_thread;
+	GAsyncQueue *collect_q, *done_q, *spare_q;
 	/* progress */
 	gint64 progress_next, progress_start;
 	uint64_t progress_k;
@@ -84,9 +90,12 @@ void pd_run_opts_default(pd_run_opts *o)
 
 /* -------------------------------------------------------------- batches */
 
+#define EPOCH_TOKEN GINT_TO_POINTER(1)
+#define STOP_TOKEN GINT_TO_POINTER(2)
+
 static batch *batch_get(pd_run *run)
 {
-	batch *b = g_queue_pop_head(&run->spare);
+	batch *b = run->spare_q ? g_async_queue_try_pop(run->spare_q) : g_queue_pop_head(&run->spare);
 	if (!b) {
 		b = g_new0(batch, 1);
 		b->cap = 16 << 10; /* grows with the epoch: a small capture sends little */
@@ -177,6 +186,8 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	return run;
 }
 
+static gpointer collector_main(gpointer arg);
+
 /* Workers and collector start at the first frame: the capture's start and
  * snap length are facts their hooks may read. */
 static void start_engine(pd_run *run, pd_time start)
@@ -191,6 +202,9 @@ static void start_engine(pd_run *run, pd_time start)
 	if (run->n_workers < 2)
 		return;
 	run->wt = g_new0(worker_thread, run->n_workers);
+	run->collect_q = g_async_queue_new();
+	run->done_q = g_async_queue_new();
+	run->spare_q = g_async_queue_new();
 	for (uint32_t i = 0; i < run->n_workers; i++) {
 		worker_thread *t = &run->wt[i];
 		t->w = run->workers[i];
@@ -201,6 +215,7 @@ static void start_engine(pd_run *run, pd_time start)
 		snprintf(name, sizeof(name), "pd-worker-%u", i);
 		t->thread = g_thread_new(name, worker_main, t);
 	}
+	run->collector_thread = g_thread_new("pd-collector", collector_main, run);
 }
 
 void pd_run_free(pd_run *run)
@@ -220,6 +235,13 @@ void pd_run_free(pd_run *run)
 	batch *b;
 	while ((b = g_queue_pop_head(&run->spare)))
 		batch_free(b);
+	if (run->spare_q) {
+		while ((b = g_async_queue_try_pop(run->spare_q)))
+			batch_free(b);
+		g_async_queue_unref(run->spare_q);
+		g_async_queue_unref(run->collect_q);
+		g_async_queue_unref(run->done_q);
+	}
 	pd_collector_free(run->collector);
 	pd_router_free(run->router);
 	pd_summary_free(run->summary);
@@ -259,7 +281,27 @@ static void collect_epoch(pd_run *run)
 		pd_collector_flow(run->collector, s);
 	}
 	for (uint32_t i = 0; i < n; i++)
-		g_queue_push_tail(&run->spare, bs[i]);
+		g_async_queue_push(run->spare_q, bs[i]);
+}
+
+/* The collector's thread: the epochs in the order they were sent. */
+static gpointer collector_main(gpointer arg)
+{
+	pd_run *run = arg;
+	for (;;) {
+		gpointer token = g_async_queue_pop(run->collect_q);
+		if (token == STOP_TOKEN)
+			break;
+		collect_epoch(run);
+		g_async_queue_push(run->done_q, token);
+	}
+	return NULL;
+}
+
+/* Waits until the collector has taken one more epoch. */
+static void wait_collected(pd_run *run)
+{
+	g_async_queue_pop(run->done_q);
 	run->epochs_done++;
 }
 
@@ -271,10 +313,11 @@ static void send_epoch(pd_run *run)
 		t->cur = NULL;
 	}
 	run->epochs_sent++;
+	g_async_queue_push(run->collect_q, EPOCH_TOKEN);
 	run->epoch_frames = 0;
 	run->epoch_bytes = 0;
 	while (run->epochs_sent - run->epochs_done >= EPOCHS_IN_FLIGHT)
-		collect_epoch(run);
+		wait_collected(run);
 	for (uint32_t i = 0; i < run->n_workers; i++)
 		run->wt[i].cur = batch_get(run);
 }
@@ -465,8 +508,11 @@ static void stop_workers(pd_run *run)
 	if (!run->wt)
 		return;
 	send_epoch(run);
+	g_async_queue_push(run->collect_q, STOP_TOKEN);
+	g_thread_join(run->collector_thread);
+	run->collector_thread = NULL;
 	while (run->epochs_done < run->epochs_sent)
-		collect_epoch(run);
+		wait_collected(run);
 	for (uint32_t i = 0; i < run->n_workers; i++) {
 		worker_thread *t = &run->wt[i];
 		g_async_queue_push(t->in, t); /* stop */
