@@ -1,7 +1,7 @@
 /* One analysis run: the loop and the order of calls (see engine.h for the
  * parts). With one thread everything happens here, frame by frame. With N
  * workers, this thread reads, counts and routes; the workers, each on a
- * thread of its own, own their shards; and this thread also collects the
+ * thread of its own, own their shards; and a collector thread takes the
  * flows that ended, epoch by epoch, in capture order. */
 #include "run.h"
 
