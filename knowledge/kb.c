@@ -13,6 +13,11 @@
  * What no safe command can show is said in the caveat. Texts are plain: no
  * backquotes (the Markdown renderer puts commands in code spans).
  *
+ * check_zh is the check for a Chinese report: the commands, options, sysctl
+ * and counter names, paths and placeholders (IF, DEV, PEER, ...) exactly as
+ * in check, the prose around them in Chinese; a check that is only commands
+ * has the same string (tests/test_kb.c holds them to this).
+ *
  * causes: the findings the setting can produce, or whose limit or delay it
  * sets (kb.h). A catalogue or detector ranking may name a setting only for
  * a finding listed here. */
@@ -32,6 +37,9 @@ const pd_setting pd_kb[] = {
 		.check = "sysctl net.core.somaxconn; ss -lnt (for a listener Send-Q is the accept "
 			 "queue limit, Recv-Q its current length); nstat -az TcpExtListenOverflows "
 			 "TcpExtListenDrops",
+		.check_zh = "sysctl net.core.somaxconn；ss -lnt（对监听套接字，Send-Q "
+			    "是全连接队列的上限，Recv-Q 是其当前长度）；nstat -az "
+			    "TcpExtListenOverflows TcpExtListenDrops",
 		.change_en = "Raise it (e.g. sysctl -w net.core.somaxconn=8192, persist in "
 			     "/etc/sysctl.d/) and raise the application's listen() backlog with it; "
 			     "the limit in effect is min(backlog, somaxconn), and the queue holds one "
@@ -57,6 +65,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SERVER,
 		.default_value = "application-specific (nginx 511, many runtimes 128 or 50)",
 		.check = "ss -lnt (Send-Q of the LISTEN socket is the backlog in effect)",
+		.check_zh = "ss -lnt（LISTEN 套接字的 Send-Q 即实际生效的 backlog）",
 		.change_en = "Raise the backlog in the server's configuration (nginx: listen ... "
 			     "backlog=N; Java ServerSocket backlog; Python socket.listen(N)) and keep "
 			     "net.core.somaxconn at least as large.",
@@ -80,6 +89,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "ss -lnt (Recv-Q close to Send-Q means accept() is not keeping up); "
 			 "top/pidstat for the server's CPU; application thread-pool metrics",
+		.check_zh = "ss -lnt（Recv-Q 接近 Send-Q 说明 accept() 跟不上）；用 top/pidstat "
+			    "查看服务端的 CPU；应用的线程池指标",
 		.change_en = "Make the server accept faster: more acceptor threads or processes "
 			     "(SO_REUSEPORT), no blocking work in the accept path, enough worker "
 			     "capacity behind it.",
@@ -100,6 +111,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "off (nginx listen ... deferred, HAProxy defer-accept turn it on)",
 		.check = "The server's configuration (nginx deferred, HAProxy defer-accept, "
 			 "setsockopt TCP_DEFER_ACCEPT); nstat -az TcpExtTCPDeferAcceptDrop",
+		.check_zh = "服务端的配置（nginx deferred、HAProxy defer-accept、setsockopt "
+			    "TCP_DEFER_ACCEPT）；nstat -az TcpExtTCPDeferAcceptDrop",
 		.change_en = "Turn it off for protocols where the server speaks first (SMTP, FTP, "
 			     "MySQL, SSH), or keep its timeout short; it only helps protocols where the "
 			     "client sends the first bytes.",
@@ -121,6 +134,9 @@ const pd_setting pd_kb[] = {
 		.default_value = "scaled with memory at boot, at least 128 (often 1024-4096)",
 		.check = "sysctl net.ipv4.tcp_max_syn_backlog net.ipv4.tcp_syncookies; nstat -az "
 			 "TcpExtListenDrops TcpExtTCPReqQFullDrop TcpExtTCPReqQFullDoCookies",
+		.check_zh = "sysctl net.ipv4.tcp_max_syn_backlog net.ipv4.tcp_syncookies; nstat "
+			    "-az TcpExtListenDrops TcpExtTCPReqQFullDrop "
+			    "TcpExtTCPReqQFullDoCookies",
 		.change_en = "Raise it together with net.core.somaxconn and the listen() backlog "
 			     "when many half-open connections are legitimate (high connection rate, "
 			     "long RTTs) and tcp_syncookies is 0.",
@@ -142,6 +158,9 @@ const pd_setting pd_kb[] = {
 		.default_value = "1 (cookies only when the SYN queue overflows)",
 		.check = "sysctl net.ipv4.tcp_syncookies; nstat -az TcpExtSyncookiesSent "
 			 "TcpExtSyncookiesRecv TcpExtSyncookiesFailed; dmesg | grep -i 'SYN flooding'",
+		.check_zh = "sysctl net.ipv4.tcp_syncookies; nstat -az TcpExtSyncookiesSent "
+			    "TcpExtSyncookiesRecv TcpExtSyncookiesFailed; dmesg | grep -i 'SYN "
+			    "flooding'",
 		.change_en = "Keep it at 1. If cookies are sent under normal load, the queues are too "
 			     "small: raise the listen() backlog and net.core.somaxconn rather than "
 			     "changing this.",
@@ -164,6 +183,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "6",
 		.check = "sysctl net.ipv4.tcp_syn_retries net.ipv4.tcp_syn_linear_timeouts; nstat -az "
 			 "TcpExtTCPSynRetrans TcpAttemptFails",
+		.check_zh = "sysctl net.ipv4.tcp_syn_retries net.ipv4.tcp_syn_linear_timeouts; "
+			    "nstat -az TcpExtTCPSynRetrans TcpAttemptFails",
 		.change_en = "Lower it (or set a connect timeout in the application) to fail over "
 			     "faster to another server; it does not make the server answer.",
 		.change_zh = "调小它（或在应用里设置连接超时）可以更快地切换到其他服务器；"
@@ -194,6 +215,8 @@ const pd_setting pd_kb[] = {
 		.added_in = "6.5",
 		.check = "sysctl net.ipv4.tcp_syn_linear_timeouts net.ipv4.tcp_syn_retries; in the "
 			 "capture, SYN retries about 1 s apart before the gaps double",
+		.check_zh = "sysctl net.ipv4.tcp_syn_linear_timeouts net.ipv4.tcp_syn_retries；"
+			    "在抓包中，SYN 重试先是约 1 s 一次，之后间隔才开始翻倍",
 		.change_en = "Nothing to fix: it makes a lost SYN cost about 1 s instead of up to 3 s. "
 			     "To give up sooner on an unreachable server lower tcp_syn_retries or set a "
 			     "connect timeout; 0 restores the classic doubling.",
@@ -218,6 +241,7 @@ const pd_setting pd_kb[] = {
 		.default_value = "0 (off: the retries sysctls decide)",
 		.check = "The application's or library's configuration (gRPC, database drivers, "
 			 "HAProxy and others expose it) or source",
+		.check_zh = "应用或库的配置（gRPC、数据库驱动、HAProxy 等都提供该选项）或源代码",
 		.change_en = "Set it (in milliseconds) on sockets that must notice a dead peer or "
 			     "path within a bounded time, e.g. 30000; it caps how long sent data may "
 			     "stay unacknowledged before the connection is closed.",
@@ -236,6 +260,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SERVER,
 		.default_value = "5",
 		.check = "sysctl net.ipv4.tcp_synack_retries; nstat -az TcpExtTCPSynRetrans",
+		.check_zh = "sysctl net.ipv4.tcp_synack_retries; nstat -az TcpExtTCPSynRetrans",
 		.change_en = "Rarely the fix. Lowering it frees half-open entries sooner under a SYN "
 			     "flood; find why the client's ACK does not arrive or is dropped first.",
 		.change_zh = "通常不是根本解法。在 SYN 洪泛时调小可更快释放半连接；"
@@ -257,6 +282,8 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SERVER,
 		.default_value = "0",
 		.check = "sysctl net.ipv4.tcp_abort_on_overflow; nstat -az TcpExtListenOverflows",
+		.check_zh = "sysctl net.ipv4.tcp_abort_on_overflow; nstat -az "
+			    "TcpExtListenOverflows",
 		.change_en = "Keep 0 for bursty load (the client's ACK is dropped and the handshake "
 			     "completes later). Set 1 only if clients must fail fast with a RST instead "
 			     "of waiting.",
@@ -275,6 +302,9 @@ const pd_setting pd_kb[] = {
 		.default_value = "scaled with memory (e.g. 262144)",
 		.check = "sysctl net.netfilter.nf_conntrack_count net.netfilter.nf_conntrack_max; "
 			 "conntrack -S (drop, early_drop, insert_failed); dmesg | grep 'table full'",
+		.check_zh = "sysctl net.netfilter.nf_conntrack_count "
+			    "net.netfilter.nf_conntrack_max; conntrack -S (drop, early_drop, "
+			    "insert_failed); dmesg | grep 'table full'",
 		.change_en = "Raise nf_conntrack_max (and the hash size, nf_conntrack_buckets) on the "
 			     "host or firewall that tracks connections. Exempting traffic from tracking "
 			     "(notrack) is safe only for traffic that needs no NAT and is matched by "
@@ -302,6 +332,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "nft list ruleset; iptables -L -v -n (drop and reject counters); cloud "
 			 "security groups / network ACLs; capture on both sides of the firewall",
+		.check_zh = "nft list ruleset；iptables -L -v -n（drop 与 reject 规则的计数）；"
+			    "云安全组 / 网络 ACL；在防火墙两侧同时抓包",
 		.change_en = "Find the rule, rate limit or security group that drops the handshake "
 			     "packets (or rejects them with a RST) and allow the service's port.",
 		.change_zh = "找到丢弃握手报文（或以 RST 拒绝）的规则、限速或安全组，放行该服务端口。",
@@ -320,6 +352,10 @@ const pd_setting pd_kb[] = {
 			 "their counters); iptables -S and ip6tables -S (REJECT targets), iptables -L -v -n "
 			 "(packet counts); nstat -az IcmpOutDestUnreachs there; cloud security groups and "
 			 "network ACLs",
+		.check_zh = "在 ICMP 错误报文所带地址对应的设备上：nft list ruleset（reject "
+			    "规则及其计数）；iptables -S 和 ip6tables -S（REJECT 目标），iptables "
+			    "-L -v -n（报文计数）；在该设备上执行 nstat -az IcmpOutDestUnreachs；"
+			    "云安全组和网络 ACL",
 		.change_en = "Find the reject rule that matches the client and the service port on the box "
 			     "that sent the ICMP error and allow the connection (or fix the rule's match); "
 			     "if the rejection is intended, point the client at the address and port it "
@@ -344,6 +380,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "ss -ltn (is there a LISTEN socket on that address and port?); the service's "
 			 "configuration (bind address, port); systemctl status SERVICE",
+		.check_zh = "ss -ltn（该地址和端口上是否有 LISTEN 套接字？）；服务的配置（绑定地址、"
+			    "端口）；systemctl status SERVICE",
 		.change_en = "Start the service, or make it listen on the address and port the clients "
 			     "use (0.0.0.0, :: or the external address, not only 127.0.0.1).",
 		.change_zh = "启动服务，或让它监听客户端实际访问的地址和端口（0.0.0.0、:: 或对外地址，"
@@ -362,6 +400,8 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_timestamps; nstat -az TcpExtPAWSTimewait TcpExtPAWSEstab",
+		.check_zh = "sysctl net.ipv4.tcp_timestamps; nstat -az TcpExtPAWSTimewait "
+			    "TcpExtPAWSEstab",
 		.change_en = "Keep timestamps on (1). They provide PAWS protection and RTT samples, "
 			     "and tcp_tw_reuse depends on them. Fix the 4-tuple reuse instead of "
 			     "disabling them.",
@@ -388,6 +428,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "2 (loopback connections only)",
 		.check = "sysctl net.ipv4.tcp_tw_reuse; ss -tan state time-wait | wc -l; nstat -az "
 			 "TcpExtTWRecycled",
+		.check_zh = "sysctl net.ipv4.tcp_tw_reuse; ss -tan state time-wait | wc -l; nstat "
+			    "-az TcpExtTWRecycled",
 		.change_en = "Set 1 on the host that opens the connections (the client) when it runs "
 			     "out of ports to the same destination; better, reuse connections.",
 		.change_zh = "当发起连接的一方（客户端）到同一目的地的端口耗尽时，可在客户端设为 1；"
@@ -407,6 +449,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SERVER,
 		.default_value = "0",
 		.check = "ls /proc/sys/net/ipv4/tcp_tw_recycle (absent on kernels 4.12 and later)",
+		.check_zh = "ls /proc/sys/net/ipv4/tcp_tw_recycle（4.12 及以后的内核上不存在）",
 		.change_en = "Set 0 on old kernels that still have it; upgrade the kernel.",
 		.change_zh = "在仍有此参数的老内核上设为 0；建议升级内核。",
 		.caveat_en = "Removed in Linux 4.12. With 1 the server silently drops SYNs whose "
@@ -423,6 +466,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SERVER,
 		.default_value = "0",
 		.check = "sysctl net.ipv4.tcp_rfc1337",
+		.check_zh = "sysctl net.ipv4.tcp_rfc1337",
 		.change_en = "Keep 0 on servers that see 4-tuples reused quickly: the client's RST then "
 			     "removes the TIME_WAIT socket that rejected its SYN, and the retry succeeds.",
 		.change_zh = "在四元组会被很快复用的服务端保持 0：这样客户端的 RST 会清除拒绝其 SYN 的 "
@@ -441,6 +485,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "32768 60999 (28232 ports)",
 		.check = "sysctl net.ipv4.ip_local_port_range net.ipv4.ip_local_reserved_ports; "
 			 "ss -tan state time-wait | wc -l",
+		.check_zh = "sysctl net.ipv4.ip_local_port_range net.ipv4.ip_local_reserved_ports; "
+			    "ss -tan state time-wait | wc -l",
 		.change_en = "Widen it on the connecting host, e.g. 10000 64999 (keep the two ends of "
 			     "different parity: connect() takes ports of one parity first and leaves the "
 			     "other to bind()), and list ports used by local services in "
@@ -471,6 +517,8 @@ const pd_setting pd_kb[] = {
 		.check = "The client's configuration or source (a fixed local port, or bind() to pick "
 			 "a source address); ss -tan state time-wait (the same local port again and "
 			 "again)",
+		.check_zh = "客户端的配置或源代码（固定的本地端口，或用 bind() 选择源地址）；ss "
+			    "-tan state time-wait（同一个本地端口反复出现）",
 		.change_en = "Let connect() choose the port; when only the source address matters, set "
 			     "IP_BIND_ADDRESS_NO_PORT before bind(). Never use a fixed source port for "
 			     "short connections.",
@@ -492,6 +540,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "60",
 		.check = "sysctl net.ipv4.tcp_fin_timeout; ss -tan state fin-wait-2 | wc -l",
+		.check_zh = "sysctl net.ipv4.tcp_fin_timeout; ss -tan state fin-wait-2 | wc -l",
 		.change_en = "Lower it only if many orphaned sockets sit in FIN_WAIT_2 because peers "
 			     "never close; it is not a TIME_WAIT knob.",
 		.change_zh = "仅当大量孤儿套接字因对端不关闭而停留在 FIN_WAIT_2 时才调小；"
@@ -513,6 +562,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "scaled with memory (e.g. 131072)",
 		.check = "sysctl net.ipv4.tcp_max_tw_buckets; ss -s (timewait); nstat -az "
 			 "TcpExtTCPTimeWaitOverflow",
+		.check_zh = "sysctl net.ipv4.tcp_max_tw_buckets; ss -s (timewait); nstat -az "
+			    "TcpExtTCPTimeWaitOverflow",
 		.change_en = "Leave it; reduce the connection rate (pooling, keep-alive) instead.",
 		.change_zh = "保持不变；应通过连接池、长连接降低建连速率。",
 		.caveat_en = "When exceeded, the kernel destroys TIME_WAIT sockets at once, which removes "
@@ -533,6 +584,9 @@ const pd_setting pd_kb[] = {
 		.check = "Application or HTTP client configuration (keep-alive, pool size, max idle); "
 			 "ss -tan state time-wait | wc -l; nstat TcpActiveOpens (new connections per "
 			 "interval)",
+		.check_zh = "应用或 HTTP 客户端的配置（keep-alive、连接池大小、最大空闲连接数）；"
+			    "ss -tan state time-wait | wc -l；nstat "
+			    "TcpActiveOpens（每个时间段内的新建连接数）",
 		.change_en = "Reuse connections: HTTP keep-alive, a connection pool in the client or "
 			     "database driver, upstream keepalive in proxies (nginx: keepalive N).",
 		.change_zh = "复用连接：开启 HTTP keep-alive，在客户端或数据库驱动中使用连接池，"
@@ -552,6 +606,9 @@ const pd_setting pd_kb[] = {
 		.check = "NAT / load balancer configuration and its port allocation; conntrack -S "
 			 "on a Linux NAT; compare SYN timestamps per source IP in the capture; on the "
 			 "server, nstat -az TcpExtPAWSTimewait TcpExtPAWSEstab",
+		.check_zh = "NAT / 负载均衡器的配置及其端口分配方式；Linux NAT 上执行 conntrack -S；"
+			    "在抓包中按源 IP 比较各 SYN 的时间戳；在服务端执行 nstat -az "
+			    "TcpExtPAWSTimewait TcpExtPAWSEstab",
 		.change_en = "Give the NAT more source addresses (a bigger port pool), and keep "
 			     "connections alive so fewer 4-tuples are reused within 60 s. Random port "
 			     "allocation (MASQUERADE --random-fully, kube-proxy's default) does not prevent "
@@ -585,6 +642,9 @@ const pd_setting pd_kb[] = {
 		.check = "Application or library settings (tcp_nodelay in nginx, Redis clients, gRPC, "
 			 "database drivers) or source (setsockopt TCP_NODELAY); in the capture, a small "
 			 "segment held until the previous data is acknowledged",
+		.check_zh = "应用或库的设置（nginx 的 tcp_nodelay、Redis 客户端、gRPC、数据库驱动）"
+			    "或源代码（setsockopt TCP_NODELAY）；在抓包中，一个小报文段被扣住，"
+			    "直到之前的数据被确认才发出",
 		.change_en = "Set TCP_NODELAY on the socket that sends small writes "
 			     "(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, 1)), and send each message in "
 			     "one write.",
@@ -608,6 +668,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "off",
 		.check = "Application or library settings (nginx tcp_nopush sets it) or source; "
 			 "ss -tmi (notsent: bytes written but held back)",
+		.check_zh = "应用或库的设置（nginx 的 tcp_nopush 会开启它）或源代码；ss "
+			    "-tmi（notsent：已写入但被暂扣的字节数）",
 		.change_en = "Set TCP_CORK while writing the pieces of one message and clear it at the "
 			     "end, so they leave as full-sized segments.",
 		.change_zh = "在写一条消息的各部分时设置 TCP_CORK，写完后取消，使其以满 MSS 的报文段发送。",
@@ -626,6 +688,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = NULL,
 		.check = "Application or library source (the flags of send()/sendmsg())",
+		.check_zh = "应用或库的源代码（send()/sendmsg() 的 flags 参数）",
 		.change_en = "Pass MSG_MORE on every send() of a message except the last one.",
 		.change_zh = "对一条消息的除最后一次外的每次 send() 传入 MSG_MORE 标志。",
 		.caveat_en = "Per-call equivalent of TCP_CORK; the final send without the flag must "
@@ -641,6 +704,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "The capture (several small segments per request); application source (one "
 			 "write for the header, another for the body)",
+		.check_zh = "抓包（每个请求有多个小报文段）；应用源代码（头部一次写入，"
+			    "正文又一次写入）",
 		.change_en = "Build the request (headers and body) in one buffer, or hand the pieces to "
 			     "one writev()/sendmsg() call, instead of write-write-read.",
 		.change_zh = "把请求（头和体）放到一个缓冲区，或用一次 writev()/sendmsg() 发出，"
@@ -656,6 +721,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_autocorking; nstat -az TcpExtTCPAutoCorking",
+		.check_zh = "sysctl net.ipv4.tcp_autocorking; nstat -az TcpExtTCPAutoCorking",
 		.change_en = "Keep 1: small writes issued while an earlier packet of the socket still "
 			     "waits in the qdisc or the NIC are merged into fewer segments.",
 		.change_zh = "保持 1：当该套接字更早的报文仍在 qdisc 或网卡中排队时，之后的小块写入会被"
@@ -674,6 +740,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "off (delayed ACK, 40 ms minimum on Linux)",
 		.check = "ss -ti on the receiver (ato: its delayed-ACK timeout now); application source "
 			 "(setsockopt TCP_QUICKACK after reads)",
+		.check_zh = "在接收端执行 ss -ti（ato：当前的延迟 ACK 超时）；"
+			    "应用源代码（读取后调用 setsockopt TCP_QUICKACK）",
 		.change_en = "On the receiver, set TCP_QUICKACK after each recv() when the peer waits "
 			     "for an ACK before sending more.",
 		.change_zh = "在接收端每次 recv() 之后设置 TCP_QUICKACK，适用于对端需等 ACK 才继续发送的场景。",
@@ -689,6 +757,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_RECEIVER,
 		.default_value = "off",
 		.check = "ip route show (look for quickack 1)",
+		.check_zh = "ip route show（查找 quickack 1）",
 		.change_en = "On the receiving host: ip route change PREFIX via GW dev IF quickack 1 "
 			     "(kernel 3.11 and later), for the routes toward the sender.",
 		.change_zh = "在接收端主机上对指向发送端的路由执行：ip route change PREFIX via GW dev IF "
@@ -708,6 +777,8 @@ const pd_setting pd_kb[] = {
 				 "kernel 6.16, up to 6291456 (6 MiB) before",
 		.check = "sysctl net.ipv4.tcp_rmem net.ipv4.tcp_mem; ss -tmi (rb, rcv_space; on the "
 			 "sender, rwnd_limited: the share of time the receive window was the limit)",
+		.check_zh = "sysctl net.ipv4.tcp_rmem net.ipv4.tcp_mem；ss -tmi（rb、rcv_space；"
+			    "在发送端看 rwnd_limited：接收窗口成为瓶颈的时间占比）",
 		.change_en = "Raise the third value (max) on the receiver so the window can reach the "
 			     "bandwidth-delay product: bandwidth x RTT, e.g. 1 Gbit/s x 50 ms = 6.25 MB.",
 		.change_zh = "在接收端调大第三个值（最大值），使窗口能达到带宽时延积：带宽 × RTT，"
@@ -730,6 +801,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_RECEIVER,
 		.default_value = "4194304 since kernel 6.18 (212992 before)",
 		.check = "sysctl net.core.rmem_max",
+		.check_zh = "sysctl net.core.rmem_max",
 		.change_en = "Raise it only if the application sets SO_RCVBUF and needs more than this "
 			     "cap; autotuned sockets are bounded by tcp_rmem instead.",
 		.change_zh = "仅当应用设置了 SO_RCVBUF 且需要超过此上限时才调大；"
@@ -748,6 +820,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "not set (autotuning)",
 		.check = "ss -tmi (skmem rb stays at twice the value set and rcv_space does not grow: a "
 			 "fixed buffer); the application's configuration or source",
+		.check_zh = "ss -tmi（skmem 中 rb 始终是所设值的两倍且 rcv_space 不增长："
+			    "缓冲区大小被固定）；应用的配置或源代码",
 		.change_en = "Remove the fixed SO_RCVBUF so autotuning can grow the buffer, or set it "
 			     "large enough for the bandwidth-delay product before connect()/listen().",
 		.change_zh = "去掉固定的 SO_RCVBUF 让内核自动调节；或在 connect()/listen() 之前把它设为"
@@ -769,6 +843,8 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_window_scaling; look for the wscale option in both SYNs",
+		.check_zh = "sysctl net.ipv4.tcp_window_scaling；查看两个 SYN 中是否都带有 wscale "
+			    "选项",
 		.change_en = "Set 1 on both ends, and make sure no middlebox strips the window scale "
 			     "option from SYNs.",
 		.change_zh = "两端都设为 1，并确认没有中间设备剥离 SYN 中的窗口扩大选项。",
@@ -788,6 +864,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_RECEIVER,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_moderate_rcvbuf",
+		.check_zh = "sysctl net.ipv4.tcp_moderate_rcvbuf",
 		.change_en = "Keep 1 so the receive buffer grows with the transfer.",
 		.change_zh = "保持为 1，使接收缓冲区随传输自动增长。",
 		.caveat_en = "0 leaves every socket at the tcp_rmem default (second value).",
@@ -803,6 +880,9 @@ const pd_setting pd_kb[] = {
 		.check = "sysctl net.ipv4.tcp_mem; cat /proc/net/sockstat (TCP mem: pages in use now); "
 			 "nstat -az TcpExtTCPMemoryPressures TcpExtTCPRcvQDrop; dmesg | grep 'consider "
 			 "tuning tcp_mem'",
+		.check_zh = "sysctl net.ipv4.tcp_mem；cat /proc/net/sockstat（TCP 行的 mem："
+			    "当前使用的页数）；nstat -az TcpExtTCPMemoryPressures "
+			    "TcpExtTCPRcvQDrop；dmesg | grep 'consider tuning tcp_mem'",
 		.change_en = "Find what holds the memory first (many sockets with full receive queues: "
 			     "slow readers; huge tcp_rmem/tcp_wmem maxima); raise it only when the host has "
 			     "memory to spare.",
@@ -826,6 +906,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "4096 16384 and a maximum scaled with RAM, up to 4194304 (4 MiB)",
 		.check = "sysctl net.ipv4.tcp_wmem; ss -tmi (tb, notsent; sndbuf_limited: the share of "
 			 "time the send buffer was the limit)",
+		.check_zh = "sysctl net.ipv4.tcp_wmem；ss -tmi（tb、notsent；sndbuf_limited："
+			    "发送缓冲区成为瓶颈的时间占比）",
 		.change_en = "Raise the third value on the sender when the flight stays below the "
 			     "peer's window and the application has data queued.",
 		.change_zh = "当在途数据低于对端窗口而应用仍有数据待发时，在发送端调大第三个值。",
@@ -839,6 +921,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "4194304 since kernel 6.18 (212992 before)",
 		.check = "sysctl net.core.wmem_max",
+		.check_zh = "sysctl net.core.wmem_max",
 		.change_en = "Raise it only when the application sets SO_SNDBUF above this cap.",
 		.change_zh = "仅当应用设置的 SO_SNDBUF 超过此上限时才调大。",
 		.caveat_en = "It caps SO_SNDBUF requests (doubled by the kernel), not autotuning.",
@@ -852,6 +935,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "not set (autotuning)",
 		.check = "ss -tmi (skmem tb stays at twice the value set; sndbuf_limited in the tcp "
 			 "info); the application's configuration or source",
+		.check_zh = "ss -tmi（skmem 中 tb 始终是所设值的两倍；tcp info 中的 sndbuf_limited）"
+			    "；应用的配置或源代码",
 		.change_en = "Remove a small fixed SO_SNDBUF or size it for the bandwidth-delay product.",
 		.change_zh = "去掉过小的固定 SO_SNDBUF，或按带宽时延积设置。",
 		.caveat_en = "Setting it disables send-buffer autotuning for the socket; capped by "
@@ -866,6 +951,7 @@ const pd_setting pd_kb[] = {
 		.default_value = "not set (net.ipv4.tcp_notsent_lowat applies)",
 		.check = "ss -ti (notsent: bytes written but not yet sent); the application's "
 			 "configuration or source",
+		.check_zh = "ss -ti（notsent：已写入但尚未发送的字节数）；应用的配置或源代码",
 		.change_en = "Keep it no lower than what the path drains while the application wakes "
 			     "up and writes again (1 ms at 1 Gbit/s is 125 KB); a value of a few KB makes "
 			     "the application refill the socket for every few segments.",
@@ -886,6 +972,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "4294967295 (no limit)",
 		.check = "sysctl net.ipv4.tcp_notsent_lowat; ss -ti (notsent)",
+		.check_zh = "sysctl net.ipv4.tcp_notsent_lowat; ss -ti (notsent)",
 		.change_en = "Leave it unlimited, or no lower than what the path drains while the "
 			     "application wakes up and writes again (1 ms at 1 Gbit/s is 125 KB).",
 		.change_zh = "保持不限制，或不低于应用被唤醒并再次写入期间路径能发送的数据量"
@@ -903,6 +990,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "no cap (bbr and the fq qdisc pace at the rate they estimate)",
 		.check = "ss -ti (pacing_rate, and max_pacing_rate when a cap is set); tc -s qdisc show "
 			 "dev IF (fq: maxrate, throttled)",
+		.check_zh = "ss -ti（pacing_rate，设置了上限时还有 max_pacing_rate）；tc -s qdisc "
+			    "show dev IF（fq：maxrate、throttled）",
 		.change_en = "Remove or raise a pacing cap (SO_MAX_PACING_RATE in the application, "
 			     "maxrate on the fq qdisc) that is below what the path can carry.",
 		.change_zh = "去掉或调高低于路径承载能力的 pacing 上限（应用中的 SO_MAX_PACING_RATE，"
@@ -921,6 +1010,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "ss -tmi (Recv-Q growing on the receiver); top/pidstat for the reader's CPU; "
 			 "application logs for stalls (GC, disk, locks)",
+		.check_zh = "ss -tmi（接收端的 Recv-Q 持续增长）；用 top/pidstat 查看读取方的 CPU；"
+			    "应用日志中的停顿（GC、磁盘、锁）",
 		.change_en = "Make the receiving application read faster or sooner (more readers, no "
 			     "blocking work between reads).",
 		.change_zh = "让接收端应用更快、更及时地读取数据（增加读线程，读之间不做阻塞操作）。",
@@ -937,6 +1028,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "1000",
 		.check = "sysctl net.core.netdev_max_backlog; cat /proc/net/softnet_stat (second "
 			 "column: drops per CPU)",
+		.check_zh = "sysctl net.core.netdev_max_backlog；cat "
+			    "/proc/net/softnet_stat（第二列：每个 CPU 的丢包数）",
 		.change_en = "Raise it (e.g. 10000) when softnet_stat shows drops on the receiving host.",
 		.change_zh = "当 softnet_stat 显示接收主机有丢包时调大（如 10000）。",
 		.caveat_en = "It is the per-CPU input queue. veth (every container) and loopback hand "
@@ -955,6 +1048,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "depends on the qdisc (txqueuelen 1000; fq_codel limit 10240)",
 		.check = "tc -s qdisc show dev IF (dropped, overlimits, backlog); ip -s link show dev "
 			 "IF (TX dropped)",
+		.check_zh = "tc -s qdisc show dev IF (dropped, overlimits, backlog); ip -s link "
+			    "show dev IF (TX dropped)",
 		.change_en = "Size the queue for a few tens of milliseconds at the link's rate: raise the "
 			     "limit (tc qdisc change ... limit N, or ip link set IF txqueuelen N) when it "
 			     "drops bursts, lower it or put fq_codel or cake in charge when packets wait "
@@ -982,6 +1077,8 @@ const pd_setting pd_kb[] = {
 				 "systemd's sysctl.d)",
 		.check = "sysctl net.core.default_qdisc; tc -s qdisc show dev IF (the qdisc in use, its "
 			 "drops and backlog)",
+		.check_zh = "sysctl net.core.default_qdisc；tc -s qdisc show dev IF（正在使用的 "
+			    "qdisc 及其丢包数和 backlog）",
 		.change_en = "Prefer fq_codel (short queues: it drops or marks packets that waited too "
 			     "long) or fq (per-flow pacing, the usual partner of bbr): sysctl -w "
 			     "net.core.default_qdisc=fq_codel, then re-create the device's root qdisc "
@@ -1011,6 +1108,9 @@ const pd_setting pd_kb[] = {
 		.check = "nft list ruleset (counters of drop and reject rules in the input, output and "
 			 "postrouting chains); iptables -L -v -n; iptables -t mangle -L -v -n; conntrack -S "
 			 "(drop, early_drop, invalid, insert_failed)",
+		.check_zh = "nft list ruleset（input、output 和 postrouting 链中 drop 与 reject "
+			    "规则的计数）；iptables -L -v -n；iptables -t mangle -L -v -n；"
+			    "conntrack -S（drop、early_drop、invalid、insert_failed）",
 		.change_en = "Find the host's own rule or conntrack check that drops the connection's "
 			     "packets and fix it: allow the traffic, raise the rate limit, or size the "
 			     "conntrack table (net.netfilter.nf_conntrack_max).",
@@ -1035,6 +1135,8 @@ const pd_setting pd_kb[] = {
 				 "loopback",
 		.check = "tc -s qdisc show dev IF (which qdisc, its drops, backlog and, for fq_codel and "
 			 "cake, drop and mark counts)",
+		.check_zh = "tc -s qdisc show dev IF（使用的是哪种 qdisc，它的丢包数、backlog，对 "
+			    "fq_codel 和 cake 还有 drop 与 mark 计数）",
 		.change_en = "fq_codel for general hosts and routers; fq on servers that pace (bbr); cake "
 			     "with its bandwidth set on the router in front of a slower link: e.g. tc qdisc "
 			     "replace dev IF root fq_codel.",
@@ -1058,6 +1160,8 @@ const pd_setting pd_kb[] = {
 				 "queues)",
 		.check = "tc -s qdisc show dev IF; tc -s class show dev IF (backlog, dropped, overlimits "
 			 "per class)",
+		.check_zh = "tc -s qdisc show dev IF；tc -s class show dev IF（每个 class 的 "
+			    "backlog、dropped、overlimits）",
 		.change_en = "Give the shaper a queue of a few tens of milliseconds at its rate (tbf "
 			     "latency 20ms), or put fq_codel or cake under it so the queue stays short "
 			     "without dropping whole bursts.",
@@ -1079,6 +1183,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "on for most current NIC drivers (a limit that adapts)",
 		.check = "cat /sys/class/net/IF/queues/tx-0/byte_queue_limits/limit "
 			 "/sys/class/net/IF/queues/tx-0/byte_queue_limits/inflight",
+		.check_zh = "cat /sys/class/net/IF/queues/tx-0/byte_queue_limits/limit "
+			    "/sys/class/net/IF/queues/tx-0/byte_queue_limits/inflight",
 		.change_en = "Use a driver that supports BQL and leave it on, so the NIC's ring holds "
 			     "only what it needs and the queue forms in the qdisc, where fq_codel or cake "
 			     "can manage it.",
@@ -1099,6 +1205,9 @@ const pd_setting pd_kb[] = {
 		.check = "mtr -n -r -c 200 PEER (the hop where loss starts and stays); on each Linux hop: "
 			 "ip -s link show DEV and ethtool -S DEV | grep -i -E 'err|crc|drop' (counters that "
 			 "grow between two reads)",
+		.check_zh = "mtr -n -r -c 200 PEER（丢包从哪一跳开始出现并一直持续）；在每个 Linux "
+			    "跳点上：ip -s link show DEV 和 ethtool -S DEV | grep -i -E "
+			    "'err|crc|drop'（两次读取之间增长的计数）",
 		.change_en = "Find the hop that loses packets and fix it or route around it: CRC or frame "
 			     "errors point at a cable, optic or duplex mismatch, drops at a fixed rate at a "
 			     "policer. Where random loss cannot be removed (radio links, some long-haul paths), "
@@ -1121,6 +1230,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "driver-specific",
 		.check = "ethtool -g IF; ethtool -S IF | grep -i -E 'drop|miss|fifo'",
+		.check_zh = "ethtool -g IF; ethtool -S IF | grep -i -E 'drop|miss|fifo'",
 		.change_en = "Enlarge the rings (ethtool -G IF rx N tx N) when the driver counts drops.",
 		.change_zh = "当驱动统计到丢包时调大环形缓冲（ethtool -G IF rx N tx N）。",
 		.caveat_en = "Changing ring sizes briefly resets the link on many drivers. A receive "
@@ -1137,6 +1247,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "212992 (bytes queued per unresolved neighbour)",
 		.check = "sysctl net.ipv4.neigh.default.unres_qlen_bytes; ip -s neigh show; cat "
 			 "/proc/net/stat/arp_cache (unresolved_discards column)",
+		.check_zh = "sysctl net.ipv4.neigh.default.unres_qlen_bytes；ip -s neigh show；cat "
+			    "/proc/net/stat/arp_cache（unresolved_discards 列）",
 		.change_en = "Usually fix why the next hop's address resolves slowly or not at all (the "
 			     "neighbour is down, ARP or neighbour discovery filtered); raise it only for "
 			     "large bursts toward new neighbours.",
@@ -1160,6 +1272,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "cubic (kernel default; distributions may choose bbr)",
 		.check = "sysctl net.ipv4.tcp_congestion_control "
 			 "net.ipv4.tcp_available_congestion_control; ss -ti (shows the algorithm)",
+		.check_zh = "sysctl net.ipv4.tcp_congestion_control "
+			    "net.ipv4.tcp_available_congestion_control；ss -ti（会显示所用的算法）",
 		.change_en = "On lossy long-RTT paths try bbr on the sender (modprobe tcp_bbr; "
 			     "sysctl -w net.ipv4.tcp_congestion_control=bbr) or per route (ip route "
 			     "... congctl bbr).",
@@ -1178,6 +1292,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_slow_start_after_idle",
+		.check_zh = "sysctl net.ipv4.tcp_slow_start_after_idle",
 		.change_en = "Set 0 on the sender of long-lived connections with bursty traffic "
 			     "(HTTP/2, RPC) so the congestion window survives idle periods.",
 		.change_zh = "对有突发流量的长连接（HTTP/2、RPC），在发送端设为 0，使拥塞窗口在空闲后保留。",
@@ -1194,6 +1309,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "10 segments",
 		.check = "ip route show (initcwnd attribute; absent means 10)",
+		.check_zh = "ip route show（initcwnd 属性；没有该属性即为 10）",
 		.change_en = "On the sender: ip route change PREFIX via GW dev IF initcwnd N (e.g. 20) "
 			     "for short transfers over long RTTs.",
 		.change_zh = "在发送端：ip route change PREFIX via GW dev IF initcwnd N（如 20），"
@@ -1212,6 +1328,7 @@ const pd_setting pd_kb[] = {
 		.default_value = "unset (the initial window comes from tcp_rmem's middle value, about "
 				 "64 KB)",
 		.check = "ip route show (initrwnd attribute)",
+		.check_zh = "ip route show（initrwnd 属性）",
 		.change_en = "Remove a small initrwnd on the receiver's route (it can only lower the "
 			     "initial window); to advertise more, raise tcp_rmem's middle value instead.",
 		.change_zh = "去掉接收端路由上过小的 initrwnd（它只能降低初始窗口）；若要通告更大的窗口，"
@@ -1233,6 +1350,8 @@ const pd_setting pd_kb[] = {
 		.added_in = "6.11",
 		.check = "sysctl net.ipv4.tcp_rto_min_us; ip route show (rto_min); ss -ti (rto per "
 			 "connection)",
+		.check_zh = "sysctl net.ipv4.tcp_rto_min_us；ip route show（rto_min）；ss "
+			    "-ti（每个连接的 rto）",
 		.change_en = "Lower it (e.g. to 5000-50000) only inside a data center with RTTs below "
 			     "1 ms, where 200 ms timeouts dominate tail latency; it applies to new sockets.",
 		.change_zh = "只在 RTT 低于 1 毫秒、200 毫秒超时主导尾部时延的数据中心内调小"
@@ -1256,6 +1375,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "unset (200 ms, or net.ipv4.tcp_rto_min_us)",
 		.check = "ip route show (rto_min lock N)",
+		.check_zh = "ip route show (rto_min lock N)",
 		.change_en = "ip route change PREFIX via GW dev IF rto_min 10ms, for routes inside a "
 			     "data center only; remove it on routes that leave it.",
 		.change_zh = "ip route change PREFIX via GW dev IF rto_min 10ms，只用于数据中心内部的路由；"
@@ -1277,6 +1397,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_sack; look for SACK_PERM in both SYNs",
+		.check_zh = "sysctl net.ipv4.tcp_sack；查看两个 SYN 中是否都带有 SACK_PERM",
 		.change_en = "Keep 1 on both ends so several losses per window recover in one round "
 			     "trip.",
 		.change_zh = "两端保持 1，使一个窗口内的多个丢包能在一个往返内恢复。",
@@ -1291,6 +1412,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "15 (about 15 minutes of retries)",
 		.check = "sysctl net.ipv4.tcp_retries2; nstat -az TcpExtTCPAbortOnTimeout",
+		.check_zh = "sysctl net.ipv4.tcp_retries2; nstat -az TcpExtTCPAbortOnTimeout",
 		.change_en = "Lower it (e.g. 8, roughly 100 s) when connections to dead peers must fail "
 			     "sooner; or set TCP_USER_TIMEOUT per socket.",
 		.change_zh = "当需要更快放弃已失效的对端时调小（如 8，约 100 秒）；或按套接字设置 "
@@ -1306,6 +1428,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "1 (RACK loss detection)",
 		.check = "sysctl net.ipv4.tcp_recovery net.ipv4.tcp_early_retrans",
+		.check_zh = "sysctl net.ipv4.tcp_recovery net.ipv4.tcp_early_retrans",
 		.change_en = "Keep the default; RACK and tail loss probes shorten recovery of the last "
 			     "segments of a burst.",
 		.change_zh = "保持默认值；RACK 与尾部丢包探测可缩短突发末尾报文的恢复时间。",
@@ -1319,6 +1442,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "3 (tail loss probes on)",
 		.check = "sysctl net.ipv4.tcp_early_retrans; nstat -az TcpExtTCPLossProbes",
+		.check_zh = "sysctl net.ipv4.tcp_early_retrans; nstat -az TcpExtTCPLossProbes",
 		.change_en = "Keep 3 so a tail loss is probed after about two RTTs instead of an RTO.",
 		.change_zh = "保持 3，使尾部丢包在约两个 RTT 后即被探测，而不是等 RTO。",
 		.caveat_en = "0 turns tail loss probes off.",
@@ -1331,6 +1455,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "2 (F-RTO, SACK-enhanced)",
 		.check = "sysctl net.ipv4.tcp_frto; nstat -az TcpExtTCPSpuriousRTOs",
+		.check_zh = "sysctl net.ipv4.tcp_frto; nstat -az TcpExtTCPSpuriousRTOs",
 		.change_en = "Keep 2.",
 		.change_zh = "保持 2。",
 		.caveat_en = "0 turns spurious-timeout detection off: after a timeout that was only a "
@@ -1348,6 +1473,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "7200 (seconds)",
 		.check = "sysctl net.ipv4.tcp_keepalive_time; ss -tno (timer:(keepalive,...)); nstat "
 			 "-az TcpExtTCPKeepAlive",
+		.check_zh = "sysctl net.ipv4.tcp_keepalive_time; ss -tno (timer:(keepalive,...)); "
+			    "nstat -az TcpExtTCPKeepAlive",
 		.change_en = "Lower it (or TCP_KEEPIDLE per socket) below the idle timeout of NATs, "
 			     "firewalls and load balancers on the path (often 300-3600 s).",
 		.change_zh = "将其（或套接字选项 TCP_KEEPIDLE）调到小于路径上 NAT、防火墙、负载均衡的空闲超时"
@@ -1363,6 +1490,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "75 (seconds)",
 		.check = "sysctl net.ipv4.tcp_keepalive_intvl",
+		.check_zh = "sysctl net.ipv4.tcp_keepalive_intvl",
 		.change_en = "Lower it (or TCP_KEEPINTVL) to detect a dead peer sooner after the first "
 			     "unanswered probe.",
 		.change_zh = "调小它（或 TCP_KEEPINTVL），在首个探测未被应答后更快发现对端失效。",
@@ -1377,6 +1505,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "9",
 		.check = "sysctl net.ipv4.tcp_keepalive_probes",
+		.check_zh = "sysctl net.ipv4.tcp_keepalive_probes",
 		.change_en = "Lower it (or TCP_KEEPCNT) to give up on an unreachable peer sooner.",
 		.change_zh = "调小它（或 TCP_KEEPCNT）可更快放弃不可达的对端。",
 		.caveat_en = "Too few probes can drop connections across a short outage.",
@@ -1389,6 +1518,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "off",
 		.check = "ss -tno (a keepalive timer is listed only for sockets that enabled it)",
+		.check_zh = "ss -tno（只有启用了 keepalive 的套接字才会列出 keepalive 计时器）",
 		.change_en = "Enable it (with TCP_KEEPIDLE/TCP_KEEPINTVL/TCP_KEEPCNT) for long idle "
 			     "connections, or use application-level heartbeats.",
 		.change_zh = "对长时间空闲的连接开启它（配合 TCP_KEEPIDLE/TCP_KEEPINTVL/TCP_KEEPCNT），"
@@ -1405,6 +1535,7 @@ const pd_setting pd_kb[] = {
 		.default_value = "not set (net.ipv4.tcp_keepalive_time, 7200 s)",
 		.check = "ss -tno (timer:(keepalive,T): the time to the next probe); the application's "
 			 "configuration",
+		.check_zh = "ss -tno（timer:(keepalive,T)：距下一次探测的时间）；应用的配置",
 		.change_en = "Set it, with SO_KEEPALIVE, below the idle timeout of every NAT, firewall "
 			     "and load balancer on the path (e.g. 60-300 s).",
 		.change_zh = "配合 SO_KEEPALIVE 设置，使其小于路径上所有 NAT、防火墙、负载均衡的空闲超时"
@@ -1422,6 +1553,9 @@ const pd_setting pd_kb[] = {
 		.default_value = "432000 (5 days)",
 		.check = "sysctl net.netfilter.nf_conntrack_tcp_timeout_established on the NAT or "
 			 "firewall; conntrack -L -p tcp --dport PORT (seconds left per entry)",
+		.check_zh = "在 NAT 或防火墙上执行 sysctl "
+			    "net.netfilter.nf_conntrack_tcp_timeout_established；conntrack -L -p "
+			    "tcp --dport PORT（每个条目的剩余秒数）",
 		.change_en = "Keep it above the longest idle time of the connections through the "
 			     "device, or make them send keepalives more often than it. Cloud NATs and load "
 			     "balancers have their own idle timeouts (often minutes).",
@@ -1441,6 +1575,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "off (close() returns at once and the kernel finishes the close)",
 		.check = "The application's configuration or source (SO_LINGER with a zero timeout); "
 			 "nstat -az TcpExtTCPAbortOnData TcpExtTCPAbortOnClose",
+		.check_zh = "应用的配置或源代码（超时为零的 SO_LINGER）；nstat -az "
+			    "TcpExtTCPAbortOnData TcpExtTCPAbortOnClose",
 		.change_en = "Do not use a zero linger time to avoid TIME_WAIT: close normally and let "
 			     "the side that closes first hold TIME_WAIT; reuse connections to have fewer.",
 		.change_zh = "不要为避免 TIME_WAIT 而把 linger 时间设为零：正常关闭连接，让先关闭的一方"
@@ -1463,6 +1599,9 @@ const pd_setting pd_kb[] = {
 		.check = "nstat -az TcpExtTCPAbortOnClose (one per such close); ss -tn on that host (a "
 			 "Recv-Q above 0 on connections the application is about to close); the "
 			 "application's code path that answers and closes",
+		.check_zh = "nstat -az TcpExtTCPAbortOnClose（每次这样的 close 计一次）；"
+			    "在该主机上执行 ss -tn（应用即将关闭的连接上 Recv-Q 大于 0）；"
+			    "应用中应答后关闭连接的那段代码路径",
 		.change_en = "Read what the peer sends to the end before close(): consume the rest of a "
 			     "request body, or call shutdown(SHUT_WR) to send the FIN, keep reading until the "
 			     "peer's FIN (or a short timeout), then close(). Servers that reject a request "
@@ -1487,6 +1626,9 @@ const pd_setting pd_kb[] = {
 		.check = "The logs and uptime of the host that sent the RST at that moment (service "
 			 "restart, crash, the OOM killer, container rescheduled, failover); journalctl -u SERVICE; "
 			 "nstat -az TcpEstabResets on the other host",
+		.check_zh = "发出 RST 的主机在那一刻的日志与 uptime（服务重启、崩溃、OOM killer、"
+			    "容器被重新调度、故障切换）；journalctl -u SERVICE；在另一台主机上执行 "
+			    "nstat -az TcpEstabResets",
 		.change_en = "Drain connections before a planned restart (stop accepting, close idle "
 			     "keep-alive connections with a FIN, wait for requests in progress), and make "
 			     "clients reconnect and retry idempotent requests after ECONNRESET.",
@@ -1507,6 +1649,9 @@ const pd_setting pd_kb[] = {
 		.check = "The idle timeout configured on the NAT, firewall or load balancer between the "
 			 "hosts; on a Linux box: sysctl net.netfilter.nf_conntrack_tcp_timeout_established "
 			 "and conntrack -L (seconds left per entry)",
+		.check_zh = "两台主机之间的 NAT、防火墙或负载均衡器上配置的空闲超时；在 Linux "
+			    "设备上：sysctl net.netfilter.nf_conntrack_tcp_timeout_established 和 "
+			    "conntrack -L（每个条目的剩余秒数）",
 		.change_en = "Make the connections speak more often than the device forgets them (TCP "
 			     "keepalive with TCP_KEEPIDLE below its timeout, or application heartbeats), or "
 			     "raise the device's idle timeout above the longest idle time of the connections.",
@@ -1529,6 +1674,9 @@ const pd_setting pd_kb[] = {
 		.check = "Capture at both ends at once: a RST one end receives that the other never "
 			 "sent; the firewall's or IPS's logs and reset actions (reject with tcp reset, "
 			 "IPS drop-and-reset policies); traceroute to find the devices in between",
+		.check_zh = "在两端同时抓包：一端收到、另一端却从未发出的 RST；防火墙或 IPS "
+			    "的日志及重置动作（reject with tcp reset、IPS 的 drop-and-reset 策略）；"
+			    "用 traceroute 找出中间的设备",
 		.change_en = "Find the device and the rule that resets the connection (an IPS signature, a "
 			     "URL or SNI filter, a session limit) and change the rule or the traffic that "
 			     "matches it.",
@@ -1549,6 +1697,9 @@ const pd_setting pd_kb[] = {
 		.check = "Capture on both sides of the NAT, firewall or load balancer and compare the "
 			 "TSval of the same segments; the device's TCP normalization or timestamp "
 			 "randomization options; nstat -az TcpExtPAWSEstab on the receiver",
+		.check_zh = "在 NAT、防火墙或负载均衡器两侧抓包，比较同一批报文段的 TSval；"
+			    "该设备的 TCP 规范化（normalization）或时间戳随机化选项；在接收端执行 "
+			    "nstat -az TcpExtPAWSEstab",
 		.change_en = "Turn off the device's timestamp rewriting or stripping, or make it keep one "
 			     "offset for the whole life of a connection (also across failover between two "
 			     "devices); two hosts must never share one 4-tuple behind it.",
@@ -1570,6 +1721,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "2 (accept ECN when the peer asks, never ask)",
 		.check = "sysctl net.ipv4.tcp_ecn net.ipv4.tcp_ecn_fallback; in the capture, a SYN with "
 			 "ECE and CWR asks for ECN",
+		.check_zh = "sysctl net.ipv4.tcp_ecn net.ipv4.tcp_ecn_fallback；在抓包中，带 ECE "
+			    "和 CWR 标志的 SYN 表示请求使用 ECN",
 		.change_en = "Keep 2 on clients whose paths you do not control. 1 makes outgoing "
 			     "connections ask for ECN, which lets AQM routers mark instead of drop, but a "
 			     "middlebox that drops ECN-setup SYNs then costs each connection a SYN "
@@ -1591,6 +1744,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_CLIENT,
 		.default_value = "1",
 		.check = "sysctl net.ipv4.tcp_ecn_fallback",
+		.check_zh = "sysctl net.ipv4.tcp_ecn_fallback",
 		.change_en = "Keep 1.",
 		.change_zh = "保持 1。",
 		.caveat_en = "With 1 a retransmitted SYN is sent without ECE and CWR, so a middlebox that "
@@ -1608,6 +1762,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "0",
 		.check = "sysctl net.ipv4.tcp_mtu_probing net.ipv4.tcp_base_mss",
+		.check_zh = "sysctl net.ipv4.tcp_mtu_probing net.ipv4.tcp_base_mss",
 		.change_en = "Set 1 on the sender: after repeated timeouts of full-size segments TCP "
 			     "probes smaller sizes (packetization-layer PMTU discovery), which survives "
 			     "ICMP black holes.",
@@ -1626,6 +1781,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "1024",
 		.check = "sysctl net.ipv4.tcp_base_mss",
+		.check_zh = "sysctl net.ipv4.tcp_base_mss",
 		.change_en = "Leave it unless the path MTU is below about 1064 bytes; it is the MSS that "
 			     "MTU probing starts from.",
 		.change_zh = "除非路径 MTU 低于约 1064 字节，否则保持不变；它是 MTU 探测的起始 MSS。",
@@ -1639,6 +1795,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_PATH,
 		.default_value = "1500 on Ethernet",
 		.check = "ip link show dev IF (mtu); tracepath HOST; ping -M do -s SIZE HOST",
+		.check_zh = "ip link show dev IF (mtu); tracepath HOST; ping -M do -s SIZE HOST",
 		.change_en = "Set the MTU of tunnel and overlay interfaces to the underlay MTU minus the "
 			     "encapsulation (VXLAN 50 B, GRE 24 B, IPsec about 50-70 B): ip link set IF "
 			     "mtu N.",
@@ -1656,6 +1813,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_PATH,
 		.default_value = "off",
 		.check = "nft list ruleset | grep maxseg; iptables -t mangle -S | grep TCPMSS",
+		.check_zh = "nft list ruleset | grep maxseg; iptables -t mangle -S | grep TCPMSS",
 		.change_en = "On the router or tunnel endpoint: iptables -t mangle -A FORWARD -p tcp "
 			     "--tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu, or in nftables: "
 			     "tcp flags syn tcp option maxseg size set rt mtu.",
@@ -1675,6 +1833,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "nft list ruleset; iptables -S; ip6tables -S; cloud security groups (is ICMP "
 			 "type 3 code 4 / ICMPv6 type 2 allowed?)",
+		.check_zh = "nft list ruleset；iptables -S；ip6tables -S；云安全组（是否放行 ICMP "
+			    "type 3 code 4 / ICMPv6 type 2？）",
 		.change_en = "Allow ICMP destination-unreachable fragmentation-needed (type 3 code 4) and "
 			     "ICMPv6 Packet Too Big (type 2) toward the senders.",
 		.change_zh = "放行发往发送端的 ICMP 目的不可达-需要分片（类型 3 代码 4）和 ICMPv6 "
@@ -1690,6 +1850,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "0 (PMTU discovery on)",
 		.check = "sysctl net.ipv4.ip_no_pmtu_disc",
+		.check_zh = "sysctl net.ipv4.ip_no_pmtu_disc",
 		.change_en = "Keep 0 so TCP sets DF and adapts to frag-needed messages.",
 		.change_zh = "保持 0，使 TCP 设置 DF 并根据“需要分片”消息调整。",
 		.caveat_en = "1 sends IPv4 without DF so routers fragment instead; modes 2 and 3 change "
@@ -1705,6 +1866,8 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_SENDER,
 		.default_value = "552",
 		.check = "sysctl net.ipv4.route.min_pmtu; ip route get DST (mtu of a cached path MTU)",
+		.check_zh = "sysctl net.ipv4.route.min_pmtu；ip route get DST（已缓存路径 MTU 的 "
+			    "mtu）",
 		.change_en = "Lower it only for paths whose real MTU is below 552 bytes (rare).",
 		.change_zh = "只有在路径的实际 MTU 低于 552 字节时才调小（罕见）。",
 		.caveat_en = "An ICMP frag-needed announcing less than this is not believed as such: the "
@@ -1723,6 +1886,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "nft list ruleset; iptables -S (rules matching fragments, e.g. ip frag-off or "
 			 "-f); cloud security groups; capture on both sides of the firewall",
+		.check_zh = "nft list ruleset；iptables -S（匹配分片的规则，如 ip frag-off 或 -f）；"
+			    "云安全组；在防火墙两侧同时抓包",
 		.change_en = "Let fragments of the service's traffic through, or avoid fragmentation by "
 			     "making datagrams smaller than the path MTU.",
 		.change_zh = "放行该业务流量的分片，或让数据报小于路径 MTU 以避免分片。",
@@ -1738,6 +1903,8 @@ const pd_setting pd_kb[] = {
 		.default_value = "4194304",
 		.check = "sysctl net.ipv4.ipfrag_high_thresh; nstat -az IpReasmReqds IpReasmFails "
 			 "IpReasmTimeout",
+		.check_zh = "sysctl net.ipv4.ipfrag_high_thresh; nstat -az IpReasmReqds "
+			    "IpReasmFails IpReasmTimeout",
 		.change_en = "Raise it on a receiver that reassembles many large fragmented datagrams at "
 			     "once.",
 		.change_zh = "当接收端需同时重组大量分片数据报时调大。",
@@ -1754,6 +1921,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_RECEIVER,
 		.default_value = "30 (seconds)",
 		.check = "sysctl net.ipv4.ipfrag_time; nstat -az IpReasmTimeout",
+		.check_zh = "sysctl net.ipv4.ipfrag_time; nstat -az IpReasmTimeout",
 		.change_en = "Rarely worth changing: incomplete datagrams are discarded after this time; "
 			     "find why fragments are lost.",
 		.change_zh = "通常不需要修改：未完成的数据报在此时间后丢弃；应查找分片丢失的原因。",
@@ -1768,6 +1936,7 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "Application configuration (DNS: EDNS buffer size; dig +bufsize=1232 shows the "
 			 "effect)",
+		.check_zh = "应用的配置（DNS：EDNS 缓冲区大小；dig +bufsize=1232 可看到效果）",
 		.change_en = "Keep UDP datagrams below the path MTU: DNS servers and resolvers with an EDNS "
 			     "buffer size of 1232 bytes (unbound edns-buffer-size, BIND edns-udp-size and "
 			     "max-udp-size), falling back to TCP for larger answers.",
@@ -1785,6 +1954,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "TSO/GSO/GRO usually on",
 		.check = "ethtool -k IF | grep -E 'segmentation-offload|receive-offload'",
+		.check_zh = "ethtool -k IF | grep -E 'segmentation-offload|receive-offload'",
 		.change_en = "Nothing to fix on the network. For a capture that shows wire-sized "
 			     "packets, capture on another host or switch port, or (on a test host only) "
 			     "ethtool -K IF tso off gso off gro off lro off.",
@@ -1801,6 +1971,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "2 MiB (libpcap on Linux)",
 		.check = "tcpdump's exit statistics (packets dropped by kernel)",
+		.check_zh = "tcpdump 退出时打印的统计（packets dropped by kernel 一项）",
 		.change_en = "Capture with a larger buffer (tcpdump -B 65536, in KiB), a capture filter, "
 			     "a shorter snaplen, and write to a fast disk with -w.",
 		.change_zh = "使用更大的抓包缓冲（tcpdump -B 65536，单位 KiB）、抓包过滤器、更短的 snaplen，"
@@ -1817,6 +1988,7 @@ const pd_setting pd_kb[] = {
 		.side = PD_SIDE_BOTH,
 		.default_value = "262144 bytes (tcpdump)",
 		.check = "capinfos FILE (packet size limit); tcpdump -s",
+		.check_zh = "capinfos FILE（packet size limit 一行）；tcpdump -s",
 		.change_en = "Use -s 0 (full packets) when payload matters; headers-only captures are fine "
 			     "for TCP analysis.",
 		.change_zh = "需要载荷时使用 -s 0（完整报文）；仅分析 TCP 时只抓报文头即可。",
@@ -1832,6 +2004,8 @@ const pd_setting pd_kb[] = {
 		.default_value = NULL,
 		.check = "The tcpdump command line: -i (an interface that carries both directions; any "
 			 "shows bridged and VLAN traffic twice), the filter expression, -Q in or out",
+		.check_zh = "tcpdump 的命令行：-i（应选一个同时承载两个方向流量的接口；any "
+			    "会把桥接和 VLAN 流量显示两次）、过滤表达式、-Q in 或 out",
 		.change_en = "Capture on an interface that carries both directions of the traffic, with "
 			     "a filter that matches both (host A and host B, not src host A).",
 		.change_zh = "在承载双向流量的接口上抓包，并使用能匹配两个方向的过滤器（host A and host B，"
@@ -1865,6 +2039,13 @@ bool pd_kb_can_cause(const char *setting, const char *finding_id)
 		if (strcmp(s->causes[i], finding_id) == 0)
 			return true;
 	return false;
+}
+
+const char *pd_kb_check(const pd_setting *s, bool zh)
+{
+	if (!s)
+		return NULL;
+	return zh && s->check_zh ? s->check_zh : s->check;
 }
 
 const char *pd_kb_kind_name(pd_kb_kind k)

@@ -33,6 +33,9 @@ typedef struct pd_setting {
 	pd_kb_side side;
 	const char *default_value; /* on current Linux; NULL when not applicable */
 	const char *check; /* command that shows its value or effect */
+	const char *check_zh; /* the same in Chinese: commands, names and placeholders as
+			       * in check, the prose around them translated; equal to
+			       * check when check is only commands */
 	const char *change_en, *change_zh; /* what to change */
 	const char *caveat_en, *caveat_zh; /* traps, myths, arithmetic */
 	const char *removed_in; /* kernel version that removed it, or NULL */
@@ -52,6 +55,9 @@ const pd_setting *pd_kb_find(const char *name);
 /* Whether the setting can cause the finding: false for an unknown
  * setting or a finding id its causes do not list. */
 bool pd_kb_can_cause(const char *setting, const char *finding_id);
+/* The check in the report's language (check_zh for Chinese, check when
+ * an entry has none). */
+const char *pd_kb_check(const pd_setting *s, bool zh);
 const char *pd_kb_kind_name(pd_kb_kind k);
 const char *pd_kb_side_name(pd_kb_side s);
 
