@@ -657,7 +657,7 @@ static void setting_html(html *h, const char *name, bool full)
 		}
 		g_string_append(h->o, "</span><br>");
 		g_string_append_printf(h->o, "%s%s<code>", l->check, l->colon);
-		esc(h->o, s->check);
+		esc(h->o, pd_kb_check(s, h->zh));
 		g_string_append_printf(h->o, "</code><br>%s%s", l->change, l->colon);
 		esc(h->o, h->zh ? s->change_zh : s->change_en);
 		g_string_append_printf(h->o, "<br><span class=\"meta\">%s%s", l->caveat, l->colon);
@@ -868,7 +868,7 @@ static void render_verdict(html *h)
 				g_string_append(o, "</b>");
 				if (s) {
 					g_string_append_printf(o, " — %s%s<code>", l->check_cmd, l->colon);
-					esc(o, s->check);
+					esc(o, pd_kb_check(s, h->zh));
 					g_string_append_printf(o, "</code>%s%s%s", l->sep, l->change_cmd,
 							       l->colon);
 					esc(o, h->zh ? s->change_zh : s->change_en);

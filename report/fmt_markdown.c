@@ -146,7 +146,7 @@ static void render_verdict(GString *o, const pd_labels *l, bool zh, const pd_rep
 			g_string_append(o, "**");
 			if (s)
 				g_string_append_printf(o, "%s%s `%s`%s%s%s%s", zh ? " —— " : " — ",
-						       l->check_cmd, s->check, sep, l->change_cmd,
+						       l->check_cmd, pd_kb_check(s, zh), sep, l->change_cmd,
 						       zh ? "：" : ": ", zh ? s->change_zh : s->change_en);
 		}
 		g_string_append_c(o, '\n');
@@ -277,7 +277,7 @@ static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose
 			if (s->removed_in)
 				g_string_append_printf(o, "; %s %s", l->removed_in, s->removed_in);
 			g_string_append(o, ")\n");
-			g_string_append_printf(o, "   - %s: `%s`\n", l->check, s->check);
+			g_string_append_printf(o, "   - %s: `%s`\n", l->check, pd_kb_check(s, zh));
 			g_string_append_printf(o, "   - %s: %s\n", l->change,
 					       zh ? s->change_zh : s->change_en);
 			g_string_append_printf(o, "   - %s: %s\n", l->caveat,

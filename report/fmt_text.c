@@ -240,7 +240,7 @@ static void render_setting(ctx *c, size_t idx, const char *name)
 		int col = 5 + str_width(name) + (int)strlen("1. ") + (idx >= 9 ? 1 : 0);
 		g_string_append_c(c->out, ' ');
 		wrap_at(c->out, b->str, col + 1, 8);
-		labelled(c, 8, l->check, s->check);
+		labelled(c, 8, l->check, pd_kb_check(s, c->zh));
 		labelled(c, 8, l->change, c->zh ? s->change_zh : s->change_en);
 		labelled(c, 8, l->caveat, c->zh ? s->caveat_zh : s->caveat_en);
 	} else {
@@ -459,7 +459,7 @@ static void render_verdict(ctx *c, const pd_report *r)
 			pd_escape_text(b, name);
 			if (s) {
 				g_string_append_printf(b, "%s%s%s%s", c->zh ? " —— " : " — ", l->check_cmd,
-						       c->zh ? "：" : ": ", s->check);
+						       c->zh ? "：" : ": ", pd_kb_check(s, c->zh));
 				g_string_append_printf(b, "%s%s%s%s", sep, l->change_cmd,
 						       c->zh ? "：" : ": ",
 						       c->zh ? s->change_zh : s->change_en);

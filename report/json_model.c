@@ -106,6 +106,8 @@ static cJSON *setting_json(const char *name)
 	add_str_or_null(o, "side", s ? pd_kb_side_name(s->side) : NULL);
 	add_str_or_null(o, "default", s ? s->default_value : NULL);
 	add_str_or_null(o, "check", s ? s->check : NULL);
+	/* the same in Chinese: equal to check when the check is only commands */
+	add_str_or_null(o, "check_zh", pd_kb_check(s, true));
 	add_str_or_null(o, "change", s ? s->change_en : NULL);
 	add_str_or_null(o, "caveat", s ? s->caveat_en : NULL);
 	add_str_or_null(o, "removed_in", s ? s->removed_in : NULL);
