@@ -195,8 +195,9 @@ Test(kb, entries_complete_and_unique)
 		cr_expect(!s->removed_in || kver(s->removed_in), "%s: removed_in", s->name);
 		/* Markdown puts commands in code spans */
 		cr_expect(!strchr(s->check, '`'), "%s: backquote in check", s->name);
+		cr_expect(!s->check_zh || !strchr(s->check_zh, '`'), "%s: backquote in check_zh", s->name);
 		const char *texts[] = {s->change_en, s->change_zh, s->caveat_en, s->caveat_zh,
-				       s->default_value};
+				       s->default_value, s->check_zh};
 		for (size_t t = 0; t < G_N_ELEMENTS(texts); t++)
 			cr_expect(!texts[t] || g_utf8_validate(texts[t], -1, NULL), "%s: UTF-8",
 				  s->name);
@@ -496,9 +497,13 @@ Test(kb, unsafe_patterns_work)
 Test(kb, checks_are_safe)
 {
 	for (size_t j = 0; j < pd_kb_len; j++)
-		for (size_t p = 0; p < G_N_ELEMENTS(unsafe); p++)
+		for (size_t p = 0; p < G_N_ELEMENTS(unsafe); p++) {
 			cr_expect(!g_regex_match_simple(unsafe[p].re, pd_kb[j].check, 0, 0),
 				  "%s: the check '%s' %s", pd_kb[j].name, pd_kb[j].check, unsafe[p].why);
+			cr_expect(!pd_kb[j].check_zh ||
+					  !g_regex_match_simple(unsafe[p].re, pd_kb[j].check_zh, 0, 0),
+				  "%s: the check '%s' %s", pd_kb[j].name, pd_kb[j].check_zh, unsafe[p].why);
+		}
 }
 
 /* ---------------- English and Chinese say the same thing ---------------- */
@@ -510,9 +515,13 @@ Test(i18n, every_text_has_both)
 		const pd_setting *s = &pd_kb[j];
 		cr_expect(s->change_en && *s->change_en && has_cjk(s->change_zh), "%s: change", s->name);
 		cr_expect(s->caveat_en && *s->caveat_en && has_cjk(s->caveat_zh), "%s: caveat", s->name);
-		/* default and check are values and commands, the same in both languages */
+		/* the default is a value, the same in both languages */
 		cr_expect(!has_cjk(s->check) && !has_cjk(s->default_value), "%s: CJK in check/default",
 			  s->name);
+		/* the check has its Chinese: translated prose, or the same commands */
+		cr_expect(s->check_zh && *s->check_zh &&
+				  (has_cjk(s->check_zh) || strcmp(s->check_zh, s->check) == 0),
+			  "%s: check_zh missing, or English that differs from check", s->name);
 	}
 	for (size_t i = 0; i < pd_catalog_len; i++) {
 		const pd_finding_def *d = &pd_catalog[i];
@@ -526,6 +535,96 @@ Test(i18n, every_text_has_both)
 	for (size_t j = 0; j < pd_counters_len; j++)
 		cr_expect(!has_cjk(pd_counters[j].meaning_en) && has_cjk(pd_counters[j].meaning_zh), "%s",
 			  pd_counters[j].name);
+}
+
+/* The command-like tokens of a check: its words (split at white space,
+ * brackets and punctuation trimmed from both ends) that hold '-', '.', '_'
+ * or '/' (options, sysctl and counter names, paths, ss states) and its
+ * all-caps words (placeholders IF, DEV, PEER, PID, FILE; LISTEN, SYN). */
+static GPtrArray *command_tokens(const char *check)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	char **words = g_strsplit_set(check, " \t\n", -1);
+	for (char **w = words; *w; w++) {
+		const char *b = *w, *e = *w + strlen(*w);
+		while (b < e && strchr("()[];,:'\"?", *b))
+			b++;
+		while (e > b && strchr("()[];,:'\"?", e[-1]))
+			e--;
+		if (b == e)
+			continue;
+		char *t = g_strndup(b, (gsize)(e - b));
+		bool caps = g_ascii_isupper(*t);
+		for (const char *p = t; *p && caps; p++)
+			caps = g_ascii_isupper(*p) || g_ascii_isdigit(*p) || *p == '_';
+		if (caps || strpbrk(t, "-._/"))
+			g_ptr_array_add(out, t);
+		else
+			g_free(t);
+	}
+	g_strfreev(words);
+	return out;
+}
+
+/* English prose words the rule above takes for commands; check_zh says
+ * them in Chinese. */
+static const char *const check_prose_words[] = {"e.g.", "thread-pool", "delayed-ACK"};
+
+static bool check_prose_word(const char *t)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(check_prose_words); i++)
+		if (strcmp(t, check_prose_words[i]) == 0)
+			return true;
+	return false;
+}
+
+Test(i18n, command_tokens_extraction)
+{
+	GPtrArray *t = command_tokens("mtr -n -r -c 200 PEER (the hop where loss starts); on each "
+				      "Linux hop: ip -s link show DEV, sysctl net.ipv4.tcp_sack; ss -tno "
+				      "(timer:(keepalive,...)); cat /proc/net/softnet_stat");
+	static const char *const want[] = {"-n", "-r", "-c", "PEER", "-s", "DEV", "net.ipv4.tcp_sack",
+					   "-tno", "timer:(keepalive,...", "/proc/net/softnet_stat"};
+	static const char *const not_want[] = {"200", "the", "hop", "Linux", "(the", "starts", "show"};
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++)
+		cr_expect(g_ptr_array_find_with_equal_func(t, want[i], g_str_equal, NULL), "missing %s",
+			  want[i]);
+	for (size_t i = 0; i < G_N_ELEMENTS(not_want); i++)
+		cr_expect(!g_ptr_array_find_with_equal_func(t, not_want[i], g_str_equal, NULL),
+			  "%s taken for a command", not_want[i]);
+	g_ptr_array_unref(t);
+}
+
+/* A Chinese check runs the same commands: every command-like token of the
+ * English is in the Chinese as written, and the Chinese of a check that is
+ * only commands is the check itself. */
+Test(i18n, checks_keep_their_commands)
+{
+	size_t translated = 0;
+	for (size_t j = 0; j < pd_kb_len; j++) {
+		const pd_setting *s = &pd_kb[j];
+		if (!s->check_zh)
+			continue; /* every_text_has_both reports it */
+		translated += strcmp(s->check_zh, s->check) != 0;
+		GPtrArray *t = command_tokens(s->check);
+		for (guint i = 0; i < t->len; i++)
+			cr_expect(check_prose_word(t->pdata[i]) || strstr(s->check_zh, t->pdata[i]),
+				  "%s: '%s' of the check is not in check_zh", s->name,
+				  (const char *)t->pdata[i]);
+		g_ptr_array_unref(t);
+		/* a command-only check_zh has no prose to translate: nothing in
+		 * it is Chinese, so it must be the check exactly */
+		cr_expect(has_cjk(s->check_zh) || strcmp(s->check_zh, s->check) == 0,
+			  "%s: check_zh has no Chinese but differs from check", s->name);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(check_prose_words); i++) {
+		bool used = false;
+		for (size_t j = 0; j < pd_kb_len && !used; j++)
+			used = strstr(pd_kb[j].check, check_prose_words[i]) != NULL;
+		cr_expect(used, "'%s' is in no check: take it off check_prose_words[]",
+			  check_prose_words[i]);
+	}
+	cr_expect(translated > 40, "only %zu checks translated", translated);
 }
 
 /* The facts a reader acts on: numbers (not the 4 of "4-tuple" or the 6 of
@@ -585,6 +684,8 @@ Test(i18n, numbers_and_names_agree)
 	char what[160];
 	for (size_t j = 0; j < pd_kb_len; j++) {
 		const pd_setting *s = &pd_kb[j];
+		snprintf(what, sizeof what, "%s check", s->name);
+		expect_same_facts(what, s->check, s->check_zh);
 		snprintf(what, sizeof what, "%s change", s->name);
 		expect_same_facts(what, s->change_en, s->change_zh);
 		snprintf(what, sizeof what, "%s caveat", s->name);
@@ -691,6 +792,8 @@ static char *gen_settings_md(void)
 		g_string_append_printf(o, "- Check: `%s`\n", s->check);
 		g_string_append_printf(o, "- Change: %s\n", s->change_en);
 		g_string_append_printf(o, "- Caveat: %s\n", s->caveat_en);
+		if (s->check_zh && strcmp(s->check_zh, s->check) != 0)
+			g_string_append_printf(o, "- 检查：`%s`\n", s->check_zh);
 		g_string_append_printf(o, "- 修改：%s\n", s->change_zh);
 		g_string_append_printf(o, "- 注意：%s\n", s->caveat_zh);
 		g_string_append(o, "- Can cause:");
