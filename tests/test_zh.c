@@ -2,8 +2,8 @@
  *
  * Every English text that has a translation (a detector's or the engine's
  * PD_TXT sentence with a Chinese format, a catalogue title, explanation or
- * alternative, a KB change or caveat, a kernel counter's meaning, a report
- * label) becomes a set of pieces: the literal runs between its printf
+ * alternative, a KB change, caveat or check, a kernel counter's meaning, a
+ * report label) becomes a set of pieces: the literal runs between its printf
  * conversions, or its sentences, of at least PIECE_MIN characters.
  * pcapdoc --lang zh runs over every golden capture and a few crafted
  * inputs, in text (--verbose, every setting in full) and Markdown; no piece
@@ -11,10 +11,10 @@
  * wraps lines) and Markdown's escapes are undone first.
  *
  * What stays English on purpose is not a piece: the part a Chinese text
- * shares with its English (a setting name, a command), KB check commands
- * and defaults, ids. Texts whose Chinese is still missing print English,
- * so a piece they share is skipped; they are listed with a count, and only
- * the files in still_english[] may have them. */
+ * shares with its English (a setting name, a command), KB checks that are
+ * only commands, KB defaults, ids. Texts whose Chinese is still missing
+ * print English, so a piece they share is skipped; they are listed with a
+ * count, and only the files in still_english[] may have them. */
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -114,7 +114,7 @@ static GPtrArray *sentence_pieces(const char *text)
 typedef struct catalogue {
 	GPtrArray *pieces; /* piece* */
 	GPtrArray *untranslated; /* char*: squashed English of texts without Chinese */
-	GPtrArray *english_on_purpose; /* char*: squashed KB checks, defaults, names; ids */
+	GPtrArray *english_on_purpose; /* char*: squashed KB command-only checks, defaults, names; ids */
 	int skipped_shared, skipped_untranslated, skipped_short;
 } catalogue;
 
@@ -163,6 +163,24 @@ static void add_prose(catalogue *c, const char *en, const char *zh, const char *
 	g_ptr_array_unref(raw);
 }
 
+/* A KB check: its sentences less the ';' or ':' that ends them, so a
+ * command that check_zh keeps (followed there by '；') is shared, not a
+ * piece; only the prose around the commands is. */
+static void add_check(catalogue *c, const char *en, const char *zh, const char *origin)
+{
+	if (!en || !zh || !*zh || strcmp(en, zh) == 0)
+		return;
+	GPtrArray *raw = sentence_pieces(en);
+	for (guint i = 0; i < raw->len; i++) {
+		char *r = raw->pdata[i];
+		size_t n = strlen(r);
+		while (n && strchr(";: ", r[n - 1]))
+			r[--n] = '\0';
+	}
+	add_pieces(c, raw, zh, origin);
+	g_ptr_array_unref(raw);
+}
+
 static int cmp_int(gconstpointer a, gconstpointer b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -193,7 +211,11 @@ static void build(catalogue *c)
 	cr_assert(b && e && e > b, "no texts in the pd_texts section");
 
 	for (size_t i = 0; i < pd_kb_len; i++) {
-		const char *keep[] = {pd_kb[i].check, pd_kb[i].default_value, pd_kb[i].name};
+		/* a check with Chinese prose is English no longer; one that is
+		 * only commands is the same in both */
+		const pd_setting *s = &pd_kb[i];
+		bool check_same = !s->check_zh || strcmp(s->check, s->check_zh) == 0;
+		const char *keep[] = {check_same ? s->check : NULL, s->default_value, s->name};
 		for (size_t k = 0; k < G_N_ELEMENTS(keep); k++)
 			if (keep[k])
 				g_ptr_array_add(c->english_on_purpose, squash(keep[k]));
@@ -269,6 +291,8 @@ static void build(catalogue *c)
 		add_prose(c, s->change_en, s->change_zh, origin);
 		g_snprintf(origin, sizeof origin, "KB %s caveat", s->name);
 		add_prose(c, s->caveat_en, s->caveat_zh, origin);
+		g_snprintf(origin, sizeof origin, "KB %s check", s->name);
+		add_check(c, s->check, s->check_zh, origin);
 	}
 
 	for (size_t i = 0; i < pd_counters_len; i++) {
@@ -323,8 +347,8 @@ static void scan(const catalogue *c, const char *report, bool markdown, const ch
 {
 	char *plain = markdown ? unmarkdown(report) : g_strdup(report);
 	char *flat = squash(plain);
-	/* the KB's checks and defaults are English on purpose (a short one,
-	 * "0", cannot hold a piece) */
+	/* the KB's command-only checks and defaults are English on purpose (a
+	 * short one, "0", cannot hold a piece) */
 	for (guint i = 0; i < c->english_on_purpose->len; i++) {
 		const char *d = c->english_on_purpose->pdata[i];
 		size_t n = strlen(d);
