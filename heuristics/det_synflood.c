@@ -34,6 +34,10 @@ typedef struct sf_srv {
 	pd_rate_1s rate; /* busiest sliding second */
 	uint64_t first_frame;
 	pd_time first_ts;
+	/* the earliest SYN of a half-open connection: where the flood starts
+	 * (a real client's connection before it is no part of it) */
+	uint64_t first_half_open_frame;
+	pd_time first_half_open_ts;
 	bool flooded;
 } sf_srv;
 
@@ -171,6 +175,10 @@ static void sf_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 		return;
 	}
 	s->half_open++;
+	if (!s->first_half_open_frame || flow->syn_frame < s->first_half_open_frame) {
+		s->first_half_open_frame = flow->syn_frame;
+		s->first_half_open_ts = flow->syn_ts;
+	}
 	if (!sf_flooded(s))
 		return;
 	if (!g->flood)
@@ -216,7 +224,9 @@ static void sf_on_end(pd_ctx *ctx, void *gv)
 			  "一秒内最多 %6$u 个，从 t=%7$.1f 秒开始）；服务端回复了 %8$llu 个 SYN-ACK；同一时段"
 			  "完成握手的连接有 %9$llu 个",
 			  (unsigned long long)w->half_open, a, w->port, sources, (unsigned long long)w->syns,
-			  w->rate.peak, (double)(w->first_ts - pd_ctx_start(ctx)) / 1e9,
+			  w->rate.peak,
+			  (double)((w->first_half_open_frame ? w->first_half_open_ts : w->first_ts) - pd_ctx_start(ctx)) /
+				  1e9,
 			  (unsigned long long)w->synacks, (unsigned long long)w->completed);
 	if (w->cookie_synacks)
 		pd_finding_append(f, "; %llu SYN-ACKs came without WS/SACK although the client offered them (SYN cookies)",

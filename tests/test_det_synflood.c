@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -80,5 +81,23 @@ Test(det_synflood, few_sources_are_no_flood)
 {
 	pd_report *r = run(256, 90, 0.003);
 	cr_expect_eq(pd_harness_count(r, "syn-flood"), 0, "90 sources < SF_MIN_SOURCES");
+	pd_report_free(r);
+}
+
+/* A real client's connection to the server long before the flood is no
+ * part of it: the flood starts at its first half-open SYN (here
+ * a connection completed at the capture's start, the flood from t=5 s). */
+Test(det_synflood, the_flood_starts_at_its_first_half_open_syn)
+{
+	pd_harness *h = pd_harness_new("synflood");
+	pd_harness_at(h, 0.0);
+	pd_harness_connect(h, "10.9.9.9:50000", SERVER, 0.010);
+	pd_harness_at(h, 5.0);
+	syns(h, 256, 256, 0.003);
+	pd_report *r = pd_harness_finish(h);
+	const pd_finding *f = pd_harness_finding(r, "syn-flood", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(pd_harness_metric(f, "completed_handshakes"), 1);
+	cr_expect(strstr(f->detail, "from t=5.0 s"), "%s", f->detail);
 	pd_report_free(r);
 }
