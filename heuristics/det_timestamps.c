@@ -389,20 +389,20 @@ static pd_finding *ts_paws(pd_ctx *ctx, const pd_flow *flow, ts_fs *fs)
 	pd_finding_set_confidence(f, 0.9);
 	pd_finding_detail(f,
 			  "SYN (frame %llu) to %s:%u from port %u reused the 4-tuple %.2f s after the previous "
-			  "connection on it ended; its TSval %u is %d ticks older than that connection's last "
+			  "connection on it ended; its TSval %u is %u ticks older than that connection's last "
 			  "TSval %u, so the server's TIME_WAIT socket failed the PAWS check and answered with an "
 			  "ACK for the old connection (frame %llu). A Linux host's TS offset is fixed for a given "
 			  "4-tuple (per address pair from 4.11, per 4-tuple on kernels with the 2026 change and "
 			  "its stable backports), so an older TSval on the same 4-tuple means another host "
 			  "behind the same address (NAT) or a clock reset",
 			  "发往 %2$s:%3$u 的 SYN（帧 %1$llu，源端口 %4$u）在该四元组上一个连接结束 %5$.2f 秒后"
-			  "复用了它；它的 TSval %6$u 比那个连接最后的 TSval %8$u 旧 %7$d 个时钟单位，因此服务端的 "
+			  "复用了它；它的 TSval %6$u 比那个连接最后的 TSval %8$u 旧 %7$u 个时钟单位，因此服务端的 "
 			  "TIME_WAIT 套接字未通过 PAWS 检查，回复了旧连接的 ACK（帧 %9$llu）。Linux 主机对同一"
 			  "四元组使用固定的时间戳偏移（从 4.11 起按地址对计算，在带有 2026 年改动及其稳定版回移"
 			  "的内核上按四元组计算），所以同一四元组上出现更旧的 TSval，意味着同一地址后面还有另一台"
 			  "主机（NAT），或者时钟被重置过",
 			  (unsigned long long)fs->syn_frame, srv, flow->port[PD_SERVER], flow->port[PD_CLIENT], since,
-			  fs->syn_tsval, -pd_seq_diff(fs->syn_tsval, fs->prev_tsval), fs->prev_tsval,
+			  fs->syn_tsval, fs->prev_tsval - fs->syn_tsval, fs->prev_tsval,
 			  (unsigned long long)fs->answer_frame);
 	ts_outcome(f, fs);
 	/* not tcp_tw_reuse (connect() only: the server holds this TIME_WAIT)
@@ -477,7 +477,8 @@ static void ts_check_clause(pd_finding *f, const pd_flow *flow, const ts_fs *fs)
 	uint32_t isn = flow->half[PD_CLIENT].isn;
 	if (!fs->syn_has_ts) {
 		if (fs->reused && pd_seq_lt(isn, fs->prev_next_seq)) {
-			uint32_t below = (uint32_t)-pd_seq_diff(isn, fs->prev_next_seq);
+			/* unsigned: 2^31 below is "below" too, and -INT32_MIN is not an int */
+			uint32_t below = fs->prev_next_seq - isn;
 			pd_finding_metric(f, "syn_seq_below_old_next", below, PD_UNIT_COUNT, PD_AGG_MAX);
 			pd_finding_append(f,
 					  "; the SYN carried no timestamp option and its sequence number %u is %u "
