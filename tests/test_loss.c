@@ -8,53 +8,10 @@
 
 #include "testutil.h"
 
-static cJSON *run(const char *rel)
-{
-	cJSON *r = pd_test_json(rel, NULL);
-	cr_assert_not_null(r, "pcapdoc failed on %s", rel);
-	return r;
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	cr_assert(cJSON_IsString(v), "%s not a string", key);
-	return v->valuestring;
-}
-
-static double first_frame(const cJSON *f)
-{
-	const cJSON *evidence = cJSON_GetObjectItemCaseSensitive(f, "evidence");
-	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(evidence, "first");
-	return cJSON_GetObjectItemCaseSensitive(ev, "frame")->valuedouble;
-}
-
-static bool has_example(const cJSON *f, double frame)
-{
-	const cJSON *evidence = cJSON_GetObjectItemCaseSensitive(f, "evidence");
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(evidence, "examples");
-	const cJSON *e;
-	cJSON_ArrayForEach(e, ex)
-	if (cJSON_GetObjectItemCaseSensitive(e, "frame")->valuedouble == frame)
-		return true;
-	return false;
-}
-
-static const char *top_setting(const cJSON *f)
-{
-	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
-	cr_assert_not_null(s);
-	return str(s, "name");
-}
-
 static bool has_metric(const cJSON *f, const char *key)
 {
 	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "metrics"), key) != NULL;
 }
-
-#define NEAR(a, b, tol)                                                                              \
-	cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), \
-		  (double)(tol))
 
 static const char *loss_ids[] = {"retransmissions", "rto-timeouts", "local-drop", "tail-loss",
 				 "spurious-retransmissions"};
@@ -77,7 +34,7 @@ Test(loss, reordering_is_not_loss)
 			      "testdata/captures/reorder-healthy-client/reorder-healthy-client.pcap",
 			      "testdata/captures/reorder-healthy-router/reorder-healthy-router.pcap"};
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		no_loss(r, caps[i]);
 		cJSON_Delete(r);
 	}
@@ -88,12 +45,12 @@ Test(loss, receiver_loss_is_still_loss)
 	/* the same hole-filling logic on real loss: 39 originals never reached
 	 * the receiver, their resends carry IPv4 IDs above the segment that
 	 * opened each hole (random-loss README) */
-	cJSON *r = run("testdata/captures/random-loss/random-loss-client.pcap");
+	cJSON *r = pd_test_report("testdata/captures/random-loss/random-loss-client.pcap");
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 39, 0);
-	NEAR(pd_test_metric(f, "reordered"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "original_unseen"), 39, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "reordered"), 0, 0);
 	cJSON_Delete(r);
 }
 
@@ -105,10 +62,10 @@ Test(loss, reply_after_idle_is_not_a_timeout)
 	 * request at the next new byte after 4 s idle; the 6 segments it jumps
 	 * over follow 23-117 us later with lower IPv4 IDs. Server side: the
 	 * 16000-B request after 4 s idle, filled by full-size segments. */
-	cJSON *r = run("testdata/captures/idle-reply-client/idle-reply-client.pcap");
+	cJSON *r = pd_test_report("testdata/captures/idle-reply-client/idle-reply-client.pcap");
 	no_loss(r, "idle-reply-client");
 	cJSON_Delete(r);
-	r = run("testdata/captures/idle-reply-server/idle-reply-server.pcap");
+	r = pd_test_report("testdata/captures/idle-reply-server/idle-reply-server.pcap");
 	no_loss(r, "idle-reply-server");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
 	cJSON_Delete(r);
@@ -118,11 +75,11 @@ Test(loss, timeout_seen_from_the_receiver_still_counts)
 {
 	/* rto-outage README: 505.6 ms of silence, frame 314 is the timer's
 	 * resend, frame 316 (+20 ms, one RTT: F-RTO) jumps, resends fill */
-	cJSON *r = run("testdata/captures/rto-outage/rto-outage-client.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-outage/rto-outage-client.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
-	NEAR(first_frame(f), 314, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 314, 0);
 	cJSON_Delete(r);
 }
 
@@ -132,28 +89,28 @@ Test(loss, small_mss_sender_loss_is_not_a_black_hole)
 {
 	/* README: server MSS 1200 (1188-B segments always), client MSS 1460;
 	 * 22 of 510 data segments resent by SACK recovery at their usual size */
-	cJSON *r = run("testdata/captures/pmtu-false-loss/pmtu-false-loss.pcap");
+	cJSON *r = pd_test_report("testdata/captures/pmtu-false-loss/pmtu-false-loss.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 22, 0);
-	NEAR(pd_test_metric(f, "data_segments"), 510, 0);
-	NEAR(pd_test_metric(f, "fast_retransmissions"), 22, 0);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 22, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "data_segments"), 510, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "fast_retransmissions"), 22, 0);
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
 	cJSON_Delete(r);
 
 	/* the sender's view: 24 of 534 resent, all by SACK recovery */
-	r = run("testdata/captures/pmtu-false-loss-sender/pmtu-false-loss-sender.pcap");
+	r = pd_test_report("testdata/captures/pmtu-false-loss-sender/pmtu-false-loss-sender.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "pmtu-blackhole"), 0);
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 24, 0);
-	NEAR(pd_test_metric(f, "data_segments"), 534, 0);
-	NEAR(pd_test_metric(f, "fast_retransmissions"), 24, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 24, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "data_segments"), 534, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "fast_retransmissions"), 24, 0);
 	cJSON_Delete(r);
 
-	r = run("testdata/captures/pmtu-false-ok/pmtu-false-ok.pcap");
+	r = pd_test_report("testdata/captures/pmtu-false-ok/pmtu-false-ok.pcap");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
 }
@@ -164,27 +121,27 @@ Test(loss, spurious_timeout_is_not_lost_data)
 {
 	/* README: frame 325 resends seq 156385 464.2 ms after the last ACK; the
 	 * held ACKs arrive 57.1 ms later (frame 326, 0.7 RTT); D-SACK frame 479 */
-	cJSON *r = run("testdata/captures/spurious-rto-server/spurious-rto-server.pcap");
+	cJSON *r = pd_test_report("testdata/captures/spurious-rto-server/spurious-rto-server.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "info");
-	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
-	NEAR(pd_test_metric(f, "spurious_timeouts"), 1, 0);
-	NEAR(pd_test_metric(f, "stall_time"), 0.464, 0.002);
-	NEAR(first_frame(f), 325, 0);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "spurious_timeouts"), 1, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 0.464, 0.002);
+	PD_TEST_NEAR(pd_test_first_frame(f), 325, 0);
 	f = pd_test_finding(r, "spurious-retransmissions", 0);
 	cr_assert_not_null(f);
-	cr_assert(has_example(f, 326));
-	cr_assert(has_example(f, 479));
+	cr_assert(pd_test_has_example(f, 326));
+	cr_assert(pd_test_has_example(f, 479));
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "tail-loss"), 0);
 	cJSON_Delete(r);
 
 	/* the receiver's side: the resend (frame 433) and its D-SACK (434) */
-	r = run("testdata/captures/spurious-rto-client/spurious-rto-client.pcap");
+	r = pd_test_report("testdata/captures/spurious-rto-client/spurious-rto-client.pcap");
 	f = pd_test_finding(r, "spurious-retransmissions", 0);
 	cr_assert_not_null(f);
-	cr_assert(has_example(f, 434));
+	cr_assert(pd_test_has_example(f, 434));
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -196,10 +153,10 @@ Test(loss, timeout_answered_by_a_slow_receiver_is_not_spurious)
 	 * reassembly.pcap among the public traces, a server slow to answer the
 	 * SYN); that must not make it spurious. rto-outage seen at the
 	 * receiver: 1 real timeout, warning. */
-	cJSON *r = run("testdata/captures/rto-outage/rto-outage-client.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-outage/rto-outage-client.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	cr_assert(!has_metric(f, "spurious_timeouts"));
 	cJSON_Delete(r);
 }
@@ -222,18 +179,18 @@ Test(loss, resend_seconds_after_on_a_fast_path_is_no_probe)
 	cr_assert_not_null(r);
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "rto_count"), 2, 0);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 5502.6, 0.5);
-	NEAR(pd_test_metric(f, "rto_max_ms"), 5600.1, 0.5);
-	NEAR(pd_test_metric(f, "stall_time"), 11.103, 0.002);
-	cr_assert(has_example(f, 121));
-	cr_assert(has_example(f, 122));
-	cr_assert_null(strstr(str(f, "detail"), "backing off"));
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 2, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 5502.6, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_max_ms"), 5600.1, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 11.103, 0.002);
+	cr_assert(pd_test_has_example(f, 121));
+	cr_assert(pd_test_has_example(f, 122));
+	cr_assert_null(strstr(pd_test_str(f, "detail"), "backing off"));
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_retransmissions"), 2, 0);
-	NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 2, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
 	cJSON_Delete(r);
 }
 
@@ -253,11 +210,11 @@ Test(loss, pure_ack_does_not_restart_the_timer)
 	cr_assert_not_null(r);
 	const cJSON *f = NULL;
 	for (int i = 0; i < pd_test_count_findings(r, "rto-timeouts"); i++)
-		if (has_example(pd_test_finding(r, "rto-timeouts", i), 72))
+		if (pd_test_has_example(pd_test_finding(r, "rto-timeouts", i), 72))
 			f = pd_test_finding(r, "rto-timeouts", i);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 3013.4, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 3013.4, 0.5);
 	cJSON_Delete(r);
 }
 
@@ -269,27 +226,27 @@ Test(loss, backoff_in_a_one_way_capture)
 	 * 7684.0 ms, doubling; no frame from the server; nothing else sent
 	 * after t 0.244306: no progress for 15.08 s; the handshake ACK answers
 	 * a SYN-ACK the file lacks. */
-	cJSON *r = run("testdata/captures/rto-backoff-oneway/rto-backoff-oneway.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-backoff-oneway/rto-backoff-oneway.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "rto_count"), 6, 0);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 236.0, 0.5);
-	NEAR(pd_test_metric(f, "rto_max_ms"), 7684.0, 0.5);
-	NEAR(pd_test_metric(f, "rto_backoffs"), 5, 0);
-	NEAR(pd_test_metric(f, "backoff_factor"), 2.0, 0.1);
-	NEAR(pd_test_metric(f, "stall_time"), 15.084, 0.005);
-	NEAR(first_frame(f), 217, 0);
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_retries2");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 6, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 236.0, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_max_ms"), 7684.0, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_backoffs"), 5, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "backoff_factor"), 2.0, 0.1);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 15.084, 0.005);
+	PD_TEST_NEAR(pd_test_first_frame(f), 217, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_retries2");
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_retransmissions"), 6, 0);
-	NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 6, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
 	cr_assert(!has_metric(f, "rtt_ms"), "no RTT can be measured here");
-	cr_assert(strstr(str(f, "detail"), "RTT unknown"));
-	cr_assert_null(strstr(str(f, "detail"), "RTT 0.00"));
+	cr_assert(strstr(pd_test_str(f, "detail"), "RTT unknown"));
+	cr_assert_null(strstr(pd_test_str(f, "detail"), "RTT 0.00"));
 	/* SACK was offered in the SYN; the SYN-ACK is missing: unknown, not off */
-	cr_assert_str_neq(top_setting(f), "net.ipv4.tcp_sack");
+	cr_assert_str_neq(pd_test_setting(f, 0), "net.ipv4.tcp_sack");
 	cr_assert_eq(pd_test_count_findings(r, "capture-one-direction"), 1);
 	cJSON_Delete(r);
 }
@@ -298,13 +255,13 @@ Test(loss, backoff_in_a_two_way_capture)
 {
 	/* README: the same 6 resends (frames 304-309); the server's last ACK is
 	 * frame 292 at t 0.176501: no progress until 15.328301 (15.152 s) */
-	cJSON *r = run("testdata/captures/rto-backoff-twoway/rto-backoff-twoway.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-backoff-twoway/rto-backoff-twoway.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_count"), 6, 0);
-	NEAR(pd_test_metric(f, "stall_time"), 15.152, 0.002);
-	NEAR(first_frame(f), 304, 0);
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_retries2");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 6, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 15.152, 0.002);
+	PD_TEST_NEAR(pd_test_first_frame(f), 304, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_retries2");
 	cJSON_Delete(r);
 }
 
@@ -314,36 +271,36 @@ Test(loss, probe_then_backoff_on_the_last_segment)
 	 * gaps 233.3 (the one tail-loss probe), then 236.5 ... 7679.9 ms (6 timer
 	 * retransmissions, doubling); no progress for 15.39 s from the original
 	 * send; ss: retrans 1/7, backoff 6. */
-	cJSON *r = run("testdata/captures/rto-backoff-tail-oneway/rto-backoff-tail-oneway.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-backoff-tail-oneway/rto-backoff-tail-oneway.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_count"), 6, 0);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 236.5, 0.5);
-	NEAR(pd_test_metric(f, "rto_max_ms"), 7679.9, 0.5);
-	NEAR(pd_test_metric(f, "stall_time"), 15.389, 0.002);
-	NEAR(first_frame(f), 17, 0);
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_retries2");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 6, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 236.5, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_max_ms"), 7679.9, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 15.389, 0.002);
+	PD_TEST_NEAR(pd_test_first_frame(f), 17, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_retries2");
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 7, 0);
-	NEAR(pd_test_metric(f, "rto_retransmissions"), 6, 0);
-	NEAR(pd_test_metric(f, "tail_loss_probes"), 1, 0);
-	cr_assert(strstr(str(f, "detail"), "RTT unknown"));
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 7, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 6, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "tail_loss_probes"), 1, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "RTT unknown"));
 	f = pd_test_finding(r, "tail-loss", 0);
 	cr_assert_not_null(f);
-	NEAR(first_frame(f), 16, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 16, 0);
 	cr_assert_eq(pd_test_count_findings(r, "capture-one-direction"), 1);
 	cJSON_Delete(r);
 
 	/* both directions: the stall is from the original send (0.820769), not
 	 * from the server's last packet (0.720360) */
-	r = run("testdata/captures/rto-backoff-tail-twoway/rto-backoff-tail-twoway.pcap");
+	r = pd_test_report("testdata/captures/rto-backoff-tail-twoway/rto-backoff-tail-twoway.pcap");
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_count"), 6, 0);
-	NEAR(pd_test_metric(f, "stall_time"), 15.389, 0.002);
-	NEAR(first_frame(f), 25, 0);
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_retries2");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 6, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 15.389, 0.002);
+	PD_TEST_NEAR(pd_test_first_frame(f), 25, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_retries2");
 	cJSON_Delete(r);
 }
 
@@ -354,21 +311,21 @@ Test(loss, backoff_from_a_lowered_floor)
 	/* README: route rto_min 20ms; seq 147697 resent 8 times (frames 282-289)
 	 * after 36.0, 68.0, 132.0, 268.0, 544.0, 1056.0, 2272.0, 4352.0 ms; no
 	 * progress from frame 248 (t 0.053176) to frame 289 (t 8.804877) */
-	cJSON *r = run("testdata/captures/rto-min-lowered/rto-min-lowered.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-min-lowered/rto-min-lowered.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_count"), 8, 0);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 36.0, 0.5);
-	NEAR(pd_test_metric(f, "rto_max_ms"), 4352.0, 0.5);
-	NEAR(pd_test_metric(f, "rto_backoffs"), 7, 0);
-	NEAR(pd_test_metric(f, "stall_time"), 8.752, 0.002);
-	NEAR(first_frame(f), 282, 0);
-	cr_assert(strstr(str(f, "detail"), "floor was lowered"));
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 8, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 36.0, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_max_ms"), 4352.0, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_backoffs"), 7, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 8.752, 0.002);
+	PD_TEST_NEAR(pd_test_first_frame(f), 282, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "floor was lowered"));
 	cr_assert(!has_metric(f, "assumed_default_rto_floor"));
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_retries2");
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_retries2");
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "rto_retransmissions"), 8, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 8, 0);
 	cJSON_Delete(r);
 }
 
@@ -377,18 +334,18 @@ Test(loss, the_default_floor_is_said_when_it_decided)
 	/* rto-outage (sender): one silent timeout of a non-last segment
 	 * (SND.UNA while new data had gone out): a probe never resends it, so
 	 * the floor did not decide. tail-twoway: a backed-off repeat decided. */
-	cJSON *r = run("testdata/captures/rto-outage/rto-outage.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-outage/rto-outage.pcap");
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
 	cr_assert(!has_metric(f, "assumed_default_rto_floor"));
 	cJSON_Delete(r);
-	r = run("testdata/captures/rto-backoff-tail-twoway/rto-backoff-tail-twoway.pcap");
+	r = pd_test_report("testdata/captures/rto-backoff-tail-twoway/rto-backoff-tail-twoway.pcap");
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert(!has_metric(f, "assumed_default_rto_floor"));
 	cJSON_Delete(r);
 	/* accept-queue-full: 3 timeouts of the client's request (the last
 	 * segment), doubling from 446 ms: decided by the capture too */
-	r = run("testdata/captures/accept-queue-full/accept-queue-full.pcap");
+	r = pd_test_report("testdata/captures/accept-queue-full/accept-queue-full.pcap");
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
 	cr_assert(!has_metric(f, "assumed_default_rto_floor"));
@@ -401,30 +358,30 @@ Test(loss, tcp_fragments_the_capture_missed)
 {
 	/* README: 3 fragment frames deleted; the client ACKs every segment at
 	 * once (frames 17, 31, 60 cover the damaged ones); no resend */
-	cJSON *r = run("testdata/captures/frag-capdrop-tcp/frag-capdrop-tcp.pcap");
+	cJSON *r = pd_test_report("testdata/captures/frag-capdrop-tcp/frag-capdrop-tcp.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 0);
 	const cJSON *f = pd_test_finding(r, "capture-drops", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "missing_segments"), 3, 0);
-	NEAR(pd_test_metric(f, "missing_in_ip_fragments"), 3, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "missing_segments"), 3, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "missing_in_ip_fragments"), 3, 0);
 	/* 504 + 504 B of segments 5 and 10 (second fragments), all 1448 B of
 	 * segment 20 from this flow's view (its TCP-header fragment is gone) */
-	NEAR(pd_test_metric(f, "missing_bytes"), 2456, 0);
-	NEAR(first_frame(f), 17, 0);
-	cr_assert_str_eq(top_setting(f), "capture buffer");
+	PD_TEST_NEAR(pd_test_metric(f, "missing_bytes"), 2456, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 17, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "capture buffer");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	bool missed = false;
 	for (int i = 0; i < pd_test_count_findings(r, "ip-fragmentation"); i++) {
 		const cJSON *g = pd_test_finding(r, "ip-fragmentation", i);
 		if (has_metric(g, "fragments_missed_by_capture")) {
-			NEAR(pd_test_metric(g, "fragments_missed_by_capture"), 2, 0);
+			PD_TEST_NEAR(pd_test_metric(g, "fragments_missed_by_capture"), 2, 0);
 			missed = true;
 		}
 	}
 	cr_assert(missed);
 	cJSON_Delete(r);
 
-	r = run("testdata/captures/frag-capdrop-tcp-full/frag-capdrop-tcp-full.pcap");
+	r = pd_test_report("testdata/captures/frag-capdrop-tcp-full/frag-capdrop-tcp-full.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "capture-drops"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
@@ -436,26 +393,26 @@ Test(loss, udp_fragments_missed_in_step)
 	/* README: answers 3, 8, 13 lack a fragment (first fragments frames 10,
 	 * 29, 48); the next request followed each 200.25-200.37 ms after the
 	 * last fragment, as after the 17 complete answers (200.25-217.34 ms) */
-	cJSON *r = run("testdata/captures/frag-capdrop-udp/frag-capdrop-udp.pcap");
+	cJSON *r = pd_test_report("testdata/captures/frag-capdrop-udp/frag-capdrop-udp.pcap");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	const cJSON *f = pd_test_finding(r, "fragment-reassembly-incomplete", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "info");
-	NEAR(pd_test_metric(f, "incomplete_answered_in_step"), 3, 0);
-	NEAR(pd_test_metric(f, "incomplete_datagrams"), 0, 0);
-	cr_assert(has_example(f, 10) && has_example(f, 29) && has_example(f, 48));
-	cr_assert_str_eq(top_setting(f), "capture buffer");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+	PD_TEST_NEAR(pd_test_metric(f, "incomplete_answered_in_step"), 3, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "incomplete_datagrams"), 0, 0);
+	cr_assert(pd_test_has_example(f, 10) && pd_test_has_example(f, 29) && pd_test_has_example(f, 48));
+	cr_assert_str_eq(pd_test_setting(f, 0), "capture buffer");
 	cJSON_Delete(r);
 
-	r = run("testdata/captures/frag-capdrop-udp-full/frag-capdrop-udp-full.pcap");
+	r = pd_test_report("testdata/captures/frag-capdrop-udp-full/frag-capdrop-udp-full.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "fragment-reassembly-incomplete"), 0);
 	cJSON_Delete(r);
 	/* a one-way stream has no pace to keep: real fragment loss stays a
 	 * warning (udp-frag-loss-receiver, see test_pmtu) */
-	r = run("testdata/captures/udp-frag-loss/udp-frag-loss-receiver.pcap");
+	r = pd_test_report("testdata/captures/udp-frag-loss/udp-frag-loss-receiver.pcap");
 	f = pd_test_finding(r, "fragment-reassembly-incomplete", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	cJSON_Delete(r);
 }
 
@@ -465,17 +422,17 @@ Test(loss, chinese_details_are_chinese)
 {
 	/* every detail sentence of these findings exists in Chinese: no English
 	 * clause leaks into the Chinese detail */
-	cJSON *r = run("testdata/captures/rto-backoff-tail-oneway/rto-backoff-tail-oneway.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-backoff-tail-oneway/rto-backoff-tail-oneway.pcap");
 	const char *ids[] = {"rto-timeouts", "retransmissions", "tail-loss", "capture-one-direction"};
 	const char *english[] = {"waited", "backing off", "unknown", "resent", "the ", "capture"};
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		const cJSON *f = pd_test_finding(r, ids[i], 0);
 		cr_assert_not_null(f, "%s", ids[i]);
-		const char *d = str(f, "detail_zh");
+		const char *d = pd_test_str(f, "detail_zh");
 		for (size_t j = 0; j < sizeof(english) / sizeof(english[0]); j++)
 			cr_expect_null(strstr(d, english[j]), "%s: '%s' in %s", ids[i], english[j], d);
 	}
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
-	cr_assert(strstr(str(f, "detail_zh"), "RTT 未知"));
+	cr_assert(strstr(pd_test_str(f, "detail_zh"), "RTT 未知"));
 	cJSON_Delete(r);
 }

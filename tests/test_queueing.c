@@ -8,39 +8,6 @@
 
 #include "testutil.h"
 
-static cJSON *run(const char *rel)
-{
-	cJSON *r = pd_test_json(rel, NULL);
-	cr_assert_not_null(r, "pcapdoc failed on %s", rel);
-	return r;
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	cr_assert(cJSON_IsString(v), "%s not a string", key);
-	return v->valuestring;
-}
-
-static const char *setting(const cJSON *f, int n)
-{
-	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), n);
-	cr_assert_not_null(s);
-	return str(s, "name");
-}
-
-static bool has_example(const cJSON *f, double frame)
-{
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
-	const cJSON *e;
-	cJSON_ArrayForEach(e, ex)
-	if (cJSON_GetObjectItemCaseSensitive(e, "frame")->valuedouble == frame)
-		return true;
-	return false;
-}
-
-#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), (double)(tol))
-
 /* ---------------------------------------------------------------- queueing delay */
 
 /* tbf 3 Mbit/s with a 400 KB queue, base RTT 10 ms: the RTT climbs to
@@ -57,23 +24,23 @@ Test(queueing, deep_queue_at_sender_and_receiver)
 		{"testdata/captures/queue-deep-client/queue-deep-client.pcap", 10.66, 2.87},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i].cap);
+		cJSON *r = pd_test_report(caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "queueing-delay"), 1, "%s", caps[i].cap);
 		const cJSON *f = pd_test_finding(r, "queueing-delay", 0);
-		cr_assert_str_eq(str(f, "severity"), "warning");
-		cr_assert_str_eq(setting(f, 0), "qdisc limit");
-		cr_assert_str_eq(setting(f, 1), "shaper queue size");
-		cr_assert_str_eq(setting(f, 2), "qdisc choice");
-		NEAR(pd_test_metric(f, "base_rtt_ms"), caps[i].base_ms, 0.1);
+		cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+		cr_assert_str_eq(pd_test_setting(f, 0), "qdisc limit");
+		cr_assert_str_eq(pd_test_setting(f, 1), "shaper queue size");
+		cr_assert_str_eq(pd_test_setting(f, 2), "qdisc choice");
+		PD_TEST_NEAR(pd_test_metric(f, "base_rtt_ms"), caps[i].base_ms, 0.1);
 		/* the second half of the transfer: 206-299 ms per 0.5 s bucket */
 		double load = pd_test_metric(f, "rtt_under_load_ms");
 		cr_assert(load >= 206 && load <= 300, "RTT under load %g", load);
 		cr_assert(pd_test_metric(f, "rtt_first_half_ms") < load);
 		cr_assert(pd_test_metric(f, "rtt_max_ms") <= 311);
 		cr_assert(pd_test_metric(f, "rtt_growth") >= 19);
-		NEAR(pd_test_metric(f, "rate_first_half") * 8 / 1e6, caps[i].mbit, 0.2);
-		NEAR(pd_test_metric(f, "rate_second_half") * 8 / 1e6, caps[i].mbit, 0.2);
-		NEAR(pd_test_metric(f, "retransmitted_segments"), 0, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "rate_first_half") * 8 / 1e6, caps[i].mbit, 0.2);
+		PD_TEST_NEAR(pd_test_metric(f, "rate_second_half") * 8 / 1e6, caps[i].mbit, 0.2);
+		PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 0, 0);
 		/* ~100 KB sat in the queue (README: 111496 in flight, 3.75 KB would do) */
 		cr_assert(pd_test_metric(f, "queued_bytes") >= 60000 && pd_test_metric(f, "queued_bytes") <= 120000);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i].cap);
@@ -82,8 +49,8 @@ Test(queueing, deep_queue_at_sender_and_receiver)
 		cJSON_Delete(r);
 	}
 	/* the receiver's view names the timestamp echo */
-	cJSON *r = run("testdata/captures/queue-deep-client/queue-deep-client.pcap");
-	cr_assert(strstr(str(pd_test_finding(r, "queueing-delay", 0), "detail"), "TCP timestamp echo"));
+	cJSON *r = pd_test_report("testdata/captures/queue-deep-client/queue-deep-client.pcap");
+	cr_assert(strstr(pd_test_str(pd_test_finding(r, "queueing-delay", 0), "detail"), "TCP timestamp echo"));
 	cJSON_Delete(r);
 }
 
@@ -94,7 +61,7 @@ Test(queueing, short_queue_is_not_bufferbloat)
 	const char *caps[] = {"testdata/captures/queue-short-server/queue-short-server.pcap",
 			      "testdata/captures/queue-short-client/queue-short-client.pcap"};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "queueing-delay"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
@@ -107,7 +74,7 @@ Test(queueing, short_queue_is_not_bufferbloat)
  * from 0.05 ms to 44 ms, yet only a packet or two waits anywhere. */
 Test(queueing, slow_reader_is_not_a_queue)
 {
-	cJSON *r = run("testdata/captures/tunnel-plain-zerowin/tunnel-plain-zerowin.pcap");
+	cJSON *r = pd_test_report("testdata/captures/tunnel-plain-zerowin/tunnel-plain-zerowin.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "queueing-delay"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
 	cJSON_Delete(r);
@@ -122,16 +89,16 @@ Test(ecn, ecn_setup_syn_dropped)
 	const char *caps[] = {"testdata/captures/ecn-syn-drop-client/ecn-syn-drop-client.pcap",
 			      "testdata/captures/ecn-syn-drop-router/ecn-syn-drop-router.pcap"};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "ecn-syn-dropped"), 1, "%s", caps[i]);
 		const cJSON *f = pd_test_finding(r, "ecn-syn-dropped", 0);
-		cr_assert_str_eq(str(f, "severity"), "warning");
-		cr_assert_str_eq(setting(f, 0), "net.ipv4.tcp_ecn");
-		cr_assert_str_eq(setting(f, 1), "net.ipv4.tcp_ecn_fallback");
-		NEAR(pd_test_metric(f, "connect_delay"), 1.0182, 0.001);
-		NEAR(pd_test_metric(f, "ecn_syns_lost"), 1, 0);
-		NEAR(cJSON_GetObjectItemCaseSensitive(f, "impact_s")->valuedouble, 1.0182, 0.001);
-		cr_assert(has_example(f, 1) && has_example(f, 2) && has_example(f, 3), "%s", caps[i]);
+		cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+		cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_ecn");
+		cr_assert_str_eq(pd_test_setting(f, 1), "net.ipv4.tcp_ecn_fallback");
+		PD_TEST_NEAR(pd_test_metric(f, "connect_delay"), 1.0182, 0.001);
+		PD_TEST_NEAR(pd_test_metric(f, "ecn_syns_lost"), 1, 0);
+		PD_TEST_NEAR(cJSON_GetObjectItemCaseSensitive(f, "impact_s")->valuedouble, 1.0182, 0.001);
+		cr_assert(pd_test_has_example(f, 1) && pd_test_has_example(f, 2) && pd_test_has_example(f, 3), "%s", caps[i]);
 		/* the SYN retry is the drop's cost, not a problem of its own */
 		if (pd_test_count_findings(r, "syn-retransmit")) {
 			const cJSON *by = cJSON_GetObjectItemCaseSensitive(pd_test_finding(r, "syn-retransmit", 0),
@@ -150,7 +117,7 @@ Test(ecn, ecn_negotiated_is_healthy)
 	const char *caps[] = {"testdata/captures/ecn-syn-ok-client/ecn-syn-ok-client.pcap",
 			      "testdata/captures/ecn-syn-ok-router/ecn-syn-ok-router.pcap"};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "ecn-syn-dropped"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "ecn-congestion-marks"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "syn-retransmit"), 0, "%s", caps[i]);
@@ -173,18 +140,18 @@ Test(ecn, ce_marks_are_a_congestion_signal_not_loss)
 		{"testdata/captures/ecn-ce-marks-server/ecn-ce-marks-server.pcap", 0, 308, 410},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i].cap);
+		cJSON *r = pd_test_report(caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "ecn-congestion-marks"), 1, "%s", caps[i].cap);
 		const cJSON *f = pd_test_finding(r, "ecn-congestion-marks", 0);
-		cr_assert_str_eq(str(f, "severity"), "info");
-		NEAR(pd_test_metric(f, "ce_packets"), caps[i].ce, 0);
-		NEAR(pd_test_metric(f, "ece_acks"), 183, 0);
-		NEAR(pd_test_metric(f, "cwr"), 2, 0);
-		NEAR(pd_test_metric(f, "data_packets"), 725, 0);
-		NEAR(pd_test_metric(f, "retransmitted_segments"), 0, 0);
-		cr_assert(has_example(f, caps[i].ece_frame) && has_example(f, caps[i].cwr_frame), "%s", caps[i].cap);
+		cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+		PD_TEST_NEAR(pd_test_metric(f, "ce_packets"), caps[i].ce, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "ece_acks"), 183, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "cwr"), 2, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "data_packets"), 725, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 0, 0);
+		cr_assert(pd_test_has_example(f, caps[i].ece_frame) && pd_test_has_example(f, caps[i].cwr_frame), "%s", caps[i].cap);
 		if (caps[i].ce)
-			cr_assert(has_example(f, 250) && has_example(f, 760));
+			cr_assert(pd_test_has_example(f, 250) && pd_test_has_example(f, 760));
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", caps[i].cap);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i].cap);
 		cJSON_Delete(r);

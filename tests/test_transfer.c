@@ -8,88 +8,35 @@
 
 #include "testutil.h"
 
-static cJSON *run(const char *rel)
-{
-	cJSON *r = pd_test_json(rel, NULL);
-	cr_assert_not_null(r, "pcapdoc failed on %s", rel);
-	return r;
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	cr_assert(cJSON_IsString(v), "%s not a string", key);
-	return v->valuestring;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	cr_assert(cJSON_IsNumber(v), "%s not a number", key);
-	return v->valuedouble;
-}
-
-static const char *top_setting(const cJSON *f)
-{
-	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
-	cr_assert_not_null(s);
-	return str(s, "name");
-}
-
-static double first_frame(const cJSON *f)
-{
-	return num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "first"),
-		   "frame");
-}
-
-static double client_port(const cJSON *f)
-{
-	const cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "flows"), 0);
-	cr_assert_not_null(fl);
-	return num(cJSON_GetObjectItemCaseSensitive(fl, "client"), "port");
-}
-
-static bool has_example(const cJSON *f, double frame)
-{
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
-	const cJSON *e;
-	cJSON_ArrayForEach(e, ex)
-	if (num(e, "frame") == frame)
-		return true;
-	return false;
-}
-
-#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), (double)(tol))
-
 /* ---------------------------------------------------------------- Nagle */
 
 Test(transfer, nagle_delack)
 {
-	cJSON *r = run("testdata/captures/nagle-delack/nagle-delack.pcap");
+	cJSON *r = pd_test_report("testdata/captures/nagle-delack/nagle-delack.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	cr_assert(!strcmp(str(f, "severity"), "warning") || !strcmp(str(f, "severity"), "error"));
+	cr_assert(!strcmp(pd_test_str(f, "severity"), "warning") || !strcmp(pd_test_str(f, "severity"), "error"));
 	/* README: 29 stalls, gaps 43.1-43.9 ms, median 43.7 ms; released bodies 12, 17, ..., 152 */
-	NEAR(pd_test_metric(f, "stalls"), 29, 0);
-	NEAR(num(f, "occurrences"), 29, 0);
-	NEAR(pd_test_metric(f, "period_ms"), 43.7, 0.5);
-	NEAR(pd_test_metric(f, "period_ms"), 40, 5);
+	PD_TEST_NEAR(pd_test_metric(f, "stalls"), 29, 0);
+	PD_TEST_NEAR(pd_test_num(f, "occurrences"), 29, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "period_ms"), 43.7, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "period_ms"), 40, 5);
 	cr_assert(pd_test_metric(f, "period_min_ms") >= 43.0 && pd_test_metric(f, "period_max_ms") <= 44.0);
-	NEAR(first_frame(f), 12, 0);
-	cr_assert(has_example(f, 17));
-	cr_assert(has_example(f, 22));
+	PD_TEST_NEAR(pd_test_first_frame(f), 12, 0);
+	cr_assert(pd_test_has_example(f, 17));
+	cr_assert(pd_test_has_example(f, 22));
 	/* nearly the whole 1.276 s flow waited for ACKs */
-	NEAR(pd_test_metric(f, "time_lost"), 29 * 0.0437, 0.05);
+	PD_TEST_NEAR(pd_test_metric(f, "time_lost"), 29 * 0.0437, 0.05);
 	cr_assert(pd_test_metric(f, "time_lost_share") > 0.9);
-	NEAR(client_port(f), 59042, 0);
-	cr_assert_str_eq(top_setting(f), "TCP_NODELAY");
+	PD_TEST_NEAR(pd_test_client_port(f), 59042, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "TCP_NODELAY");
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cJSON_Delete(r);
 }
 
 Test(transfer, nagle_nodelay_healthy)
 {
-	cJSON *r = run("testdata/captures/nagle-nodelay/nagle-nodelay.pcap");
+	cJSON *r = pd_test_report("testdata/captures/nagle-nodelay/nagle-nodelay.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -97,7 +44,7 @@ Test(transfer, nagle_nodelay_healthy)
 
 Test(transfer, reqresp_healthy)
 {
-	cJSON *r = run("testdata/captures/reqresp-healthy/reqresp-healthy.pcap");
+	cJSON *r = pd_test_report("testdata/captures/reqresp-healthy/reqresp-healthy.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -107,47 +54,47 @@ Test(transfer, reqresp_healthy)
 
 Test(transfer, zero_window)
 {
-	cJSON *r = run("testdata/captures/zero-window/zero-window.pcap");
+	cJSON *r = pd_test_report("testdata/captures/zero-window/zero-window.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	/* README: first zero window frame 16; 52 window updates end 52 stalls;
 	 * the two reader pauses give 1.57 s stalls with probes 156, 158, 296, 298 */
-	NEAR(first_frame(f), 16, 0);
-	NEAR(pd_test_metric(f, "zero_window_events"), 52, 0);
-	NEAR(pd_test_metric(f, "longest_stall"), 1.571, 0.01);
-	NEAR(pd_test_metric(f, "window_probes"), 4, 0);
-	NEAR(pd_test_metric(f, "window_full_events"), 160, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 16, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "zero_window_events"), 52, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "longest_stall"), 1.571, 0.01);
+	PD_TEST_NEAR(pd_test_metric(f, "window_probes"), 4, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "window_full_events"), 160, 0);
 	/* 50 stalls of ~0.07-0.1 s plus two of 1.57 s */
 	cr_assert(pd_test_metric(f, "zero_window_stall") > 2 * 1.57 + 50 * 0.05);
 	cr_assert(pd_test_metric(f, "zero_window_stall") < 13.6);
-	cr_assert(num(f, "impact_s") > 3.0);
-	cr_assert_str_eq(top_setting(f), "slow-reading application");
+	cr_assert(pd_test_num(f, "impact_s") > 3.0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "slow-reading application");
 	/* the spurious tail-loss probes early on (frames 11, 20, 29, D-SACKed) are not loss */
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 1);
-	NEAR(pd_test_metric(pd_test_finding(r, "spurious-retransmissions", 0), "spurious"), 3, 0);
+	PD_TEST_NEAR(pd_test_metric(pd_test_finding(r, "spurious-retransmissions", 0), "spurious"), 3, 0);
 	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
 	cJSON_Delete(r);
 }
 
 Test(transfer, window_limited)
 {
-	cJSON *r = run("testdata/captures/window-limited/window-limited.pcap");
+	cJSON *r = pd_test_report("testdata/captures/window-limited/window-limited.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 1);
 	const cJSON *f = pd_test_finding(r, "window-limited", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	/* README: window ~38 KiB (39096), RTT 40 ms, 7.5 Mbit/s achieved */
-	NEAR(pd_test_metric(f, "max_window"), 39096, 0);
-	NEAR(pd_test_metric(f, "rtt_ms"), 40.5, 1.5);
-	NEAR(pd_test_metric(f, "achieved_rate") * 8 / 1e6, 7.5, 0.5);
-	NEAR(pd_test_metric(f, "ceiling_rate"), 39096 / 0.0405, 60000);
+	PD_TEST_NEAR(pd_test_metric(f, "max_window"), 39096, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 40.5, 1.5);
+	PD_TEST_NEAR(pd_test_metric(f, "achieved_rate") * 8 / 1e6, 7.5, 0.5);
+	PD_TEST_NEAR(pd_test_metric(f, "ceiling_rate"), 39096 / 0.0405, 60000);
 	cr_assert(pd_test_metric(f, "window_limited_share") >= 0.8, "share %g", pd_test_metric(f, "window_limited_share"));
 	cr_assert(pd_test_metric(f, "achieved_vs_ceiling") >= 0.9);
-	NEAR(pd_test_metric(f, "window_full_events"), 704, 0);
-	cr_assert_str_eq(top_setting(f), "SO_RCVBUF");
+	PD_TEST_NEAR(pd_test_metric(f, "window_full_events"), 704, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "SO_RCVBUF");
 	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 1);
-	cr_assert_str_eq(top_setting(pd_test_finding(r, "receive-window-fixed", 0)), "SO_RCVBUF");
+	cr_assert_str_eq(pd_test_setting(pd_test_finding(r, "receive-window-fixed", 0), 0), "SO_RCVBUF");
 	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cJSON_Delete(r);
@@ -155,18 +102,18 @@ Test(transfer, window_limited)
 
 Test(transfer, wscale_off)
 {
-	cJSON *r = run("testdata/captures/wscale-off/wscale-off.pcap");
+	cJSON *r = pd_test_report("testdata/captures/wscale-off/wscale-off.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
 	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "window_cap"), 65535, 0);
-	NEAR(pd_test_metric(f, "max_window"), 65535, 0);
-	NEAR(pd_test_metric(f, "max_in_flight"), 65535, 0);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "window_cap"), 65535, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "max_window"), 65535, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "max_in_flight"), 65535, 0);
 	/* README: ~12.4 Mbit/s at 40 ms */
-	NEAR(pd_test_metric(f, "achieved_rate") * 8 / 1e6, 12.4, 0.6);
+	PD_TEST_NEAR(pd_test_metric(f, "achieved_rate") * 8 / 1e6, 12.4, 0.6);
 	cr_assert(pd_test_metric(f, "window_limited_share") >= 0.8);
-	NEAR(pd_test_metric(f, "window_full_events"), 1055, 0);
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
+	PD_TEST_NEAR(pd_test_metric(f, "window_full_events"), 1055, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_window_scaling");
 	/* a capped window is not reported a second time as a fixed buffer */
 	cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
@@ -177,23 +124,23 @@ Test(transfer, wscale_off)
 
 Test(transfer, random_loss_sender)
 {
-	cJSON *r = run("testdata/captures/random-loss/random-loss.pcap");
+	cJSON *r = pd_test_report("testdata/captures/random-loss/random-loss.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1);
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	/* README: 39 of 1489 data segments retransmitted, first at frame 440, no RTO */
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
-	NEAR(pd_test_metric(f, "data_segments"), 1489, 0);
-	NEAR(pd_test_metric(f, "retransmission_rate"), 39.0 / 1489, 0.001);
-	NEAR(pd_test_metric(f, "fast_retransmissions"), 39, 0);
-	NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 0, 0);
-	NEAR(first_frame(f), 440, 0);
-	NEAR(pd_test_metric(f, "rtt_ms"), 20.2, 1.0);
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "data_segments"), 1489, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "retransmission_rate"), 39.0 / 1489, 0.001);
+	PD_TEST_NEAR(pd_test_metric(f, "fast_retransmissions"), 39, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "original_unseen"), 0, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 440, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 20.2, 1.0);
 	/* nft drops at random, no queue grows (RTT stays at the handshake's):
 	 * a lossy hop, not congestion; the loss is placed after the capture */
-	cr_assert_str_eq(top_setting(f), "lossy path");
-	cr_assert(strstr(str(f, "detail"), "lost after the capture point"));
+	cr_assert_str_eq(pd_test_setting(f, 0), "lossy path");
+	cr_assert(strstr(pd_test_str(f, "detail"), "lost after the capture point"));
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
@@ -205,23 +152,23 @@ Test(transfer, random_loss_sender)
  * they are congestion and the congestion control may come first. */
 Test(transfer, shaper_drops_are_congestion)
 {
-	cJSON *r = run("testdata/captures/queue-short-server/queue-short-server.pcap");
+	cJSON *r = pd_test_report("testdata/captures/queue-short-server/queue-short-server.pcap");
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	cr_assert(strstr(str(f, "detail"), "so these are congestion losses"), "%s", str(f, "detail"));
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_congestion_control");
+	cr_assert(strstr(pd_test_str(f, "detail"), "so these are congestion losses"), "%s", pd_test_str(f, "detail"));
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_congestion_control");
 	cJSON_Delete(r);
 }
 
 Test(transfer, random_loss_receiver)
 {
-	cJSON *r = run("testdata/captures/random-loss/random-loss-client.pcap");
+	cJSON *r = pd_test_report("testdata/captures/random-loss/random-loss-client.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1);
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	/* same run seen at the receiver: the 39 dropped originals never arrive */
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 39, 0);
-	NEAR(pd_test_metric(f, "reordered"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 39, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "original_unseen"), 39, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "reordered"), 0, 0);
 	/* lost after the sender, so not a local drop on the sending host */
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
@@ -230,20 +177,20 @@ Test(transfer, random_loss_receiver)
 
 Test(transfer, pmtu_blackhole_rto_backoff)
 {
-	cJSON *r = run("testdata/captures/pmtu-blackhole/pmtu-blackhole.pcap");
+	cJSON *r = pd_test_report("testdata/captures/pmtu-blackhole/pmtu-blackhole.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 1);
 	const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
 	/* the same full-size segment timed out again and again, doubling from ~200 ms */
 	cr_assert(pd_test_metric(f, "rto_count") >= 3);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 210, 20);
-	NEAR(pd_test_metric(f, "backoff_factor"), 2.0, 0.2);
-	cr_assert(num(f, "impact_s") > 1.0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 210, 20);
+	PD_TEST_NEAR(pd_test_metric(f, "backoff_factor"), 2.0, 0.2);
+	cr_assert(pd_test_num(f, "impact_s") > 1.0);
 	cJSON_Delete(r);
 }
 
 Test(transfer, pmtu_icmp_resends_are_not_loss)
 {
-	cJSON *r = run("testdata/captures/pmtu-icmp-ok/pmtu-icmp-ok.pcap");
+	cJSON *r = pd_test_report("testdata/captures/pmtu-icmp-ok/pmtu-icmp-ok.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 0);
 	cJSON_Delete(r);
@@ -253,7 +200,7 @@ Test(transfer, pmtu_icmp_resends_are_not_loss)
 
 Test(transfer, bulk_healthy)
 {
-	cJSON *r = run("testdata/captures/bulk-healthy/bulk-healthy.pcap");
+	cJSON *r = pd_test_report("testdata/captures/bulk-healthy/bulk-healthy.pcap");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0);
@@ -263,7 +210,7 @@ Test(transfer, bulk_healthy)
 
 Test(transfer, healthy_http)
 {
-	cJSON *r = run("testdata/captures/healthy-http/healthy-http.pcap");
+	cJSON *r = pd_test_report("testdata/captures/healthy-http/healthy-http.pcap");
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
 	cJSON_Delete(r);
@@ -274,7 +221,7 @@ Test(transfer, tso_sender)
 	const char *caps[] = {"testdata/captures/tso-sender/tso-sender.pcap",
 			      "testdata/captures/tso-sender/tso-receiver.pcap"};
 	for (size_t i = 0; i < 2; i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 0);
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
@@ -288,7 +235,7 @@ static bool has_setting(const cJSON *f, const char *name)
 {
 	const cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "settings"))
-	if (!strcmp(str(s, "name"), name))
+	if (!strcmp(pd_test_str(s, "name"), name))
 		return true;
 	return false;
 }
@@ -298,27 +245,27 @@ static bool has_setting(const cJSON *f, const char *name)
  * waits for the ACK to travel back (README: ~1.87 s over 29 requests). */
 Test(transfer_variants, nagle_server_side_sll2)
 {
-	cJSON *r = run("testdata/captures/nagle-server-any/nagle-py.pcap");
+	cJSON *r = pd_test_report("testdata/captures/nagle-server-any/nagle-py.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	NEAR(pd_test_metric(f, "stalls"), 29, 0);
-	NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.1, 2);
-	NEAR(pd_test_metric(f, "rtt_ms"), 20.3, 1);
-	NEAR(pd_test_metric(f, "time_lost"), 1.87, 0.1);
-	NEAR(first_frame(f), 12, 0);
-	cr_assert(has_example(f, 17));
-	NEAR(client_port(f), 40488, 0);
-	cr_assert(strstr(str(f, "detail"), "captured near the server"));
-	cr_assert_str_eq(top_setting(f), "TCP_NODELAY");
+	PD_TEST_NEAR(pd_test_metric(f, "stalls"), 29, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.1, 2);
+	PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 20.3, 1);
+	PD_TEST_NEAR(pd_test_metric(f, "time_lost"), 1.87, 0.1);
+	PD_TEST_NEAR(pd_test_first_frame(f), 12, 0);
+	cr_assert(pd_test_has_example(f, 17));
+	PD_TEST_NEAR(pd_test_client_port(f), 40488, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "captured near the server"));
+	cr_assert_str_eq(pd_test_setting(f, 0), "TCP_NODELAY");
 	cJSON_Delete(r);
 
-	r = run("testdata/captures/nagle-server-any/nagle-c.pcap");
+	r = pd_test_report("testdata/captures/nagle-server-any/nagle-c.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	NEAR(pd_test_metric(f, "stalls"), 24, 0);
-	NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.1, 2);
-	NEAR(pd_test_metric(f, "time_lost"), 24 * (0.0431 + 0.0204), 0.1);
-	NEAR(first_frame(f), 12, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "stalls"), 24, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.1, 2);
+	PD_TEST_NEAR(pd_test_metric(f, "time_lost"), 24 * (0.0431 + 0.0204), 0.1);
+	PD_TEST_NEAR(pd_test_first_frame(f), 12, 0);
 	cJSON_Delete(r);
 }
 
@@ -329,7 +276,7 @@ Test(transfer_variants, nodelay_server_side_clean)
 	const char *caps[] = {"testdata/captures/nagle-server-any/nodelay-py.pcap",
 			      "testdata/captures/nagle-server-any/nodelay-c.pcap"};
 	for (size_t i = 0; i < 2; i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "info") - pd_test_count_findings(r, "capture-snaplen") -
@@ -345,7 +292,7 @@ Test(transfer_variants, slow_server_is_not_nagle)
 	const char *caps[] = {"testdata/captures/reqresp-slow-server/slow-single.pcap",
 			      "testdata/captures/reqresp-slow-server/slow-nodelay.pcap"};
 	for (size_t i = 0; i < 2; i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
@@ -356,20 +303,20 @@ Test(transfer_variants, slow_server_is_not_nagle)
 /* Zero window at the receiver, IPv6 (README: 45 episodes, 4.908 s, longest 1.490 s). */
 Test(transfer_variants, zero_window_receiver_ipv6)
 {
-	cJSON *r = run("testdata/captures/zero-window-recv6/zero-window-recv6.pcap");
+	cJSON *r = pd_test_report("testdata/captures/zero-window-recv6/zero-window-recv6.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "zero-window"), 1);
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "zero_window_events"), 45, 0);
-	NEAR(pd_test_metric(f, "zero_window_stall"), 4.908, 0.05);
-	NEAR(pd_test_metric(f, "longest_stall"), 1.490, 0.02);
-	NEAR(pd_test_metric(f, "window_probes"), 4, 0);
-	NEAR(pd_test_metric(f, "max_window"), 2880, 0);
-	NEAR(first_frame(f), 12, 0);
-	cr_assert(has_example(f, 148));
-	NEAR(client_port(f), 60270, 0);
-	cr_assert(strstr(str(f, "detail"), "client [fd62::1:2]:60270 advertised a zero window"));
-	cr_assert_str_eq(top_setting(f), "slow-reading application");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "zero_window_events"), 45, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "zero_window_stall"), 4.908, 0.05);
+	PD_TEST_NEAR(pd_test_metric(f, "longest_stall"), 1.490, 0.02);
+	PD_TEST_NEAR(pd_test_metric(f, "window_probes"), 4, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "max_window"), 2880, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 12, 0);
+	cr_assert(pd_test_has_example(f, 148));
+	PD_TEST_NEAR(pd_test_client_port(f), 60270, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "client [fd62::1:2]:60270 advertised a zero window"));
+	cr_assert_str_eq(pd_test_setting(f, 0), "slow-reading application");
 	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 0);
 	cJSON_Delete(r);
 }
@@ -381,27 +328,27 @@ Test(transfer_variants, window_limited_receiver_side)
 	const char *caps[] = {"testdata/captures/window-limited-recv/window-limited-recv.pcap",
 			      "testdata/captures/window-limited-recv/window-limited-sender-any.pcap"};
 	for (size_t i = 0; i < 2; i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 1, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
 		const cJSON *f = pd_test_finding(r, "window-limited", 0);
-		cr_assert_str_eq(str(f, "severity"), "warning");
-		NEAR(pd_test_metric(f, "rtt_ms"), 60.5, 1.5);
-		NEAR(pd_test_metric(f, "max_window"), 81120, 0);
-		NEAR(pd_test_metric(f, "window_bytes"), 80000, 1000);
+		cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+		PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 60.5, 1.5);
+		PD_TEST_NEAR(pd_test_metric(f, "max_window"), 81120, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "window_bytes"), 80000, 1000);
 		cr_assert(pd_test_metric(f, "achieved_vs_ceiling") >= 0.8 && pd_test_metric(f, "achieved_vs_ceiling") <= 1.0);
-		NEAR(pd_test_metric(f, "bytes"), 1048576, 0);
-		NEAR(client_port(f), 35834, 0);
-		cr_assert_str_eq(top_setting(f), "SO_RCVBUF");
+		PD_TEST_NEAR(pd_test_metric(f, "bytes"), 1048576, 0);
+		PD_TEST_NEAR(pd_test_client_port(f), 35834, 0);
+		cr_assert_str_eq(pd_test_setting(f, 0), "SO_RCVBUF");
 		/* ~15 RTTs without growth after the first 3: a fixed buffer */
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 1, "%s", caps[i]);
-		cr_assert_str_eq(top_setting(pd_test_finding(r, "receive-window-fixed", 0)), "SO_RCVBUF");
+		cr_assert_str_eq(pd_test_setting(pd_test_finding(r, "receive-window-fixed", 0), 0), "SO_RCVBUF");
 		cJSON_Delete(r);
 	}
-	cJSON *r = run("testdata/captures/window-limited-recv/window-limited-sender-any.pcap");
+	cJSON *r = pd_test_report("testdata/captures/window-limited-recv/window-limited-sender-any.pcap");
 	const cJSON *f = pd_test_finding(r, "window-limited", 0);
-	NEAR(pd_test_metric(f, "window_full_events"), 309, 0);
-	NEAR(first_frame(f), 155, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "window_full_events"), 309, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 155, 0);
 	cr_assert(pd_test_metric(f, "window_limited_share") >= 0.5);
 	cJSON_Delete(r);
 }
@@ -409,16 +356,16 @@ Test(transfer_variants, window_limited_receiver_side)
 /* Window scaling off on the data sender only (the uploading client). */
 Test(transfer_variants, wscale_off_on_sender)
 {
-	cJSON *r = run("testdata/captures/wscale-off-sender/wscale-off-sender.pcap");
+	cJSON *r = pd_test_report("testdata/captures/wscale-off-sender/wscale-off-sender.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
 	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
-	cr_assert(strstr(str(f, "detail"), "the client's SYN, sent by the data sender, had no window-scale option"));
-	cr_assert(strstr(str(f, "detail"), "server 10.62.2.2:5108 can never advertise more than 65535"));
-	NEAR(pd_test_metric(f, "max_window"), 65535, 0);
-	NEAR(pd_test_metric(f, "rtt_ms"), 40.2, 1.5); /* the data RTT, not the 52.6 ms handshake */
+	cr_assert(strstr(pd_test_str(f, "detail"), "the client's SYN, sent by the data sender, had no window-scale option"));
+	cr_assert(strstr(pd_test_str(f, "detail"), "server 10.62.2.2:5108 can never advertise more than 65535"));
+	PD_TEST_NEAR(pd_test_metric(f, "max_window"), 65535, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 40.2, 1.5); /* the data RTT, not the 52.6 ms handshake */
 	cr_assert(pd_test_metric(f, "achieved_vs_ceiling") <= 1.0);
-	NEAR(first_frame(f), 136, 0);
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
+	PD_TEST_NEAR(pd_test_first_frame(f), 136, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_window_scaling");
 	cr_assert(!has_setting(f, "net.ipv4.tcp_syncookies"));
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
 	cJSON_Delete(r);
@@ -427,37 +374,37 @@ Test(transfer_variants, wscale_off_on_sender)
 /* A 300 ms outage: timeout recovery, seen from the sender and the receiver. */
 Test(transfer_variants, rto_outage_sender)
 {
-	cJSON *r = run("testdata/captures/rto-outage/rto-outage.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-outage/rto-outage.pcap");
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 75, 2);
-	NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 75, 2);
+	PD_TEST_NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
-	NEAR(pd_test_metric(f, "rto_min_ms"), 300, 5);
-	NEAR(pd_test_metric(f, "stall_time"), 0.485, 0.01);
-	NEAR(num(f, "impact_s"), 0.485, 0.01);
-	NEAR(first_frame(f), 389, 0);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_min_ms"), 300, 5);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 0.485, 0.01);
+	PD_TEST_NEAR(pd_test_num(f, "impact_s"), 0.485, 0.01);
+	PD_TEST_NEAR(pd_test_first_frame(f), 389, 0);
 	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
 	cJSON_Delete(r);
 }
 
 Test(transfer_variants, rto_outage_receiver)
 {
-	cJSON *r = run("testdata/captures/rto-outage/rto-outage-client.pcap");
+	cJSON *r = pd_test_report("testdata/captures/rto-outage/rto-outage-client.pcap");
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 73, 2);
-	NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
-	cr_assert(strstr(str(f, "detail"), "taken at the receiver and never saw the first copies"));
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 73, 2);
+	PD_TEST_NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "taken at the receiver and never saw the first copies"));
 	f = pd_test_finding(r, "rto-timeouts", 0);
 	cr_assert_not_null(f, "the timeout must be seen from the receiver too");
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "rto_count"), 1, 0);
-	NEAR(pd_test_metric(f, "stall_time"), 0.506, 0.01);
-	NEAR(first_frame(f), 314, 0);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 1, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "stall_time"), 0.506, 0.01);
+	PD_TEST_NEAR(pd_test_first_frame(f), 314, 0);
 	/* the silence was the outage, not an application pause */
 	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0);
@@ -466,35 +413,35 @@ Test(transfer_variants, rto_outage_receiver)
 
 Test(transfer_variants, keepalive_answered)
 {
-	cJSON *r = run("testdata/captures/keepalive-probes/keepalive-answered.pcap");
+	cJSON *r = pd_test_report("testdata/captures/keepalive-probes/keepalive-answered.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "keepalive"), 1);
 	const cJSON *f = pd_test_finding(r, "keepalive", 0);
-	cr_assert_str_eq(str(f, "severity"), "info");
-	NEAR(pd_test_metric(f, "probes"), 2, 0);
-	NEAR(pd_test_metric(f, "unanswered"), 0, 0);
-	NEAR(pd_test_metric(f, "idle_before_first"), 2.0, 0.05);
-	NEAR(pd_test_metric(f, "interval"), 2.05, 0.05);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+	PD_TEST_NEAR(pd_test_metric(f, "probes"), 2, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "unanswered"), 0, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "idle_before_first"), 2.0, 0.05);
+	PD_TEST_NEAR(pd_test_metric(f, "interval"), 2.05, 0.05);
 	/* 2 s is no default: per-socket timers; answered probes are spaced by the idle time */
-	cr_assert(strstr(str(f, "detail"), "TCP_KEEPIDLE / TCP_KEEPINTVL"));
-	cr_assert(strstr(str(f, "detail"), "spaced by the idle time"));
-	NEAR(first_frame(f), 8, 0);
-	cr_assert(has_example(f, 10));
+	cr_assert(strstr(pd_test_str(f, "detail"), "TCP_KEEPIDLE / TCP_KEEPINTVL"));
+	cr_assert(strstr(pd_test_str(f, "detail"), "spaced by the idle time"));
+	PD_TEST_NEAR(pd_test_first_frame(f), 8, 0);
+	cr_assert(pd_test_has_example(f, 10));
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
 }
 
 Test(transfer_variants, keepalive_unanswered)
 {
-	cJSON *r = run("testdata/captures/keepalive-probes/keepalive-dropped.pcap");
+	cJSON *r = pd_test_report("testdata/captures/keepalive-probes/keepalive-dropped.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "keepalive"), 1);
 	const cJSON *f = pd_test_finding(r, "keepalive", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "probes"), 4, 0);
-	NEAR(pd_test_metric(f, "unanswered"), 4, 0); /* the ACK of the later request is no answer */
-	NEAR(pd_test_metric(f, "idle_before_first"), 2.0, 0.05);
-	NEAR(pd_test_metric(f, "interval"), 1.02, 0.03);
-	cr_assert(has_example(f, 11));
-	cr_assert(strstr(str(f, "detail"), "the peer answered later data"));
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "probes"), 4, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "unanswered"), 4, 0); /* the ACK of the later request is no answer */
+	PD_TEST_NEAR(pd_test_metric(f, "idle_before_first"), 2.0, 0.05);
+	PD_TEST_NEAR(pd_test_metric(f, "interval"), 1.02, 0.03);
+	cr_assert(pd_test_has_example(f, 11));
+	cr_assert(strstr(pd_test_str(f, "detail"), "the peer answered later data"));
 	cJSON_Delete(r);
 }
 
@@ -503,19 +450,19 @@ Test(transfer_variants, slow_start_after_idle)
 	const char *caps[] = {"testdata/captures/slow-start-idle/ssai1.pcap",
 			      "testdata/captures/slow-start-idle/ssai1-client.pcap"};
 	for (size_t i = 0; i < 2; i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 1, "%s", caps[i]);
 		const cJSON *f = pd_test_finding(r, "slow-start-after-idle", 0);
-		NEAR(pd_test_metric(f, "restarts"), 2, 0);
-		NEAR(pd_test_metric(f, "first_flight_bytes"), 14480, 1448);
-		NEAR(pd_test_metric(f, "extra_time"), 0.27, 0.08);
-		NEAR(first_frame(f), 368, 0);
-		cr_assert(has_example(f, 712));
-		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_slow_start_after_idle");
+		PD_TEST_NEAR(pd_test_metric(f, "restarts"), 2, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "first_flight_bytes"), 14480, 1448);
+		PD_TEST_NEAR(pd_test_metric(f, "extra_time"), 0.27, 0.08);
+		PD_TEST_NEAR(pd_test_first_frame(f), 368, 0);
+		cr_assert(pd_test_has_example(f, 712));
+		cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_slow_start_after_idle");
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
 		cJSON_Delete(r);
 	}
-	cJSON *r = run("testdata/captures/slow-start-idle/ssai0.pcap");
+	cJSON *r = pd_test_report("testdata/captures/slow-start-idle/ssai0.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "slow-start-after-idle"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -526,7 +473,7 @@ Test(transfer_variants, bulk_ipv6_headers_only_healthy)
 	const char *caps[] = {"testdata/captures/bulk6-healthy/bulk6-sender.pcap",
 			      "testdata/captures/bulk6-healthy/bulk6-receiver.pcap"};
 	for (size_t i = 0; i < 2; i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i]);
@@ -541,18 +488,18 @@ Test(transfer_variants, bulk_ipv6_headers_only_healthy)
  * minus the round trip to the ACK delayer, not minus the whole RTT. */
 Test(transfer_variants, nagle_router_midpath)
 {
-	cJSON *r = run("testdata/captures/nagle-router/nagle-router.pcap");
+	cJSON *r = pd_test_report("testdata/captures/nagle-router/nagle-router.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
 	const cJSON *f = pd_test_finding(r, "nagle-delayed-ack", 0);
-	NEAR(pd_test_metric(f, "stalls"), 29, 0);
-	NEAR(pd_test_metric(f, "period_ms"), 53.5, 1);
-	NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.2, 2);
-	NEAR(pd_test_metric(f, "time_lost"), 1.86, 0.1);
-	NEAR(first_frame(f), 12, 0);
-	NEAR(client_port(f), 51496, 0);
-	cr_assert(strstr(str(f, "detail"), "captured between the hosts"));
+	PD_TEST_NEAR(pd_test_metric(f, "stalls"), 29, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "period_ms"), 53.5, 1);
+	PD_TEST_NEAR(pd_test_metric(f, "delayed_ack_ms"), 43.2, 2);
+	PD_TEST_NEAR(pd_test_metric(f, "time_lost"), 1.86, 0.1);
+	PD_TEST_NEAR(pd_test_first_frame(f), 12, 0);
+	PD_TEST_NEAR(pd_test_client_port(f), 51496, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "captured between the hosts"));
 	cJSON_Delete(r);
-	r = run("testdata/captures/nagle-router/nodelay-router.pcap");
+	r = pd_test_report("testdata/captures/nagle-router/nodelay-router.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
@@ -564,15 +511,15 @@ Test(transfer_variants, nagle_router_midpath)
  * loss on the path (zero-window-recv6: frame 8 resent as frame 9). */
 Test(transfer_variants, receiver_host_drop_is_not_tail_loss)
 {
-	cJSON *r = run("testdata/captures/zero-window-recv6/zero-window-recv6.pcap");
+	cJSON *r = pd_test_report("testdata/captures/zero-window-recv6/zero-window-recv6.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "tail-loss"), 0);
 	const cJSON *f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 3, 0);
-	NEAR(pd_test_metric(f, "receiver_host_drops"), 1, 0);
-	NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
-	cr_assert_str_eq(str(f, "severity"), "info");
-	cr_assert(strstr(str(f, "detail"), "the receiving host dropped them"));
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 3, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "receiver_host_drops"), 1, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "tail_loss_probes"), 0, 0);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+	cr_assert(strstr(pd_test_str(f, "detail"), "the receiving host dropped them"));
 	cJSON_Delete(r);
 }
 
@@ -580,16 +527,16 @@ Test(transfer_variants, receiver_host_drop_is_not_tail_loss)
  * fix must not hide it), and not on the default 10. */
 Test(transfer_variants, initial_window_small_initcwnd)
 {
-	cJSON *r = run("testdata/captures/initcwnd-small/initcwnd3.pcap");
+	cJSON *r = pd_test_report("testdata/captures/initcwnd-small/initcwnd3.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 1);
 	const cJSON *f = pd_test_finding(r, "initial-window", 0);
-	NEAR(pd_test_metric(f, "initial_flight_bytes"), 4344, 0);
-	NEAR(pd_test_metric(f, "initial_flight_segments"), 3, 0.01);
-	NEAR(first_frame(f), 6, 0);
-	NEAR(client_port(f), 49310, 0);
-	cr_assert_str_eq(top_setting(f), "route initcwnd");
+	PD_TEST_NEAR(pd_test_metric(f, "initial_flight_bytes"), 4344, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "initial_flight_segments"), 3, 0.01);
+	PD_TEST_NEAR(pd_test_first_frame(f), 6, 0);
+	PD_TEST_NEAR(pd_test_client_port(f), 49310, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "route initcwnd");
 	cJSON_Delete(r);
-	r = run("testdata/captures/initcwnd-small/initcwnd10.pcap");
+	r = pd_test_report("testdata/captures/initcwnd-small/initcwnd10.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -600,7 +547,7 @@ Test(transfer_variants, initial_window_small_initcwnd)
  * because the application paused, not because of the congestion window. */
 Test(transfer_variants, initial_window_not_an_application_pause)
 {
-	cJSON *r = run("testdata/captures/initcwnd-small/preamble-pause.pcap");
+	cJSON *r = pd_test_report("testdata/captures/initcwnd-small/preamble-pause.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
 	cJSON_Delete(r);
@@ -649,18 +596,18 @@ Test(transfer_variants, zero_window_of_milliseconds_is_a_note)
 		cr_skip_test("public captures not present");
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "zero_window_events"), 5, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "zero_window_events"), 5, 0);
 	cr_assert(pd_test_metric(f, "zero_window_stall") < 0.01);
-	cr_assert_str_eq(str(f, "severity"), "info");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
 	cJSON_Delete(r);
 
 	r = run_public("traces/public/suricata-verify/mime-stream-depth_input.pcap");
 	cr_assert_not_null(r);
 	f = pd_test_finding(r, "zero-window", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "zero_window_events"), 15, 0);
-	NEAR(pd_test_metric(f, "zero_window_stall"), 0.554, 0.001);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "zero_window_events"), 15, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "zero_window_stall"), 0.554, 0.001);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	cJSON_Delete(r);
 }
 
@@ -675,18 +622,18 @@ Test(transfer_variants, zero_window_that_never_reopens)
 		cr_skip_test("public captures not present");
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	NEAR(pd_test_metric(f, "longest_stall"), 23.732, 0.001);
-	NEAR(pd_test_metric(f, "window_probes"), 3, 0);
-	cr_assert(strstr(str(f, "detail"), "never reopened"), "%s", str(f, "detail"));
-	cr_assert_null(strstr(str(f, "detail"), "ending at frame"));
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	PD_TEST_NEAR(pd_test_metric(f, "longest_stall"), 23.732, 0.001);
+	PD_TEST_NEAR(pd_test_metric(f, "window_probes"), 3, 0);
+	cr_assert(strstr(pd_test_str(f, "detail"), "never reopened"), "%s", pd_test_str(f, "detail"));
+	cr_assert_null(strstr(pd_test_str(f, "detail"), "ending at frame"));
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "examples");
 	const cJSON *e;
 	bool still = false;
 	cJSON_ArrayForEach(e, ex)
 	{
-		cr_assert_null(strstr(str(e, "what"), "opened"), "frame %.0f", num(e, "frame"));
-		if (num(e, "frame") == 8 && strstr(str(e, "what"), "still zero"))
+		cr_assert_null(strstr(pd_test_str(e, "what"), "opened"), "frame %.0f", pd_test_num(e, "frame"));
+		if (pd_test_num(e, "frame") == 8 && strstr(pd_test_str(e, "what"), "still zero"))
 			still = true;
 	}
 	cr_assert(still);
@@ -703,47 +650,47 @@ Test(transfer_variants, zero_window_that_never_reopens)
  * an initcwnd problem. */
 Test(transfer_variants, local_drop_sender_qdisc)
 {
-	cJSON *r = run("testdata/captures/local-drop/local-drop-sender.pcap");
+	cJSON *r = pd_test_report("testdata/captures/local-drop/local-drop-sender.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 1);
 	const cJSON *f = pd_test_finding(r, "local-drop", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
 	/* README: 63 resends of data whose first copy never passed the capture
 	 * point (frames 263-264 too: their IPv4 IDs are above the one of frame 254,
 	 * which jumped past them, so they were sent after it) */
-	NEAR(pd_test_metric(f, "unseen_originals"), 63, 0);
-	NEAR(first_frame(f), 131, 0);
-	NEAR(client_port(f), 49992, 0);
-	cr_assert_str_eq(top_setting(f), "qdisc limit");
+	PD_TEST_NEAR(pd_test_metric(f, "unseen_originals"), 63, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 131, 0);
+	PD_TEST_NEAR(pd_test_client_port(f), 49992, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "qdisc limit");
 	/* a full NIC ring drops after the capture tap: it would show the original */
 	cr_assert(!has_setting(f, "NIC ring buffers"));
 	cr_assert(has_setting(f, "net.core.default_qdisc"));
 	cr_assert(has_setting(f, "net.core.netdev_max_backlog"));
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 63, 0);
-	NEAR(pd_test_metric(f, "data_segments"), 1087, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 63, 0);
-	NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
-	cr_assert_str_eq(top_setting(f), "qdisc limit");
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 63, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "data_segments"), 1087, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "original_unseen"), 63, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 0, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "qdisc limit");
 	cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0);
 	cr_assert_eq(pd_test_count_at_least(r, "error"), 0);
 	cJSON_Delete(r);
 
-	r = run("testdata/captures/local-drop/local-drop-receiver.pcap");
+	r = pd_test_report("testdata/captures/local-drop/local-drop-receiver.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0);
 	f = pd_test_finding(r, "retransmissions", 0);
 	cr_assert_not_null(f);
-	NEAR(pd_test_metric(f, "retransmitted_segments"), 63, 0);
-	NEAR(pd_test_metric(f, "original_unseen"), 63, 0);
-	NEAR(first_frame(f), 140, 0);
-	NEAR(client_port(f), 49992, 0);
-	cr_assert_str_neq(top_setting(f), "qdisc limit");
+	PD_TEST_NEAR(pd_test_metric(f, "retransmitted_segments"), 63, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "original_unseen"), 63, 0);
+	PD_TEST_NEAR(pd_test_first_frame(f), 140, 0);
+	PD_TEST_NEAR(pd_test_client_port(f), 49992, 0);
+	cr_assert_str_neq(pd_test_setting(f, 0), "qdisc limit");
 	/* at the receiver the cut first flight cannot be told from a small
 	 * initcwnd; the finding stays info and names the other cause */
 	f = pd_test_finding(r, "initial-window", 0);
 	cr_assert_not_null(f);
-	cr_assert_str_eq(str(f, "severity"), "info");
-	cr_assert(strstr(str(f, "detail"), "lost data before the capture point"));
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+	cr_assert(strstr(pd_test_str(f, "detail"), "lost data before the capture point"));
 	cJSON_Delete(r);
 
 	const char *healthy[] = {"testdata/captures/bulk-healthy/bulk-healthy.pcap",
@@ -751,7 +698,7 @@ Test(transfer_variants, local_drop_sender_qdisc)
 				 "testdata/captures/bulk6-healthy/bulk6-receiver.pcap",
 				 "testdata/captures/tso-sender/tso-sender.pcap"};
 	for (size_t i = 0; i < sizeof(healthy) / sizeof(healthy[0]); i++) {
-		r = run(healthy[i]);
+		r = pd_test_report(healthy[i]);
 		cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0, "%s", healthy[i]);
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", healthy[i]);
 		cJSON_Delete(r);
@@ -765,17 +712,17 @@ Test(transfer_variants, local_drop_sender_qdisc)
  * answered (tiny-rpc, reqresp-healthy) have nothing to coalesce. */
 Test(transfer_variants, tiny_writes_nodelay_stream)
 {
-	cJSON *r = run("testdata/captures/tiny-writes/tiny-writes.pcap");
+	cJSON *r = pd_test_report("testdata/captures/tiny-writes/tiny-writes.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 1);
 	const cJSON *f = pd_test_finding(r, "tiny-writes", 0);
-	cr_assert_str_eq(str(f, "severity"), "info");
-	NEAR(pd_test_metric(f, "tiny_segments"), 479, 0);
-	NEAR(pd_test_metric(f, "data_segments"), 542, 0);
-	NEAR(pd_test_metric(f, "tiny_share"), 0.884, 0.001);
-	NEAR(pd_test_metric(f, "average_payload"), 184.5, 0.1);
-	NEAR(first_frame(f), 4, 0);
-	NEAR(client_port(f), 57886, 0);
-	cr_assert_str_eq(top_setting(f), "writev coalescing");
+	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+	PD_TEST_NEAR(pd_test_metric(f, "tiny_segments"), 479, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "data_segments"), 542, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "tiny_share"), 0.884, 0.001);
+	PD_TEST_NEAR(pd_test_metric(f, "average_payload"), 184.5, 0.1);
+	PD_TEST_NEAR(pd_test_first_frame(f), 4, 0);
+	PD_TEST_NEAR(pd_test_client_port(f), 57886, 0);
+	cr_assert_str_eq(pd_test_setting(f, 0), "writev coalescing");
 	cr_assert(has_setting(f, "TCP_CORK"));
 	cr_assert(has_setting(f, "MSG_MORE"));
 	cr_assert_eq(pd_test_count_at_least(r, "warning"), 0);
@@ -787,7 +734,7 @@ Test(transfer_variants, tiny_writes_nodelay_stream)
 			       "testdata/captures/nagle-nodelay/nagle-nodelay.pcap",
 			       "testdata/captures/bulk-healthy/bulk-healthy.pcap"};
 	for (size_t i = 0; i < sizeof(clean) / sizeof(clean[0]); i++) {
-		r = run(clean[i]);
+		r = pd_test_report(clean[i]);
 		cr_assert_eq(pd_test_count_findings(r, "tiny-writes"), 0, "%s", clean[i]);
 		cr_assert_eq(pd_test_count_findings(r, "initial-window"), 0, "%s", clean[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", clean[i]);
@@ -805,26 +752,26 @@ Test(transfer_variants, nosack_loss_go_back_n)
 	const char *both[] = {"testdata/captures/nosack-loss/nosack-sender.pcap",
 			      "testdata/captures/nosack-loss/nosack-receiver.pcap"};
 	for (int i = 0; i < 2; i++) {
-		cJSON *r = run(both[i]);
+		cJSON *r = pd_test_report(both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 1, "%s", both[i]);
 		const cJSON *f = pd_test_finding(r, "retransmissions", 0);
-		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_sack", "%s", both[i]);
+		cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_sack", "%s", both[i]);
 		cr_assert(pd_test_metric(f, "fast_retransmissions") >= 3 && pd_test_metric(f, "fast_retransmissions") <= 6, "%s fast %g",
 			  both[i], pd_test_metric(f, "fast_retransmissions"));
-		NEAR(pd_test_metric(f, "rto_retransmissions"), 3, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "rto_retransmissions"), 3, 0);
 		cr_assert_eq(pd_test_count_findings(r, "rto-timeouts"), 1, "%s", both[i]);
-		NEAR(pd_test_metric(pd_test_finding(r, "rto-timeouts", 0), "rto_count"), 3, 0);
+		PD_TEST_NEAR(pd_test_metric(pd_test_finding(r, "rto-timeouts", 0), "rto_count"), 3, 0);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "local-drop"), 0, "%s", both[i]);
 		if (i == 1) {
 			cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 1);
 			const cJSON *sp = pd_test_finding(r, "spurious-retransmissions", 0);
-			cr_assert_str_eq(str(sp, "severity"), "info");
-			NEAR(pd_test_metric(sp, "spurious"), 243, 0);
-			NEAR(pd_test_metric(sp, "go_back_n_no_sack"), 243, 0);
-			cr_assert_str_eq(top_setting(sp), "net.ipv4.tcp_sack");
-			cr_assert(strstr(str(sp, "detail"), "243 of them were resent after a retransmission timeout with SACK off"));
+			cr_assert_str_eq(pd_test_str(sp, "severity"), "info");
+			PD_TEST_NEAR(pd_test_metric(sp, "spurious"), 243, 0);
+			PD_TEST_NEAR(pd_test_metric(sp, "go_back_n_no_sack"), 243, 0);
+			cr_assert_str_eq(pd_test_setting(sp, 0), "net.ipv4.tcp_sack");
+			cr_assert(strstr(pd_test_str(sp, "detail"), "243 of them were resent after a retransmission timeout with SACK off"));
 		}
 		cJSON_Delete(r);
 	}
@@ -833,18 +780,18 @@ Test(transfer_variants, nosack_loss_go_back_n)
 /* pdvE: tcp_window_scaling=0 on both ends, RTT 30 ms, captured at the receiver. */
 Test(transfer_variants, wscale_off_receiver_30ms)
 {
-	cJSON *r = run("testdata/captures/wscale-off-recv30/nows-receiver.pcap");
+	cJSON *r = pd_test_report("testdata/captures/wscale-off-recv30/nows-receiver.pcap");
 	cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 1);
 	const cJSON *f = pd_test_finding(r, "window-scaling-disabled", 0);
-	cr_assert_str_eq(str(f, "severity"), "warning");
-	cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_window_scaling");
-	NEAR(pd_test_metric(f, "max_window"), 65535, 0);
-	NEAR(pd_test_metric(f, "rtt_ms"), 30.5, 0.5);
+	cr_assert_str_eq(pd_test_str(f, "severity"), "warning");
+	cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_window_scaling");
+	PD_TEST_NEAR(pd_test_metric(f, "max_window"), 65535, 0);
+	PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 30.5, 0.5);
 	cr_assert(pd_test_metric(f, "achieved_vs_ceiling") >= 0.8);
 	cr_assert_eq(pd_test_count_findings(r, "syncookies"), 0);
 	cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0);
-	cr_assert(strstr(str(f, "detail"), "captured at the receiver, whose ACKs leave at once"));
-	cr_assert(strstr(str(f, "detail"), "the client's SYN, sent by the data receiver, had no window-scale option"));
+	cr_assert(strstr(pd_test_str(f, "detail"), "captured at the receiver, whose ACKs leave at once"));
+	cr_assert(strstr(pd_test_str(f, "detail"), "the client's SYN, sent by the data receiver, had no window-scale option"));
 	cJSON_Delete(r);
 }
 
@@ -854,7 +801,7 @@ Test(transfer_variants, ecn_ce_marks_no_warning)
 {
 	const char *both[] = {"testdata/captures/ecn-ce/ecn-ce-sender.pcap", "testdata/captures/ecn-ce/ecn-ce-receiver.pcap"};
 	for (int i = 0; i < 2; i++) {
-		cJSON *r = run(both[i]);
+		cJSON *r = pd_test_report(both[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "retransmissions"), 0, "%s", both[i]);
 		cr_assert_eq(pd_test_count_findings(r, "spurious-retransmissions"), 0, "%s", both[i]);
@@ -869,7 +816,7 @@ static bool names_setting(const cJSON *f, const char *name)
 {
 	const cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "settings"))
-	if (!strcmp(str(s, "name"), name))
+	if (!strcmp(pd_test_str(s, "name"), name))
 		return true;
 	return false;
 }
@@ -892,22 +839,22 @@ Test(transfer_buffers, send_buffer_pins_the_flight)
 		{"testdata/captures/wmem-small-client/wmem-small-client.pcap", 1797120, false},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i].cap);
+		cJSON *r = pd_test_report(caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 1, "%s", caps[i].cap);
 		const cJSON *f = pd_test_finding(r, "sender-limited", 0);
-		cr_assert_str_eq(str(f, "severity"), "warning", "%s", caps[i].cap);
-		cr_assert_str_eq(top_setting(f), "SO_SNDBUF", "%s", caps[i].cap);
+		cr_assert_str_eq(pd_test_str(f, "severity"), "warning", "%s", caps[i].cap);
+		cr_assert_str_eq(pd_test_setting(f, 0), "SO_SNDBUF", "%s", caps[i].cap);
 		cr_assert(names_setting(f, "net.ipv4.tcp_wmem") && names_setting(f, "TCP_NOTSENT_LOWAT"), "%s",
 			  caps[i].cap);
-		NEAR(pd_test_metric(f, "pinned_flight"), 65536, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "pinned_flight"), 65536, 0);
 		cr_assert(pd_test_metric(f, "pinned_rounds") >= 10, "%s", caps[i].cap);
 		cr_assert(pd_test_metric(f, "window_room") >= 4 * 65536, "%s", caps[i].cap);
-		NEAR(pd_test_metric(f, "max_window"), caps[i].max_window, 0);
-		NEAR(pd_test_metric(f, "prompt_resumes"), pd_test_metric(f, "resumes"), 0);
+		PD_TEST_NEAR(pd_test_metric(f, "max_window"), caps[i].max_window, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "prompt_resumes"), pd_test_metric(f, "resumes"), 0);
 		cr_assert(pd_test_metric(f, "longest_prompt_resume_ms") <= 0.4, "%s", caps[i].cap);
-		NEAR(pd_test_metric(f, "rtt_ms"), 40.8, 0.3);
-		NEAR(pd_test_metric(f, "pinned_rate") * 8 / 1e6, 12.8, 0.3);
-		cr_assert(strstr(str(f, "detail"), caps[i].at_sender ? "of the ACK that freed space"
+		PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 40.8, 0.3);
+		PD_TEST_NEAR(pd_test_metric(f, "pinned_rate") * 8 / 1e6, 12.8, 0.3);
+		cr_assert(strstr(pd_test_str(f, "detail"), caps[i].at_sender ? "of the ACK that freed space"
 								       : "one RTT after the receiver's ACK"));
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", caps[i].cap);
@@ -929,7 +876,7 @@ Test(transfer_buffers, application_pauses_and_slow_start_blame_no_buffer)
 			      "testdata/captures/rmem-default-server/rmem-default-server.pcap",
 			      "testdata/captures/rmem-default-client/rmem-default-client.pcap"};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", caps[i]);
@@ -947,14 +894,14 @@ Test(transfer_buffers, tcp_rmem_max_plateau)
 	const char *caps[] = {"testdata/captures/rmem-small-server/rmem-small-server.pcap",
 			      "testdata/captures/rmem-small-client/rmem-small-client.pcap"};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i]);
+		cJSON *r = pd_test_report(caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 1, "%s", caps[i]);
 		const cJSON *f = pd_test_finding(r, "window-limited", 0);
-		cr_assert_str_eq(top_setting(f), "net.ipv4.tcp_rmem", "%s", caps[i]);
-		NEAR(pd_test_metric(f, "max_window"), 162432, 0);
-		NEAR(pd_test_metric(f, "rtt_ms"), 100.8, 1);
+		cr_assert_str_eq(pd_test_setting(f, 0), "net.ipv4.tcp_rmem", "%s", caps[i]);
+		PD_TEST_NEAR(pd_test_metric(f, "max_window"), 162432, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 100.8, 1);
 		cr_assert(pd_test_metric(f, "window_limited_rounds") >= 6, "%s", caps[i]);
-		cr_assert(strstr(str(f, "detail"), "to 162432 bytes, then stopped"), "%s", caps[i]);
+		cr_assert(strstr(pd_test_str(f, "detail"), "to 162432 bytes, then stopped"), "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", caps[i]);
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i]);
 		cJSON_Delete(r);
@@ -976,17 +923,17 @@ Test(transfer_buffers, fixed_receive_buffers)
 		{"testdata/captures/rmemmax-cap-client/rmemmax-cap-client.pcap", "net.core.rmem_max", 262140},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i].cap);
+		cJSON *r = pd_test_report(caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 1, "%s", caps[i].cap);
 		const cJSON *f = pd_test_finding(r, "window-limited", 0);
-		cr_assert_str_eq(top_setting(f), caps[i].first, "%s", caps[i].cap);
-		NEAR(pd_test_metric(f, "max_window"), caps[i].window, 0);
-		NEAR(pd_test_metric(f, "rtt_ms"), 100.8, 1);
+		cr_assert_str_eq(pd_test_setting(f, 0), caps[i].first, "%s", caps[i].cap);
+		PD_TEST_NEAR(pd_test_metric(f, "max_window"), caps[i].window, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "rtt_ms"), 100.8, 1);
 		/* the plateau: one whole window per RTT, 4 of 9 RTTs in the rmem_max run */
 		cr_assert(pd_test_metric(f, "window_limited_rounds") >= 4, "%s", caps[i].cap);
-		cr_assert(strstr(str(f, "detail"), "The window never grew"), "%s", caps[i].cap);
+		cr_assert(strstr(pd_test_str(f, "detail"), "The window never grew"), "%s", caps[i].cap);
 		if (pd_test_count_findings(r, "receive-window-fixed"))
-			cr_assert_str_eq(top_setting(pd_test_finding(r, "receive-window-fixed", 0)), caps[i].first);
+			cr_assert_str_eq(pd_test_setting(pd_test_finding(r, "receive-window-fixed", 0), 0), caps[i].first);
 		cr_assert_eq(pd_test_count_findings(r, "sender-limited"), 0, "%s", caps[i].cap);
 		cJSON_Delete(r);
 	}
@@ -1006,7 +953,7 @@ Test(transfer_buffers, unknown_window_scale_draws_no_verdict)
 		{"testdata/captures/midstream-client/midstream-client.pcap", 1},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
-		cJSON *r = run(caps[i].cap);
+		cJSON *r = pd_test_report(caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "window-limited"), 0, "%s", caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "receive-window-fixed"), 0, "%s", caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "window-scaling-disabled"), 0, "%s", caps[i].cap);
@@ -1014,9 +961,9 @@ Test(transfer_buffers, unknown_window_scale_draws_no_verdict)
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", caps[i].cap);
 		cr_assert_eq(pd_test_count_findings(r, "window-scale-unknown"), 1, "%s", caps[i].cap);
 		const cJSON *f = pd_test_finding(r, "window-scale-unknown", 0);
-		cr_assert_str_eq(str(f, "severity"), "info");
-		NEAR(pd_test_metric(f, "raw_window_min"), 34, 0);
-		NEAR(pd_test_metric(f, "raw_window_max"), 375, 0);
+		cr_assert_str_eq(pd_test_str(f, "severity"), "info");
+		PD_TEST_NEAR(pd_test_metric(f, "raw_window_min"), 34, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "raw_window_max"), 375, 0);
 		cr_assert(pd_test_metric(f, "min_window_shift") >= caps[i].shift, "%s", caps[i].cap);
 		cr_assert(pd_test_metric(f, "min_window_shift") <= 11, "%s", caps[i].cap);
 		cJSON_Delete(r);
@@ -1025,7 +972,7 @@ Test(transfer_buffers, unknown_window_scale_draws_no_verdict)
 	const char *full[] = {"testdata/captures/midstream-full-server/midstream-full-server.pcap",
 			      "testdata/captures/midstream-full-client/midstream-full-client.pcap"};
 	for (size_t i = 0; i < G_N_ELEMENTS(full); i++) {
-		cJSON *r = run(full[i]);
+		cJSON *r = pd_test_report(full[i]);
 		cr_assert_eq(pd_test_count_findings(r, "window-scale-unknown"), 0, "%s", full[i]);
 		cr_assert_eq(pd_test_count_at_least(r, "warning"), 0, "%s", full[i]);
 		cJSON_Delete(r);

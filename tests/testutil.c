@@ -249,3 +249,54 @@ guint pd_test_spinner_stop(pd_test_spinner *sp)
 	return done;
 }
 
+
+cJSON *pd_test_report(const char *capture_rel)
+{
+	cJSON *r = pd_test_json(capture_rel, NULL);
+	cr_assert_not_null(r, "pcapdoc failed on %s", capture_rel);
+	return r;
+}
+
+const char *pd_test_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsString(v), "%s not a string", key);
+	return v->valuestring;
+}
+
+double pd_test_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsNumber(v), "%s not a number", key);
+	return v->valuedouble;
+}
+
+const char *pd_test_setting(const cJSON *finding, int n)
+{
+	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(finding, "settings"), n);
+	cr_assert_not_null(s, "no setting %d", n);
+	return pd_test_str(s, "name");
+}
+
+double pd_test_first_frame(const cJSON *finding)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(finding, "evidence");
+	return pd_test_num(cJSON_GetObjectItemCaseSensitive(ev, "first"), "frame");
+}
+
+double pd_test_client_port(const cJSON *finding)
+{
+	const cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(finding, "flows"), 0);
+	cr_assert_not_null(fl, "finding has no flow");
+	return pd_test_num(cJSON_GetObjectItemCaseSensitive(fl, "client"), "port");
+}
+
+bool pd_test_has_example(const cJSON *finding, double frame)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(finding, "evidence");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(ev, "examples"))
+	if (pd_test_num(e, "frame") == frame)
+		return true;
+	return false;
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 
 /* Absolute path of a file under the source tree / ../shared (g_free it). */
 char *pd_test_src(const char *rel);
@@ -36,6 +37,19 @@ const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
 /* The value of a finding's metric; the test fails when it is missing or
  * not a number. */
 double pd_test_metric(const cJSON *finding, const char *key);
+
+/* Accessors that fail the test when the report lacks what they read. */
+cJSON *pd_test_report(const char *capture_rel); /* pd_test_json, asserted */
+const char *pd_test_str(const cJSON *o, const char *key);
+double pd_test_num(const cJSON *o, const char *key);
+const char *pd_test_setting(const cJSON *finding, int n); /* the n-th ranked setting's name */
+double pd_test_first_frame(const cJSON *finding);
+double pd_test_client_port(const cJSON *finding); /* of its first flow */
+bool pd_test_has_example(const cJSON *finding, double frame);
+
+#define PD_TEST_NEAR(a, b, tol)                                                                       \
+	cr_assert(fabs((a) - (b)) <= (tol), "%s = %g, expected %g +- %g", #a, (double)(a), (double)(b), \
+		  (double)(tol))
 /* Findings at or above "warning". */
 int pd_test_count_at_least(const cJSON *report, const char *severity);
 
