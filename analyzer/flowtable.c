@@ -23,6 +23,7 @@ struct pd_flowtable {
 	size_t det_size;
 	pd_flow_link queue[PD_FLOWTABLE_QUEUES]; /* sentinels: next is the least recently active */
 	size_t in_queue[PD_FLOWTABLE_QUEUES];
+	uint64_t changes; /* structural changes so far: lets checks skip an unchanged table */
 };
 
 uint64_t pd_flow_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_addr *b, uint16_t pb)
@@ -63,6 +64,7 @@ void pd_flowtable_free(pd_flowtable *t)
 
 static void queue_unlink(pd_flowtable *t, pd_flow_slot *s)
 {
+	t->changes++;
 	t->in_queue[s->queue]--;
 	s->link.prev->next = s->link.next;
 	s->link.next->prev = s->link.prev;
@@ -71,6 +73,7 @@ static void queue_unlink(pd_flowtable *t, pd_flow_slot *s)
 
 static void queue_append(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 {
+	t->changes++;
 	pd_flow_link *head = &t->queue[q];
 	s->queue = (uint8_t)q;
 	t->in_queue[q]++;
@@ -208,6 +211,11 @@ pd_flow_slot *pd_flowtable_oldest(const pd_flowtable *t)
 			best = s;
 	}
 	return best;
+}
+
+uint64_t pd_flowtable_changes(const pd_flowtable *t)
+{
+	return t->changes;
 }
 
 size_t pd_flowtable_count(const pd_flowtable *t)

@@ -91,6 +91,8 @@ pd_flow_slot *pd_flowtable_next(const pd_flowtable *t, const pd_flow_slot *s);
 /* The least recently active flow of all, or NULL. */
 pd_flow_slot *pd_flowtable_oldest(const pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);
+/* A number that moves whenever a flow enters, leaves or changes queue. */
+uint64_t pd_flowtable_changes(const pd_flowtable *t);
 size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);
 /* Bytes the table itself holds (slots, not flows). */
 size_t pd_flowtable_bytes(const pd_flowtable *t);

@@ -16,6 +16,12 @@ enum { Q_TCP, Q_UDP, Q_CLOSED, Q_SYN_ONLY, Q_HALF_OPEN };
 typedef struct shard {
 	pd_flowtable *ft;
 	pd_app_budget app;
+	/* PD_CHECK: the table's changes and the flows' bytes at the last
+	 * check. A packet's shard is checked after it; a tick only needs
+	 * the shards whose table changed since. */
+	uint64_t checked_changes;
+	size_t checked_bytes;
+	bool checked;
 } shard;
 
 struct pd_worker {
@@ -647,10 +653,11 @@ static void check_shard(pd_worker *w, uint32_t si)
 	const char *bad = pd_flowtable_check(sh->ft);
 	if (bad)
 		check_failed(w, NULL, bad);
-	size_t ndpi = 0;
+	size_t ndpi = 0, bytes = 0;
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
 		for (pd_flow_slot *s = pd_flowtable_head(sh->ft, q); s; s = pd_flowtable_next(sh->ft, s)) {
 			const pd_flow *f = &s->flow;
+			bytes += slot_bytes(w, s);
 			if (s->hash != pd_flow_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]))
 				check_failed(w, s, "a flow's hash is not its tuple's");
 			if ((s->hash >> 40) % w->cfg->n_shards != si)
@@ -668,6 +675,9 @@ static void check_shard(pd_worker *w, uint32_t si)
 		}
 	if (ndpi != sh->app.live)
 		check_failed(w, NULL, "the shard's count of nDPI states differs from its flows'");
+	sh->checked = true;
+	sh->checked_changes = pd_flowtable_changes(sh->ft);
+	sh->checked_bytes = bytes;
 }
 
 /* Every shard, the worker's ownership of them and its counts. */
@@ -677,14 +687,13 @@ static void check_worker(pd_worker *w)
 	for (uint32_t i = 0; i < w->cfg->n_shards; i++) {
 		if ((w->shards[i] != NULL) != (i % w->n_workers == w->index))
 			check_failed(w, NULL, "the worker's shards are not the ones it owns");
-		if (!w->shards[i])
+		shard *sh = w->shards[i];
+		if (!sh)
 			continue;
-		check_shard(w, i);
-		live += pd_flowtable_count(w->shards[i]->ft);
-		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
-			for (pd_flow_slot *s = pd_flowtable_head(w->shards[i]->ft, q); s;
-			     s = pd_flowtable_next(w->shards[i]->ft, s))
-				bytes += slot_bytes(w, s);
+		if (!sh->checked || sh->checked_changes != pd_flowtable_changes(sh->ft))
+			check_shard(w, i);
+		live += pd_flowtable_count(sh->ft);
+		bytes += sh->checked_bytes;
 	}
 	if (live != w->st.live)
 		check_failed(w, NULL, "the worker's count of live flows differs from its tables'");
