@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "pack.h"
 #include "heuristics/store.h"
 
 struct pd_collector {
@@ -17,6 +18,7 @@ struct pd_collector {
 	pd_store *store;
 	pd_ctx ctx;
 	GHashTable *apps; /* interned name -> count */
+	uint8_t *unpack_buf; /* a packed flow's payload blocks while its end hooks run */
 	uint64_t tcp_flows, udp_flows, other_flows;
 	GArray *rows; /* pd_flow_row, when asked for */
 	size_t max_rows;
@@ -131,6 +133,7 @@ void pd_collector_free(pd_collector *c)
 	if (c->rows)
 		g_array_free(c->rows, TRUE);
 	g_free(c->starts);
+	g_free(c->unpack_buf);
 	g_free(c);
 }
 
@@ -225,6 +228,16 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	if (!f->app)
 		f->app = g_intern_static_string("Unknown");
 	c->ctx.now = s->end_now;
+	/* A flow that ended packed (worker.c) is unpacked here, one at a
+	 * time, so the flows a capture's end ends at once stay small. */
+	uint8_t *packed = NULL;
+	if (s->data_packed) {
+		if (!c->unpack_buf)
+			c->unpack_buf = g_malloc(cfg->data_size);
+		pd_unpack_block(s->data_state, c->unpack_buf, cfg->data_size);
+		packed = s->data_state;
+		s->data_state = c->unpack_buf;
+	}
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
 		void *fs = pd_det_block(cfg, s, i);
@@ -233,6 +246,8 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 		c->ctx.det = d;
 		d->on_flow_end(&c->ctx, c->det_global[i], f, fs);
 	}
+	if (packed)
+		s->data_state = packed;
 	if (f->pseudo)
 		c->other_flows++;
 	else if (f->proto == 6)

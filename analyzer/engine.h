@@ -34,6 +34,10 @@
 #define PD_TCP_IDLE_NS (900 * PD_NS_PER_SEC)
 #define PD_UDP_IDLE_NS (120 * PD_NS_PER_SEC)
 #define PD_TICK_NS (PD_NS_PER_SEC)
+/* Keep-alive connections wait seconds to minutes between requests; a
+ * second of silence packs a flow (worker.c). Each pack and unpack reads
+ * and writes a cold block: docs/performance.md has what that costs. */
+#define PD_PACK_IDLE_NS (PD_NS_PER_SEC)
 
 /* Shards: at most this many (a power of two), fewer for a small
  * --max-flows so that every shard keeps a useful share of the cap. */
@@ -68,6 +72,9 @@ typedef struct pd_engine_cfg {
 	 * and the collector that ended flows come in capture order; the
 	 * first violation aborts. Off: one branch per packet. */
 	bool check;
+	/* a flow silent this long (capture time) has its from_payload blocks
+	 * packed (pack.h) until its next packet or its end; 0: never */
+	pd_time pack_idle;
 } pd_engine_cfg;
 
 /* only: comma-separated detector names to run (NULL: all) */
@@ -107,6 +114,7 @@ typedef struct pd_worker_stats {
 	pd_time evicted_ts;
 	uint64_t live, peak_live; /* flows in its tables */
 	uint64_t peak_bytes; /* flow blocks and tables at their peak */
+	uint64_t packed; /* idle flows' blocks packed */
 	/* ICMP errors that quote no flow the engine has (ended, never seen) */
 	uint64_t icmp_unmatched, icmp_unmatched_frag_needed;
 	uint32_t icmp_unmatched_min_mtu;

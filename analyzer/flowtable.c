@@ -24,6 +24,7 @@ struct pd_flowtable {
 	pd_flow_link queue[PD_FLOWTABLE_QUEUES]; /* sentinels: next is the least recently active */
 	size_t in_queue[PD_FLOWTABLE_QUEUES];
 	uint64_t changes; /* structural changes so far: lets checks skip an unchanged table */
+	pd_flow_link *packed_upto[PD_FLOWTABLE_QUEUES]; /* the last of the packed prefix; NULL: none */
 };
 
 uint64_t pd_flow_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_addr *b, uint16_t pb)
@@ -65,6 +66,8 @@ void pd_flowtable_free(pd_flowtable *t)
 static void queue_unlink(pd_flowtable *t, pd_flow_slot *s)
 {
 	t->changes++;
+	if (t->packed_upto[s->queue] == &s->link)
+		t->packed_upto[s->queue] = is_sentinel(t, s->link.prev) ? NULL : s->link.prev;
 	t->in_queue[s->queue]--;
 	s->link.prev->next = s->link.next;
 	s->link.next->prev = s->link.prev;
@@ -211,6 +214,17 @@ pd_flow_slot *pd_flowtable_oldest(const pd_flowtable *t)
 			best = s;
 	}
 	return best;
+}
+
+pd_flow_slot *pd_flowtable_pack_next(const pd_flowtable *t, unsigned q)
+{
+	const pd_flow_link *l = t->packed_upto[q] ? t->packed_upto[q]->next : t->queue[q].next;
+	return is_sentinel(t, l) ? NULL : slot_of_link(l);
+}
+
+void pd_flowtable_pack_mark(pd_flowtable *t, pd_flow_slot *s)
+{
+	t->packed_upto[s->queue] = &s->link;
 }
 
 uint64_t pd_flowtable_changes(const pd_flowtable *t)

@@ -33,6 +33,8 @@ struct pd_flow_slot {
 	void *ndpi;
 	uint16_t ndpi_pkts;
 	bool ndpi_done;
+	/* bytes of data_state while it is packed (pack.c); 0: not packed */
+	uint32_t data_packed;
 
 	/* from_payload detectors' blocks: NULL until the first payload */
 	uint8_t *data_state;
@@ -91,6 +93,12 @@ pd_flow_slot *pd_flowtable_next(const pd_flowtable *t, const pd_flow_slot *s);
 /* The least recently active flow of all, or NULL. */
 pd_flow_slot *pd_flowtable_oldest(const pd_flowtable *t);
 size_t pd_flowtable_count(const pd_flowtable *t);
+/* Idle packing: the flows of queue q from its head up to the last one
+ * marked are packed. pd_flowtable_pack_next gives the flow after them
+ * (NULL: none); pd_flowtable_pack_mark(t, s) adds it to them. A flow that
+ * moves or leaves is no longer among them. */
+pd_flow_slot *pd_flowtable_pack_next(const pd_flowtable *t, unsigned q);
+void pd_flowtable_pack_mark(pd_flowtable *t, pd_flow_slot *s);
 /* A number that moves whenever a flow enters, leaves or changes queue. */
 uint64_t pd_flowtable_changes(const pd_flowtable *t);
 size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);

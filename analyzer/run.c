@@ -176,6 +176,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	run->report = pd_report_new();
 	pd_engine_cfg_init(&run->cfg, run->opts.max_flows, run->opts.no_detectors, run->opts.no_ndpi,
 			   run->opts.detectors);
+	run->cfg.pack_idle = run->opts.no_pack ? 0 : PD_PACK_IDLE_NS;
 	run->summary = pd_summary_new(&run->report->cap, &run->facts);
 	run->router = pd_router_new(run->cfg.n_shards);
 	run->n_workers = run->opts.threads ? run->opts.threads : 1;
@@ -758,6 +759,7 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 	fprintf(stderr,
 		"pcapdoc: stats: flow blocks and tables at the peak %" G_GUINT64_FORMAT " bytes, %.0f per live flow\n",
 		st->peak_bytes, st->peak_live ? (double)st->peak_bytes / (double)st->peak_live : 0.0);
+	fprintf(stderr, "pcapdoc: stats: idle flows' payload blocks packed %" G_GUINT64_FORMAT " times\n", st->packed);
 	fprintf(stderr,
 		"pcapdoc: stats: per flow: engine %zu bytes, eager detector blocks %zu, payload blocks %zu "
 		"(from the first payload)\n",

@@ -24,6 +24,7 @@ typedef struct pd_run_opts {
 	 * routes and N threads own the flows; the report is the same */
 	unsigned threads;
 	bool stats; /* engine figures on stderr at the end */
+	bool no_pack; /* keep idle flows' blocks unpacked (tests: packing changes nothing) */
 	/* run only these detectors (comma-separated names; NULL: all): for the
 	 * in-process tests, which feed one detector packets built in C */
 	const char *detectors;

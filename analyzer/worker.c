@@ -7,6 +7,7 @@
 
 #include "dissect/addr.h"
 #include "engine.h"
+#include "pack.h"
 #include "tcp_engine.h"
 
 /* The activity queue of a flow: one per idle timeout, so that each queue's
@@ -35,6 +36,11 @@ struct pd_worker {
 	uint64_t k; /* ends it caused so far */
 	pd_worker_stats st;
 	uint64_t live_bytes;
+	uint8_t *pack_tmp; /* pd_pack_bound(data_size) bytes */
+	/* payload blocks given back by packing, for the next flow or unpacking
+	 * (malloc would split them for the smaller packed copies, and the heap
+	 * would grow instead of shrink) */
+	void *free_blocks; /* each block's first bytes: the next one */
 };
 
 static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *what);
@@ -145,12 +151,77 @@ void pd_worker_free(pd_worker *w)
 	}
 	g_free(w->shards);
 	pd_app_label_free(w->app);
+	for (void *b = w->free_blocks, *next; b; b = next) {
+		memcpy(&next, b, sizeof next);
+		g_free(b);
+	}
+	g_free(w->pack_tmp);
 	g_free(w);
 }
 
 static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
 {
-	return sizeof(*s) + w->cfg->det_size + (s->data_state ? w->cfg->data_size : 0);
+	size_t data = s->data_state ? (s->data_packed ? s->data_packed : w->cfg->data_size) : 0;
+	return sizeof(*s) + w->cfg->det_size + data;
+}
+
+/* ------------------------------------------------------------- packing */
+
+static uint8_t *new_data_block(pd_worker *w)
+{
+	void *b = w->free_blocks;
+	if (!b)
+		return g_malloc(w->cfg->data_size);
+	memcpy(&w->free_blocks, b, sizeof(void *));
+	return b;
+}
+
+static void give_back_block(pd_worker *w, void *b)
+{
+	memcpy(b, &w->free_blocks, sizeof(void *));
+	w->free_blocks = b;
+}
+
+static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
+{
+	if (!s->data_state || s->data_packed)
+		return;
+	uint32_t len;
+	if (!w->pack_tmp)
+		w->pack_tmp = g_malloc(pd_pack_bound(w->cfg->data_size));
+	uint8_t *packed = pd_pack_block(s->data_state, w->cfg->data_size, w->pack_tmp, &len);
+	if (!packed)
+		return;
+	give_back_block(w, s->data_state);
+	s->data_state = packed;
+	s->data_packed = len;
+	w->live_bytes -= w->cfg->data_size - len;
+	w->st.packed++;
+	sh->checked = false; /* its bytes changed */
+}
+
+static void unpack_flow(pd_worker *w, pd_flow_slot *s)
+{
+	if (!s->data_packed)
+		return;
+	uint8_t *block = new_data_block(w);
+	pd_unpack_block(s->data_state, block, w->cfg->data_size);
+	g_free(s->data_state);
+	s->data_state = block;
+	w->live_bytes += w->cfg->data_size - s->data_packed;
+	s->data_packed = 0;
+}
+
+/* The flows of each queue that went silent since the last tick, oldest
+ * first: each is looked at once per silence. */
+static void pack_idle(pd_worker *w, shard *sh, pd_time now)
+{
+	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
+		for (pd_flow_slot *s = pd_flowtable_pack_next(sh->ft, q); s && now - s->flow.last_ts >= w->cfg->pack_idle;
+		     s = pd_flowtable_pack_next(sh->ft, q)) {
+			pack_flow(w, sh, s);
+			pd_flowtable_pack_mark(sh->ft, s);
+		}
 }
 
 /* ----------------------------------------------------------- flow ends */
@@ -261,6 +332,9 @@ void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now)
 		end_sorted(w, gone, pos, now, PD_END_TIMEOUT);
 		g_ptr_array_free(gone, TRUE);
 	}
+	for (uint32_t i = 0; i < w->cfg->n_shards && w->cfg->pack_idle; i++)
+		if (w->shards[i] && pd_flowtable_count(w->shards[i]->ft))
+			pack_idle(w, w->shards[i], now);
 	if (w->cfg->check)
 		check_worker(w);
 }
@@ -354,9 +428,11 @@ static void set_ctx(pd_worker *w, size_t i, pd_time now)
 
 static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
 {
+	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	if (!s->data_state && cfg->data_size && pkt->tcp.payload_len > 0) {
-		s->data_state = g_malloc0(cfg->data_size);
+		s->data_state = new_data_block(w);
+		memset(s->data_state, 0, cfg->data_size);
 		w->live_bytes += cfg->data_size;
 	}
 	for (size_t i = 0; i < cfg->n_det; i++) {
@@ -373,6 +449,7 @@ static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 
 static void udp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
 {
+	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -386,6 +463,7 @@ static void udp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 
 static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int dir)
 {
+	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -399,6 +477,7 @@ static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, 
 
 static void icmp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int dir)
 {
+	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -602,6 +681,7 @@ void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
 	sum->live += st->live;
 	sum->peak_live += st->peak_live;
 	sum->peak_bytes += st->peak_bytes;
+	sum->packed += st->packed;
 	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
 		if (w->shards[i]) {
 			sum->app_skipped += w->shards[i]->app.skipped;

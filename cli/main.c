@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 
 	enum { OPT_FORMAT = 256, OPT_FLOWS, OPT_LANG, OPT_FAIL_ON, OPT_BASELINE, OPT_JUNIT,
 	       OPT_MAX_FLOWS, OPT_STRICT, OPT_COLOR, OPT_THREADS, OPT_VERSION, OPT_NO_NDPI,
-	       OPT_NO_DETECTORS, OPT_STATS, OPT_DETECTORS };
+	       OPT_NO_DETECTORS, OPT_STATS, OPT_DETECTORS, OPT_NO_PACK };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, 'o'},
@@ -102,6 +102,7 @@ int main(int argc, char **argv)
 		{"no-detectors", no_argument, NULL, OPT_NO_DETECTORS},
 		{"detectors", required_argument, NULL, OPT_DETECTORS}, /* only these (names, commas) */
 		{"stats", no_argument, NULL, OPT_STATS}, /* engine figures on stderr */
+		{"no-pack", no_argument, NULL, OPT_NO_PACK}, /* idle flows stay unpacked (tests) */
 		{"quiet", no_argument, NULL, 'q'},
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"help", no_argument, NULL, 'h'},
@@ -203,6 +204,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			ro.stats = true;
+			break;
+		case OPT_NO_PACK:
+			ro.no_pack = true;
 			break;
 		case 'q':
 			quiet = true;
