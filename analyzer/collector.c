@@ -18,7 +18,7 @@ struct pd_collector {
 	pd_store *store;
 	pd_ctx ctx;
 	GHashTable *apps; /* interned name -> count */
-	uint8_t *unpack_buf; /* a packed flow's payload blocks while its end hooks run */
+	uint8_t *unpack_det, *unpack_data; /* a packed flow's blocks while its end hooks run */
 	uint64_t tcp_flows, udp_flows, other_flows;
 	GArray *rows; /* pd_flow_row, when asked for */
 	size_t max_rows;
@@ -133,7 +133,8 @@ void pd_collector_free(pd_collector *c)
 	if (c->rows)
 		g_array_free(c->rows, TRUE);
 	g_free(c->starts);
-	g_free(c->unpack_buf);
+	g_free(c->unpack_det);
+	g_free(c->unpack_data);
 	g_free(c);
 }
 
@@ -230,13 +231,21 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	c->ctx.now = s->end_now;
 	/* A flow that ended packed (worker.c) is unpacked here, one at a
 	 * time, so the flows a capture's end ends at once stay small. */
-	uint8_t *packed = NULL;
-	if (s->data_packed) {
-		if (!c->unpack_buf)
-			c->unpack_buf = g_malloc(cfg->data_size);
-		pd_unpack_block(s->data_state, c->unpack_buf, cfg->data_size);
-		packed = s->data_state;
-		s->data_state = c->unpack_buf;
+	bool packed = s->packed != NULL;
+	if (packed) {
+		size_t used = 0;
+		if (cfg->det_size) {
+			if (!c->unpack_det)
+				c->unpack_det = g_malloc(cfg->det_size);
+			used = pd_unpack_from(s->packed, c->unpack_det, cfg->det_size);
+			s->det_state = c->unpack_det;
+		}
+		if (s->packed_data) {
+			if (!c->unpack_data)
+				c->unpack_data = g_malloc(cfg->data_size);
+			pd_unpack_from(s->packed + used, c->unpack_data, cfg->data_size);
+			s->data_state = c->unpack_data;
+		}
 	}
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -247,7 +256,7 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 		d->on_flow_end(&c->ctx, c->det_global[i], f, fs);
 	}
 	if (packed)
-		s->data_state = packed;
+		s->det_state = s->data_state = NULL; /* the scratch blocks stay here */
 	if (f->pseudo)
 		c->other_flows++;
 	else if (f->proto == 6)

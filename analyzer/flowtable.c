@@ -139,7 +139,7 @@ pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, uint64_t h, uint64_t id, uint
 {
 	if ((t->count + 1) * 2 > t->mask + 1)
 		grow(t);
-	pd_flow_slot *s = g_malloc0(sizeof(pd_flow_slot) + t->det_size);
+	pd_flow_slot *s = g_malloc0(sizeof(pd_flow_slot));
 	s->hash = h;
 	pd_flow *f = &s->flow;
 	f->id = id;
@@ -190,7 +190,9 @@ void pd_flow_slot_free(pd_flow_slot *s)
 {
 	if (!s)
 		return;
+	g_free(s->det_state);
 	g_free(s->data_state);
+	g_free(s->packed);
 	g_free(s);
 }
 

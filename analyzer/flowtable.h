@@ -33,11 +33,16 @@ struct pd_flow_slot {
 	void *ndpi;
 	uint16_t ndpi_pkts;
 	bool ndpi_done;
-	/* bytes of data_state while it is packed (pack.c); 0: not packed */
-	uint32_t data_packed;
+	bool packed_data; /* packed holds the from_payload blocks too */
+	uint32_t packed_len; /* bytes at packed */
 
+	/* the eager detectors' blocks, made with the flow */
+	uint8_t *det_state;
 	/* from_payload detectors' blocks: NULL until the first payload */
 	uint8_t *data_state;
+	/* an idle flow's blocks, packed (pack.h): then det_state and
+	 * data_state are NULL until the worker unpacks them; NULL: not packed */
+	uint8_t *packed;
 
 	/* once ended: where it ended in the capture (its place among ended
 	 * flows: pd_ended_before) and the capture time then */
@@ -46,8 +51,6 @@ struct pd_flow_slot {
 	pd_flow_slot *end_next; /* in a list of ended flows */
 
 	pd_flow flow;
-	/* the eager detectors' blocks follow, 16-aligned */
-	uint8_t det_state[] __attribute__((aligned(16)));
 };
 
 static inline pd_flow_slot *pd_slot_of(const pd_flow *f)
@@ -66,7 +69,8 @@ uint64_t pd_flow_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_add
 
 typedef struct pd_flowtable pd_flowtable;
 
-/* det_size: bytes of eager detector blocks after every flow. */
+/* det_size: bytes of eager detector blocks every flow gets (the caller
+ * gives a new flow its det_state). */
 pd_flowtable *pd_flowtable_new(size_t det_size);
 void pd_flowtable_free(pd_flowtable *t); /* flows must have been removed */
 

@@ -36,11 +36,11 @@ struct pd_worker {
 	uint64_t k; /* ends it caused so far */
 	pd_worker_stats st;
 	uint64_t live_bytes;
-	uint8_t *pack_tmp; /* pd_pack_bound(data_size) bytes */
-	/* payload blocks given back by packing, for the next flow or unpacking
-	 * (malloc would split them for the smaller packed copies, and the heap
-	 * would grow instead of shrink) */
-	void *free_blocks; /* each block's first bytes: the next one */
+	uint8_t *pack_tmp; /* pd_pack_bound(det_size) + pd_pack_bound(data_size) */
+	/* blocks given back by packing, for the next flow or unpacking (malloc
+	 * would split them for the smaller packed copies, and the heap would
+	 * grow instead of shrink); each block's first bytes: the next one */
+	void *free_det, *free_data;
 };
 
 static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *what);
@@ -101,7 +101,7 @@ void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i)
 {
 	if (cfg->det[i]->from_payload)
 		return s->data_state ? s->data_state + cfg->det_offset[i] : NULL;
-	return s->det_state + cfg->det_offset[i];
+	return s->det_state ? s->det_state + cfg->det_offset[i] : NULL;
 }
 
 /* --------------------------------------------------------------- life */
@@ -151,65 +151,95 @@ void pd_worker_free(pd_worker *w)
 	}
 	g_free(w->shards);
 	pd_app_label_free(w->app);
-	for (void *b = w->free_blocks, *next; b; b = next) {
-		memcpy(&next, b, sizeof next);
-		g_free(b);
-	}
+	void *lists[] = {w->free_det, w->free_data};
+	for (size_t i = 0; i < G_N_ELEMENTS(lists); i++)
+		for (void *b = lists[i], *next; b; b = next) {
+			memcpy(&next, b, sizeof next);
+			g_free(b);
+		}
 	g_free(w->pack_tmp);
 	g_free(w);
 }
 
 static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
 {
-	size_t data = s->data_state ? (s->data_packed ? s->data_packed : w->cfg->data_size) : 0;
-	return sizeof(*s) + w->cfg->det_size + data;
+	if (s->packed)
+		return sizeof(*s) + s->packed_len;
+	return sizeof(*s) + (s->det_state ? w->cfg->det_size : 0) + (s->data_state ? w->cfg->data_size : 0);
 }
 
 /* ------------------------------------------------------------- packing */
 
-static uint8_t *new_data_block(pd_worker *w)
+static uint8_t *take_block(void **list, size_t size)
 {
-	void *b = w->free_blocks;
+	void *b = *list;
 	if (!b)
-		return g_malloc(w->cfg->data_size);
-	memcpy(&w->free_blocks, b, sizeof(void *));
+		return g_malloc(size);
+	memcpy(list, b, sizeof(void *));
 	return b;
 }
 
-static void give_back_block(pd_worker *w, void *b)
+static void give_block(void **list, void *b)
 {
-	memcpy(b, &w->free_blocks, sizeof(void *));
-	w->free_blocks = b;
+	if (!b)
+		return;
+	memcpy(b, list, sizeof(void *));
+	*list = b;
+}
+
+/* A flow's eager blocks, zeroed. */
+static uint8_t *new_det_block(pd_worker *w)
+{
+	if (!w->cfg->det_size)
+		return NULL;
+	uint8_t *b = take_block(&w->free_det, w->cfg->det_size);
+	memset(b, 0, w->cfg->det_size);
+	return b;
 }
 
 static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
 {
-	if (!s->data_state || s->data_packed)
+	const pd_engine_cfg *cfg = w->cfg;
+	if (s->packed || (!s->det_state && !s->data_state))
 		return;
-	uint32_t len;
 	if (!w->pack_tmp)
-		w->pack_tmp = g_malloc(pd_pack_bound(w->cfg->data_size));
-	uint8_t *packed = pd_pack_block(s->data_state, w->cfg->data_size, w->pack_tmp, &len);
-	if (!packed)
-		return;
-	give_back_block(w, s->data_state);
-	s->data_state = packed;
-	s->data_packed = len;
-	w->live_bytes -= w->cfg->data_size - len;
+		w->pack_tmp = g_malloc(pd_pack_bound(cfg->det_size) + pd_pack_bound(cfg->data_size));
+	size_t before = slot_bytes(w, s), len = 0;
+	if (s->det_state)
+		len += pd_pack_into(s->det_state, cfg->det_size, w->pack_tmp);
+	if (s->data_state)
+		len += pd_pack_into(s->data_state, cfg->data_size, w->pack_tmp + len);
+	if (sizeof(*s) + len + 64 > before)
+		return; /* not worth an allocation and the copy back */
+	s->packed = g_memdup2(w->pack_tmp, len);
+	s->packed_len = (uint32_t)len;
+	s->packed_data = s->data_state != NULL;
+	give_block(&w->free_det, s->det_state);
+	give_block(&w->free_data, s->data_state);
+	s->det_state = s->data_state = NULL;
+	w->live_bytes -= before - slot_bytes(w, s);
 	w->st.packed++;
 	sh->checked = false; /* its bytes changed */
 }
 
 static void unpack_flow(pd_worker *w, pd_flow_slot *s)
 {
-	if (!s->data_packed)
+	const pd_engine_cfg *cfg = w->cfg;
+	if (!s->packed)
 		return;
-	uint8_t *block = new_data_block(w);
-	pd_unpack_block(s->data_state, block, w->cfg->data_size);
-	g_free(s->data_state);
-	s->data_state = block;
-	w->live_bytes += w->cfg->data_size - s->data_packed;
-	s->data_packed = 0;
+	size_t before = slot_bytes(w, s), used = 0;
+	if (cfg->det_size) {
+		s->det_state = take_block(&w->free_det, cfg->det_size);
+		used = pd_unpack_from(s->packed, s->det_state, cfg->det_size);
+	}
+	if (s->packed_data) {
+		s->data_state = take_block(&w->free_data, cfg->data_size);
+		pd_unpack_from(s->packed + used, s->data_state, cfg->data_size);
+	}
+	g_free(s->packed);
+	s->packed = NULL;
+	s->packed_len = 0;
+	w->live_bytes += slot_bytes(w, s) - before;
 }
 
 /* The flows of each queue that went silent since the last tick, oldest
@@ -394,6 +424,7 @@ static pd_flow_slot *new_flow(pd_worker *w, shard *sh, const pd_route *rt, uint8
 		}
 	}
 	pd_flow_slot *s = pd_flowtable_insert(sh->ft, rt->hash, pkt->frame_no, proto, ca, cp, sa, sp);
+	s->det_state = new_det_block(w);
 	pd_flow *f = &s->flow;
 	f->first_ts = pkt->ts;
 	f->first_frame = pkt->frame_no;
@@ -431,7 +462,7 @@ static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	if (!s->data_state && cfg->data_size && pkt->tcp.payload_len > 0) {
-		s->data_state = new_data_block(w);
+		s->data_state = take_block(&w->free_data, cfg->data_size);
 		memset(s->data_state, 0, cfg->data_size);
 		w->live_bytes += cfg->data_size;
 	}

@@ -33,22 +33,9 @@
 #define PM_MAX_GAPS 8
 #define PM_INFER_MIN_SEGS 20 /* bulk segments at one size below the MSS to infer a path MTU */
 
-typedef struct pm_dir {
-	/* sizes */
-	uint32_t max_sent; /* largest payload sent, super-segments excluded */
-	uint32_t max_total; /* largest IP packet sent, same */
-	uint32_t n_at_max; /* bulk segments of max_total bytes */
-	uint32_t max_ok; /* largest payload whose first transmission was ACKed */
-	uint32_t max_ok_total; /* its IP packet size */
-	uint32_t cand_end, cand_len, cand_total; /* candidate for max_ok */
-	bool cand;
-	uint64_t big_pkts, big_df; /* IPv4 packets > 552 B and how many had DF */
-	uint64_t data_segs;
-
-	/* oldest unacknowledged data */
-	pd_time una_ts;
-	uint64_t una_frame;
-
+/* What few flows need: ICMP errors, black-hole episodes (made at the
+ * first of either, per direction). */
+typedef struct pm_xdir {
 	/* ICMP */
 	uint32_t icmp_n, icmp_mtu, icmp_bogus, icmp_oow;
 	uint64_t icmp_frame;
@@ -87,6 +74,25 @@ typedef struct pm_dir {
 	pd_time bh_start, bh_recover_ts, bh_last_retx_ts;
 	bool bh_peer_spoke;
 	uint32_t after_recover_max_ok, after_recover_total;
+} pm_xdir;
+
+typedef struct pm_dir {
+	/* sizes */
+	uint32_t max_sent; /* largest payload sent, super-segments excluded */
+	uint32_t max_total; /* largest IP packet sent, same */
+	uint32_t n_at_max; /* bulk segments of max_total bytes */
+	uint32_t max_ok; /* largest payload whose first transmission was ACKed */
+	uint32_t max_ok_total; /* its IP packet size */
+	uint32_t cand_end, cand_len, cand_total; /* candidate for max_ok */
+	bool cand;
+	uint64_t big_pkts, big_df; /* IPv4 packets > 552 B and how many had DF */
+	uint64_t data_segs;
+
+	/* oldest unacknowledged data */
+	pd_time una_ts;
+	uint64_t una_frame;
+
+	pm_xdir *x; /* NULL until the first ICMP error or black-hole episode */
 } pm_dir;
 
 typedef struct pm_state {
@@ -230,13 +236,22 @@ static bool pm_tunnel_range(uint32_t lo, uint32_t hi, char *en, char *zh, size_t
 
 /* ---------------------------------------------------------------- TCP */
 
+static pm_xdir *pm_x(pm_dir *d)
+{
+	if (!d->x)
+		d->x = g_new0(pm_xdir, 1); /* once per direction with an ICMP error or a black-hole episode */
+	return d->x;
+}
+
 static void pm_end_episode(pm_dir *d)
 {
-	d->stuck = false;
-	d->stuck_retx = 0;
-	d->n_gaps = 0;
-	d->small_retx = false;
-	d->peer_spoke = false;
+	if (!d->x)
+		return;
+	d->x->stuck = false;
+	d->x->stuck_retx = 0;
+	d->x->n_gaps = 0;
+	d->x->small_retx = false;
+	d->x->peer_spoke = false;
 }
 
 static void pm_on_ack(pm_dir *d, const pd_flow *flow, int dir, uint32_t ack, pd_time ts, bool advanced)
@@ -247,9 +262,9 @@ static void pm_on_ack(pm_dir *d, const pd_flow *flow, int dir, uint32_t ack, pd_
 			d->max_ok = d->cand_len;
 			d->max_ok_total = d->cand_total;
 		}
-		if (d->bh && d->bh_recovered && d->cand_len > d->after_recover_max_ok) {
-			d->after_recover_max_ok = d->cand_len;
-			d->after_recover_total = d->cand_total;
+		if (d->x && d->x->bh && d->x->bh_recovered && d->cand_len > d->x->after_recover_max_ok) {
+			d->x->after_recover_max_ok = d->cand_len;
+			d->x->after_recover_total = d->cand_total;
 		}
 		d->cand = false;
 	}
@@ -258,26 +273,26 @@ static void pm_on_ack(pm_dir *d, const pd_flow *flow, int dir, uint32_t ack, pd_
 		d->una_ts = 0;
 	else if (d->una_ts && advanced)
 		d->una_ts = ts;
-	if (d->stuck) {
-		d->peer_spoke = true;
-		if (pd_seq_lt(d->stuck_seq, ack)) {
-			if (d->small_retx && d->stuck_retx >= PM_BH_MIN_RETX && !d->bh && d->stuck_df) {
+	if (d->x && d->x->stuck) {
+		d->x->peer_spoke = true;
+		if (pd_seq_lt(d->x->stuck_seq, ack)) {
+			if (d->x->small_retx && d->x->stuck_retx >= PM_BH_MIN_RETX && !d->x->bh && d->x->stuck_df) {
 				/* Got through only once it was sent smaller. */
-				d->bh = true;
-				d->bh_recovered = true;
-				d->bh_len = d->stuck_len;
-				d->bh_total = d->stuck_total;
-				d->bh_retx = d->stuck_retx;
-				d->bh_new_len = d->small_len;
-				d->bh_frame = d->stuck_first_frame;
-				d->bh_start = d->stuck_start;
-				d->bh_start_frame = d->stuck_start_frame;
-				d->bh_recover_frame = d->small_frame;
-				d->bh_recover_ts = d->small_ts;
-				d->bh_last_retx_ts = d->stuck_last_ts;
-				d->bh_n_gaps = d->n_gaps;
-				memcpy(d->bh_gaps_ms, d->gaps_ms, sizeof(d->gaps_ms));
-				d->bh_peer_spoke = true;
+				d->x->bh = true;
+				d->x->bh_recovered = true;
+				d->x->bh_len = d->x->stuck_len;
+				d->x->bh_total = d->x->stuck_total;
+				d->x->bh_retx = d->x->stuck_retx;
+				d->x->bh_new_len = d->x->small_len;
+				d->x->bh_frame = d->x->stuck_first_frame;
+				d->x->bh_start = d->x->stuck_start;
+				d->x->bh_start_frame = d->x->stuck_start_frame;
+				d->x->bh_recover_frame = d->x->small_frame;
+				d->x->bh_recover_ts = d->x->small_ts;
+				d->x->bh_last_retx_ts = d->x->stuck_last_ts;
+				d->x->bh_n_gaps = d->x->n_gaps;
+				memcpy(d->x->bh_gaps_ms, d->x->gaps_ms, sizeof(d->x->gaps_ms));
+				d->x->bh_peer_spoke = true;
 			}
 			pm_end_episode(d);
 		}
@@ -379,8 +394,8 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 
 	if (t->flags & PD_TCP_ACK)
 		pm_on_ack(rev, flow, pd_peer(dir), t->ack, pkt->ts, seg->acked > 0);
-	if (rev->stuck && !(t->flags & PD_TCP_SYN))
-		rev->peer_spoke = true;
+	if (rev->x && rev->x->stuck && !(t->flags & PD_TCP_SYN))
+		rev->x->peer_spoke = true;
 
 	uint32_t len = t->payload_len;
 	if (!len || (t->flags & (PD_TCP_SYN | PD_TCP_RST)))
@@ -428,26 +443,26 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	}
 
 	/* After an ICMP: did the sender come down? */
-	if (d->icmp_n) {
-		pd_time since = pkt->ts - d->icmp_ts;
-		uint32_t lim = d->icmp_mtu ? d->icmp_mtu : 0;
+	if (d->x && d->x->icmp_n) {
+		pd_time since = pkt->ts - d->x->icmp_ts;
+		uint32_t lim = d->x->icmp_mtu ? d->x->icmp_mtu : 0;
 		if (lim && lim < pm_min_mtu(pkt->ip.version))
 			lim = pm_min_mtu(pkt->ip.version);
-		if (!d->reduced_frame && lim && pkt->ip.total_len <= lim && len < d->before_max) {
-			d->reduced_frame = pkt->frame_no;
-			d->reduced_ts = pkt->ts;
-			d->reduced_len = len;
+		if (!d->x->reduced_frame && lim && pkt->ip.total_len <= lim && len < d->x->before_max) {
+			d->x->reduced_frame = pkt->frame_no;
+			d->x->reduced_ts = pkt->ts;
+			d->x->reduced_len = len;
 		}
 		/* Judge from the first smaller segment on, or after the grace. */
-		if (since > PM_GRACE_NS || (d->reduced_frame && d->reduced_frame <= pkt->frame_no)) {
-			if (len > d->after_max)
-				d->after_max = len;
+		if (since > PM_GRACE_NS || (d->x->reduced_frame && d->x->reduced_frame <= pkt->frame_no)) {
+			if (len > d->x->after_max)
+				d->x->after_max = len;
 			if (lim && pkt->ip.total_len > lim && (pkt->ip.version == 6 || pkt->ip.df)) {
-				if (!d->too_big_after) {
-					d->too_big_frame = pkt->frame_no;
-					d->too_big_ts = pkt->ts;
+				if (!d->x->too_big_after) {
+					d->x->too_big_frame = pkt->frame_no;
+					d->x->too_big_ts = pkt->ts;
 				}
-				d->too_big_after++;
+				d->x->too_big_after++;
 			}
 		}
 	}
@@ -455,34 +470,35 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	/* Black hole: the same full-size segment retransmitted by timeout. */
 	bool full = mss ? len + 40 >= mss : (d->max_sent && len * 10 >= d->max_sent * 9);
 	if ((seg->flags & PD_SEG_RETRANS) && !(seg->flags & PD_SEG_FAST_RETRANS)) {
-		if (d->stuck && t->seq == d->stuck_seq && len >= d->stuck_len) {
-			pd_time gap = pkt->ts - d->stuck_last_ts;
-			if (d->n_gaps < PM_MAX_GAPS)
-				d->gaps_ms[d->n_gaps++] = (uint32_t)(gap / 1000000);
-			d->stuck_retx++;
-			d->stuck_last_ts = pkt->ts;
-		} else if (d->stuck && pd_seq_le(t->seq, d->stuck_seq) &&
-			   pd_seq_lt(d->stuck_seq, t->seq + len) && len < d->stuck_len) {
-			if (!d->small_retx) {
-				d->small_retx = true;
-				d->small_len = len;
-				d->small_frame = pkt->frame_no;
-				d->small_ts = pkt->ts;
+		if (d->x && d->x->stuck && t->seq == d->x->stuck_seq && len >= d->x->stuck_len) {
+			pd_time gap = pkt->ts - d->x->stuck_last_ts;
+			if (d->x->n_gaps < PM_MAX_GAPS)
+				d->x->gaps_ms[d->x->n_gaps++] = (uint32_t)(gap / 1000000);
+			d->x->stuck_retx++;
+			d->x->stuck_last_ts = pkt->ts;
+		} else if (d->x && d->x->stuck && pd_seq_le(t->seq, d->x->stuck_seq) &&
+			   pd_seq_lt(d->x->stuck_seq, t->seq + len) && len < d->x->stuck_len) {
+			if (!d->x->small_retx) {
+				d->x->small_retx = true;
+				d->x->small_len = len;
+				d->x->small_frame = pkt->frame_no;
+				d->x->small_ts = pkt->ts;
 			}
 		} else if (full && big && len > d->max_ok) {
+			pm_x(d);
 			pm_end_episode(d);
-			d->stuck = true;
-			d->stuck_seq = t->seq;
-			d->stuck_len = len;
-			d->stuck_total = pkt->ip.total_len;
-			d->stuck_retx = 1;
-			d->stuck_first_frame = pkt->frame_no;
-			d->stuck_last_ts = pkt->ts;
-			d->stuck_start = d->una_ts ? d->una_ts : pkt->ts;
-			d->stuck_start_frame = d->una_ts ? d->una_frame : pkt->frame_no;
+			d->x->stuck = true;
+			d->x->stuck_seq = t->seq;
+			d->x->stuck_len = len;
+			d->x->stuck_total = pkt->ip.total_len;
+			d->x->stuck_retx = 1;
+			d->x->stuck_first_frame = pkt->frame_no;
+			d->x->stuck_last_ts = pkt->ts;
+			d->x->stuck_start = d->una_ts ? d->una_ts : pkt->ts;
+			d->x->stuck_start_frame = d->una_ts ? d->una_frame : pkt->frame_no;
 			if (d->una_ts && d->una_ts < pkt->ts)
-				d->gaps_ms[d->n_gaps++] = (uint32_t)((pkt->ts - d->una_ts) / 1000000);
-			d->stuck_df = pkt->ip.version == 6 || pkt->ip.df;
+				d->x->gaps_ms[d->x->n_gaps++] = (uint32_t)((pkt->ts - d->una_ts) / 1000000);
+			d->x->stuck_df = pkt->ip.version == 6 || pkt->ip.df;
 		}
 	}
 }
@@ -504,23 +520,24 @@ static void pm_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const p
 		return;
 	}
 	pm_dir *d = &o->p->d[dir];
-	if (!d->icmp_n) {
-		d->icmp_frame = pkt->frame_no;
-		d->icmp_ts = pkt->ts;
-		d->before_max = d->max_sent;
-		d->icmp_quoted_total = in->total_len;
+	pm_x(d);
+	if (!d->x->icmp_n) {
+		d->x->icmp_frame = pkt->frame_no;
+		d->x->icmp_ts = pkt->ts;
+		d->x->before_max = d->max_sent;
+		d->x->icmp_quoted_total = in->total_len;
 	}
-	d->icmp_n++;
-	if (ic->mtu && (!d->icmp_mtu || ic->mtu < d->icmp_mtu))
-		d->icmp_mtu = ic->mtu;
+	d->x->icmp_n++;
+	if (ic->mtu && (!d->x->icmp_mtu || ic->mtu < d->x->icmp_mtu))
+		d->x->icmp_mtu = ic->mtu;
 	if (ic->mtu && in->total_len && ic->mtu >= in->total_len)
-		d->icmp_bogus++; /* the quoted packet fit that MTU */
+		d->x->icmp_bogus++; /* the quoted packet fit that MTU */
 	/* Linux ignores a TCP ICMP whose quoted sequence is outside SND.UNA..SND.NXT. */
 	if (flow->proto == 6 && ic->inner_has_seq) {
 		const pd_tcp_half *h = &flow->half[dir], *peer = &flow->half[pd_peer(dir)];
 		if (h->seq_valid && peer->ack_valid &&
 		    (pd_seq_lt(ic->inner_seq, peer->last_ack) || pd_seq_lt(h->next_seq, ic->inner_seq)))
-			d->icmp_oow++;
+			d->x->icmp_oow++;
 	}
 }
 
@@ -538,23 +555,23 @@ static void pm_on_udp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		d->max_sent = len;
 	if (pkt->ip.total_len > d->max_total)
 		d->max_total = pkt->ip.total_len;
-	if (d->icmp_n && pkt->ts - d->icmp_ts > PM_GRACE_NS) {
-		uint32_t lim = d->icmp_mtu;
+	if (d->x && d->x->icmp_n && pkt->ts - d->x->icmp_ts > PM_GRACE_NS) {
+		uint32_t lim = d->x->icmp_mtu;
 		if (lim && lim < pm_min_mtu(pkt->ip.version))
 			lim = pm_min_mtu(pkt->ip.version);
-		if (len > d->after_max)
-			d->after_max = len;
+		if (len > d->x->after_max)
+			d->x->after_max = len;
 		if (lim && pkt->ip.total_len > lim && (pkt->ip.version == 6 || pkt->ip.df)) {
-			if (!d->too_big_after) {
-				d->too_big_frame = pkt->frame_no;
-				d->too_big_ts = pkt->ts;
+			if (!d->x->too_big_after) {
+				d->x->too_big_frame = pkt->frame_no;
+				d->x->too_big_ts = pkt->ts;
 			}
-			d->too_big_after++;
+			d->x->too_big_after++;
 		}
-		if (!d->reduced_frame && lim && pkt->ip.total_len <= lim) {
-			d->reduced_frame = pkt->frame_no;
-			d->reduced_ts = pkt->ts;
-			d->reduced_len = len;
+		if (!d->x->reduced_frame && lim && pkt->ip.total_len <= lim) {
+			d->x->reduced_frame = pkt->frame_no;
+			d->x->reduced_ts = pkt->ts;
+			d->x->reduced_len = len;
 		}
 	}
 }
@@ -592,26 +609,26 @@ static void pm_append_hint(pd_finding *f, uint32_t mtu)
 
 static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 {
-	uint32_t mtu = d->icmp_mtu;
+	uint32_t mtu = d->x->icmp_mtu;
 	bool v6 = flow->addr[0].family == 6;
-	bool not_adapted = d->too_big_after >= 2;
+	bool not_adapted = d->x->too_big_after >= 2;
 	char who[64];
 	pd_flow_endpoint(flow, dir, who, sizeof(who));
 	pd_finding *f = pd_finding_get(ctx, not_adapted ? "pmtu-not-adapted" : "pmtu-frag-needed", flow);
 	if (v6)
-		pd_finding_occurrence(f, d->icmp_frame, d->icmp_ts, "ICMPv6 Packet Too Big", "ICMPv6 报文过大（Packet Too Big）");
+		pd_finding_occurrence(f, d->x->icmp_frame, d->x->icmp_ts, "ICMPv6 Packet Too Big", "ICMPv6 报文过大（Packet Too Big）");
 	else
-		pd_finding_occurrence(f, d->icmp_frame, d->icmp_ts, "ICMP frag-needed", "ICMP 需要分片（frag-needed）");
-	pd_finding_metric(f, "icmp_messages", d->icmp_n, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_occurrence(f, d->x->icmp_frame, d->x->icmp_ts, "ICMP frag-needed", "ICMP 需要分片（frag-needed）");
+	pd_finding_metric(f, "icmp_messages", d->x->icmp_n, PD_UNIT_COUNT, PD_AGG_SUM);
 	if (mtu)
 		pd_finding_metric(f, "path_mtu", mtu, PD_UNIT_BYTES, PD_AGG_MAX);
-	pd_finding_metric(f, "payload_before", d->before_max, PD_UNIT_BYTES, PD_AGG_MAX);
-	if (d->after_max)
-		pd_finding_metric(f, "payload_after", d->after_max, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "payload_before", d->x->before_max, PD_UNIT_BYTES, PD_AGG_MAX);
+	if (d->x->after_max)
+		pd_finding_metric(f, "payload_after", d->x->after_max, PD_UNIT_BYTES, PD_AGG_MAX);
 	if (not_adapted) {
-		pd_finding_occurrence(f, d->too_big_frame, d->too_big_ts, "still too big after the ICMP",
+		pd_finding_occurrence(f, d->x->too_big_frame, d->x->too_big_ts, "still too big after the ICMP",
 				      "收到 ICMP 之后仍然过大");
-		pd_finding_metric(f, "too_big_after", d->too_big_after, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "too_big_after", d->x->too_big_after, PD_UNIT_COUNT, PD_AGG_SUM);
 		long long grace_ms = (long long)(PM_GRACE_NS / 1000000);
 		if (v6)
 			pd_finding_detail(f,
@@ -623,8 +640,8 @@ static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 					  "但在 %7$lld 毫秒之后它仍发出了 %5$u 个大于 %6$u 字节的报文（第一个在第 %8$" G_GUINT64_FORMAT
 					  " 帧）；之后的最大载荷为 %9$u 字节，之前为 %10$u 字节。这里看到的 ICMP 很可能没有到达"
 					  "发送端（在这个抓包点与发送端之间被过滤），或者没有被采信。",
-					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->too_big_after, mtu, grace_ms,
-					  d->too_big_frame, d->after_max, d->before_max);
+					  d->x->icmp_n, mtu, who, d->x->icmp_quoted_total, d->x->too_big_after, mtu, grace_ms,
+					  d->x->too_big_frame, d->x->after_max, d->x->before_max);
 		else
 			pd_finding_detail(f,
 					  "%u ICMP fragmentation-needed messages (MTU %u) quoted %s's %u-byte packets, but %u "
@@ -635,13 +652,13 @@ static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 					  "字节报文，但在 %7$lld 毫秒之后它仍发出了 %5$u 个大于 %6$u 字节且带 DF 的报文（第一个在第 "
 					  "%8$" G_GUINT64_FORMAT " 帧）；之后的最大载荷为 %9$u 字节，之前为 %10$u 字节。这里看到的 "
 					  "ICMP 很可能没有到达发送端（在这个抓包点与发送端之间被过滤），或者没有被采信。",
-					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->too_big_after, mtu, grace_ms,
-					  d->too_big_frame, d->after_max, d->before_max);
-		pd_finding_set_confidence(f, d->icmp_oow ? 0.6 : 0.8);
+					  d->x->icmp_n, mtu, who, d->x->icmp_quoted_total, d->x->too_big_after, mtu, grace_ms,
+					  d->x->too_big_frame, d->x->after_max, d->x->before_max);
+		pd_finding_set_confidence(f, d->x->icmp_oow ? 0.6 : 0.8);
 		pd_finding_settings(f, "firewall dropping ICMP frag-needed", "MSS clamping", "net.ipv4.ip_no_pmtu_disc",
 				    "net.ipv4.tcp_mtu_probing", "net.ipv4.route.min_pmtu", NULL);
 		/* The time the flow kept sending packets that could not pass. */
-		pd_finding_add_impact(f, (double)(flow->last_ts - d->icmp_ts) / 1e9);
+		pd_finding_add_impact(f, (double)(flow->last_ts - d->x->icmp_ts) / 1e9);
 	} else {
 		if (v6)
 			pd_finding_detail(f,
@@ -649,37 +666,37 @@ static void pm_report_icmp(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 					  "(payload %u B).",
 					  "路径上发来 %u 个 ICMPv6 报文过大（Packet Too Big）消息（MTU %u），针对 %s 的 %u "
 					  "字节报文（载荷 %u 字节）。",
-					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->before_max);
+					  d->x->icmp_n, mtu, who, d->x->icmp_quoted_total, d->x->before_max);
 		else
 			pd_finding_detail(f,
 					  "%u ICMP fragmentation-needed messages from the path (MTU %u) for %s's %u-byte "
 					  "packets (payload %u B).",
 					  "路径上发来 %u 个 ICMP 需要分片（fragmentation-needed）消息（MTU %u），针对 %s 的 "
 					  "%u 字节报文（载荷 %u 字节）。",
-					  d->icmp_n, mtu, who, d->icmp_quoted_total, d->before_max);
-		if (d->reduced_frame) {
+					  d->x->icmp_n, mtu, who, d->x->icmp_quoted_total, d->x->before_max);
+		if (d->x->reduced_frame) {
 			pd_finding_append(f, " The sender came down to %u-byte segments %.3f ms later (frame %" G_GUINT64_FORMAT ").",
 					  "发送端在 %2$.3f 毫秒后降到了 %1$u 字节的数据段（第 %3$" G_GUINT64_FORMAT " 帧）。",
-					  d->reduced_len, (double)(d->reduced_ts - d->icmp_ts) / 1e6, d->reduced_frame);
-			pd_finding_metric(f, "payload_reduced_to", d->reduced_len, PD_UNIT_BYTES, PD_AGG_MAX);
-			pd_finding_metric(f, "adapt_time", (double)(d->reduced_ts - d->icmp_ts) / 1e6, PD_UNIT_MS, PD_AGG_MAX);
+					  d->x->reduced_len, (double)(d->x->reduced_ts - d->x->icmp_ts) / 1e6, d->x->reduced_frame);
+			pd_finding_metric(f, "payload_reduced_to", d->x->reduced_len, PD_UNIT_BYTES, PD_AGG_MAX);
+			pd_finding_metric(f, "adapt_time", (double)(d->x->reduced_ts - d->x->icmp_ts) / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 		} else {
 			pd_finding_append(f, " No later packet from the sender confirms the new size.",
 					  "之后没有来自发送端的报文可以证实新的大小。");
 		}
-		pd_finding_set_confidence(f, d->reduced_frame ? 0.95 : 0.7);
+		pd_finding_set_confidence(f, d->x->reduced_frame ? 0.95 : 0.7);
 		pd_finding_settings(f, "MSS clamping", "interface MTU", NULL);
-		if (d->reduced_frame)
-			pd_finding_add_impact(f, (double)(d->reduced_ts - d->icmp_ts) / 1e9);
+		if (d->x->reduced_frame)
+			pd_finding_add_impact(f, (double)(d->x->reduced_ts - d->x->icmp_ts) / 1e9);
 	}
 	pm_append_hint(f, mtu);
-	if (d->icmp_oow)
+	if (d->x->icmp_oow)
 		pd_finding_append(f,
 				  " %u of them quoted a sequence outside the sender's window, which Linux ignores (a NAT "
 				  "or load balancer rewriting sequence numbers?).",
 				  "其中 %u 个引用的序列号不在发送端的窗口内，Linux 会忽略它们（是否有 NAT 或负载均衡器改写了"
 				  "序列号？）。",
-				  d->icmp_oow);
+				  d->x->icmp_oow);
 }
 
 /* How the path MTU behind mss-exceeds-path was learnt. */
@@ -744,24 +761,24 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 	char who[64];
 	pd_flow_endpoint(flow, dir, who, sizeof(who));
 	pd_finding *f = pd_finding_get(ctx, "pmtu-blackhole", flow);
-	pd_finding_occurrence(f, d->bh_start_frame, d->bh_start, "full-size segment never ACKed", "满长数据段始终未被确认");
-	pd_finding_occurrence(f, d->bh_frame, d->bh_start, "first timeout retransmission", "第一次超时重传");
+	pd_finding_occurrence(f, d->x->bh_start_frame, d->x->bh_start, "full-size segment never ACKed", "满长数据段始终未被确认");
+	pd_finding_occurrence(f, d->x->bh_frame, d->x->bh_start, "first timeout retransmission", "第一次超时重传");
 	char gaps[160];
-	pm_gaps_str(d->bh_gaps_ms, d->bh_n_gaps, gaps, sizeof(gaps));
-	bool backoff = pm_backoff(d->bh_gaps_ms, d->bh_n_gaps);
-	pd_finding_metric(f, "segment_size", d->bh_len, PD_UNIT_BYTES, PD_AGG_MAX);
-	pd_finding_metric(f, "retransmissions", d->bh_retx, PD_UNIT_COUNT, PD_AGG_SUM);
+	pm_gaps_str(d->x->bh_gaps_ms, d->x->bh_n_gaps, gaps, sizeof(gaps));
+	bool backoff = pm_backoff(d->x->bh_gaps_ms, d->x->bh_n_gaps);
+	pd_finding_metric(f, "segment_size", d->x->bh_len, PD_UNIT_BYTES, PD_AGG_MAX);
+	pd_finding_metric(f, "retransmissions", d->x->bh_retx, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "max_payload_through", d->max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
 	uint32_t hdr = v6 ? 60 : 40;
-	if (d->bh_recovered) {
-		pd_time stall = d->bh_recover_ts - d->bh_start;
-		pd_finding_occurrence(f, d->bh_recover_frame, d->bh_recover_ts, "smaller retransmission got through",
+	if (d->x->bh_recovered) {
+		pd_time stall = d->x->bh_recover_ts - d->x->bh_start;
+		pd_finding_occurrence(f, d->x->bh_recover_frame, d->x->bh_recover_ts, "smaller retransmission got through",
 				      "改小后的重传成功通过");
 		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_metric(f, "time_to_recover", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_metric(f, "recovered_size", d->bh_new_len, PD_UNIT_BYTES, PD_AGG_MAX);
-		if (d->after_recover_max_ok)
-			pd_finding_metric(f, "settled_size", d->after_recover_max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
+		pd_finding_metric(f, "recovered_size", d->x->bh_new_len, PD_UNIT_BYTES, PD_AGG_MAX);
+		if (d->x->after_recover_max_ok)
+			pd_finding_metric(f, "settled_size", d->x->after_recover_max_ok, PD_UNIT_BYTES, PD_AGG_MAX);
 		pd_finding_detail(f,
 				  "The %u-byte segment from %s was retransmitted %u times by timeout (gaps %s s) and never "
 				  "ACKed, with no ICMP too-big message in the capture; after %.2f s it was resent as %u B "
@@ -770,23 +787,23 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 				  "%2$s 的 %1$u 字节数据段因超时被重传了 %3$u 次（间隔 %4$s 秒）且始终未被确认，抓包中也没有 "
 				  "ICMP 报文过大消息；%5$.2f 秒后它被改为 %6$u 字节重发（第 %7$" G_GUINT64_FORMAT " 帧），"
 				  "立即就通过了：是 MTU 探测（net.ipv4.tcp_mtu_probing）让连接恢复的。",
-				  d->bh_len, who, d->bh_retx, gaps, (double)stall / 1e9, d->bh_new_len, d->bh_recover_frame);
+				  d->x->bh_len, who, d->x->bh_retx, gaps, (double)stall / 1e9, d->x->bh_new_len, d->x->bh_recover_frame);
 		if (backoff)
 			pd_finding_append(f, " The gaps doubled: the retransmission timer backing off.",
 					  "重传间隔逐次翻倍：这是重传定时器在退避。");
-		uint32_t lo = d->after_recover_total ? d->after_recover_total : d->bh_new_len + hdr;
-		if (d->after_recover_max_ok)
+		uint32_t lo = d->x->after_recover_total ? d->x->after_recover_total : d->x->bh_new_len + hdr;
+		if (d->x->after_recover_max_ok)
 			pd_finding_append(f, " Later segments settled at %u B. Path MTU between %u and %u B.",
 					  "之后的数据段稳定在 %u 字节。路径 MTU 在 %u 到 %u 字节之间。",
-					  d->after_recover_max_ok, lo, d->bh_total - 1);
+					  d->x->after_recover_max_ok, lo, d->x->bh_total - 1);
 		else
 			pd_finding_append(f, " Path MTU between %u and %u B.", "路径 MTU 在 %u 到 %u 字节之间。", lo,
-					  d->bh_total - 1);
-		if (d->after_recover_total) {
-			pd_finding_metric(f, "path_mtu_min", d->after_recover_total, PD_UNIT_BYTES, PD_AGG_MAX);
-			pd_finding_metric(f, "path_mtu_max", d->bh_total - 1, PD_UNIT_BYTES, PD_AGG_MAX);
+					  d->x->bh_total - 1);
+		if (d->x->after_recover_total) {
+			pd_finding_metric(f, "path_mtu_min", d->x->after_recover_total, PD_UNIT_BYTES, PD_AGG_MAX);
+			pd_finding_metric(f, "path_mtu_max", d->x->bh_total - 1, PD_UNIT_BYTES, PD_AGG_MAX);
 			char en[256], zh[320];
-			if (pm_tunnel_range(d->after_recover_total, d->bh_total - 1, en, zh, sizeof(en)))
+			if (pm_tunnel_range(d->x->after_recover_total, d->x->bh_total - 1, en, zh, sizeof(en)))
 				pd_finding_append(f, " Encapsulation MTUs in that range: %1$s%2$.0s.",
 						  "该范围内常见的封装 MTU：%2$s%1$.0s。", en, zh);
 		}
@@ -797,7 +814,7 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 				    "net.ipv4.tcp_base_mss", "net.ipv4.tcp_mtu_probing", NULL);
 	} else {
 		pd_time end = flow->last_ts;
-		pd_time stall = end - d->bh_start;
+		pd_time stall = end - d->x->bh_start;
 		pd_finding_metric(f, "stall", (double)stall / 1e9, PD_UNIT_S, PD_AGG_SUM);
 		pd_finding_detail(f,
 				  "The %u-byte segment from %s was retransmitted %u times by timeout (gaps %s s) and never "
@@ -807,19 +824,19 @@ static void pm_report_bh(pd_ctx *ctx, const pd_flow *flow, pm_dir *d, int dir)
 				  "%2$s 的 %1$u 字节数据段因超时被重传了 %3$u 次（间隔 %4$s 秒）且始终未被确认，而握手的小"
 				  "报文都通过了；抓包中没有 ICMP 报文过大消息，也没有改小尺寸的重试（net.ipv4.tcp_mtu_probing "
 				  "未开启？）。传输停滞了 %5$.2f 秒，直到连接结束。",
-				  d->bh_len, who, d->bh_retx, gaps, (double)stall / 1e9);
+				  d->x->bh_len, who, d->x->bh_retx, gaps, (double)stall / 1e9);
 		if (backoff)
 			pd_finding_append(f, " The gaps doubled: the retransmission timer backing off.",
 					  "重传间隔逐次翻倍：这是重传定时器在退避。");
-		if (d->bh_peer_spoke)
+		if (d->x->bh_peer_spoke)
 			pd_finding_append(f, " The peer kept sending meanwhile.", "在此期间对端仍在发送。");
 		if (d->max_ok)
 			pd_finding_append(f, " Largest segment ever ACKed: %u B.", "被确认过的最大数据段：%u 字节。", d->max_ok);
 		else
 			pd_finding_append(f, " No data segment was ever ACKed; packets up to %u B passed.",
-					  "没有任何数据段被确认过；不超过 %u 字节的报文能够通过。", d->bh_total - 1);
+					  "没有任何数据段被确认过；不超过 %u 字节的报文能够通过。", d->x->bh_total - 1);
 		pd_finding_add_impact(f, (double)stall / 1e9);
-		pd_finding_set_confidence(f, d->bh_peer_spoke ? 0.75 : 0.55);
+		pd_finding_set_confidence(f, d->x->bh_peer_spoke ? 0.75 : 0.55);
 		pd_finding_settings(f, "net.ipv4.tcp_mtu_probing", "firewall dropping ICMP frag-needed", "MSS clamping",
 				    "interface MTU", "net.ipv4.tcp_base_mss", NULL);
 	}
@@ -915,32 +932,32 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	for (int dir = 0; o->p && dir < 2; dir++) {
 		pm_dir *d = &o->p->d[dir];
 		/* An episode still open: never got through. */
-		if (d->stuck && !d->bh && d->stuck_retx >= PM_BH_MIN_RETX + 1 && d->stuck_df &&
+		if (d->x && d->x->stuck && !d->x->bh && d->x->stuck_retx >= PM_BH_MIN_RETX + 1 && d->x->stuck_df &&
 		    flow->proto == 6 && (flow->hs_ack_frame || d->max_ok)) {
-			d->bh = true;
-			d->bh_recovered = false;
-			d->bh_len = d->stuck_len;
-			d->bh_total = d->stuck_total;
-			d->bh_retx = d->stuck_retx;
-			d->bh_frame = d->stuck_first_frame;
-			d->bh_start = d->stuck_start;
-			d->bh_start_frame = d->stuck_start_frame;
-			d->bh_last_retx_ts = d->stuck_last_ts;
-			d->bh_n_gaps = d->n_gaps;
-			memcpy(d->bh_gaps_ms, d->gaps_ms, sizeof(d->gaps_ms));
-			d->bh_peer_spoke = d->peer_spoke;
+			d->x->bh = true;
+			d->x->bh_recovered = false;
+			d->x->bh_len = d->x->stuck_len;
+			d->x->bh_total = d->x->stuck_total;
+			d->x->bh_retx = d->x->stuck_retx;
+			d->x->bh_frame = d->x->stuck_first_frame;
+			d->x->bh_start = d->x->stuck_start;
+			d->x->bh_start_frame = d->x->stuck_start_frame;
+			d->x->bh_last_retx_ts = d->x->stuck_last_ts;
+			d->x->bh_n_gaps = d->x->n_gaps;
+			memcpy(d->x->bh_gaps_ms, d->x->gaps_ms, sizeof(d->x->gaps_ms));
+			d->x->bh_peer_spoke = d->x->peer_spoke;
 		}
-		if (d->icmp_n) {
+		if (d->x && d->x->icmp_n) {
 			pm_report_icmp(ctx, flow, d, dir);
-			if (flow->proto == 6 && d->icmp_mtu)
-				pm_report_mss(ctx, flow, d, dir, d->icmp_mtu, v6 ? PM_HOW_ICMP6 : PM_HOW_ICMP,
-					      d->too_big_after >= 2);
-		} else if (d->bh) {
+			if (flow->proto == 6 && d->x->icmp_mtu)
+				pm_report_mss(ctx, flow, d, dir, d->x->icmp_mtu, v6 ? PM_HOW_ICMP6 : PM_HOW_ICMP,
+					      d->x->too_big_after >= 2);
+		} else if (d->x && d->x->bh) {
 			pm_report_bh(ctx, flow, d, dir);
-			bool late = d->bh_recovered && d->after_recover_max_ok;
-			uint32_t through = late ? d->after_recover_max_ok : d->max_ok;
-			uint32_t total = late ? d->after_recover_total : d->max_ok_total;
-			if (through && through < d->bh_len && total)
+			bool late = d->x->bh_recovered && d->x->after_recover_max_ok;
+			uint32_t through = late ? d->x->after_recover_max_ok : d->max_ok;
+			uint32_t total = late ? d->x->after_recover_total : d->max_ok_total;
+			if (through && through < d->x->bh_len && total)
 				pm_report_mss(ctx, flow, d, dir, total, PM_HOW_THROUGH, true);
 		} else if (flow->proto == 6 && d->n_at_max >= PM_INFER_MIN_SEGS) {
 			/* No ICMP and no black hole here, yet a bulk sender never
@@ -956,10 +973,12 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	}
 	for (int dir = 0; o->rx && flow->proto == 6 && dir < 2; dir++) {
 		const pm_rx_dir *rd = &o->rx->d[dir];
-		bool seen_here = o->p && (o->p->d[dir].bh || o->p->d[dir].icmp_n);
+		bool seen_here = o->p && (o->p->d[dir].x && (o->p->d[dir].x->bh || o->p->d[dir].x->icmp_n));
 		if (rd->jump && !seen_here)
 			pm_report_rx_bh(ctx, flow, rd, dir);
 	}
+	for (int dir = 0; o->p && dir < 2; dir++)
+		g_free(o->p->d[dir].x);
 	g_free(o->p);
 	o->p = NULL;
 	g_free(o->rx);

@@ -174,7 +174,8 @@ typedef struct rs_flow {
 	pd_time last_ts;
 	uint64_t last_frame;
 	bool closed_before; /* a FIN or RST before the current packet */
-	rs_event *ev; /* NULL until the first RST or long silence */
+	bool has_ev; /* from the first RST or long silence */
+	rs_event ev;
 } rs_flow;
 
 /* ---------- per packet ---------- */
@@ -336,9 +337,8 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 
 static rs_event *rs_event_of(rs_flow *st)
 {
-	if (!st->ev)
-		st->ev = g_new0(rs_event, 1);
-	return st->ev;
+	st->has_ev = true;
+	return &st->ev;
 }
 
 /* A RST: the first is judged, the later ones are its consequences. */
@@ -403,7 +403,7 @@ static void rs_idle_step(rs_flow *st, const pd_flow *flow, int d, const pd_packe
 {
 	const pd_tcp *t = &pkt->tcp;
 	int p = pd_peer(d);
-	rs_idle *id = st->ev ? &st->ev->idle : NULL;
+	rs_idle *id = st->has_ev ? &st->ev.idle : NULL;
 	if (id && id->open && !id->answered) {
 		if (d == id->dir) {
 			id->tries++;
@@ -450,10 +450,10 @@ static void rs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	const pd_tcp *t = &pkt->tcp;
 	int d = seg->dir, p = pd_peer(d);
 	pd_time gap = st->last_ts ? pkt->ts - st->last_ts : 0;
-	bool had_rst = st->ev && st->ev->have_rst;
+	bool had_rst = st->has_ev && st->ev.have_rst;
 
 	if (had_rst)
-		rs_after_rst(st->ev, d, pkt);
+		rs_after_rst(&st->ev, d, pkt);
 	if (t->flags & PD_TCP_RST) {
 		rs_on_rst(st, flow, d, pkt);
 		st->closed_before = true;
@@ -1087,7 +1087,7 @@ static void rs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	rs_global *g = gv;
 	rs_flow *st = fs;
 	if (flow->proto != 6)
-		goto done;
+		return;
 	rs_pair_key key;
 	rs_pair_key_of(&key, flow);
 	if (flow->syn_frame && flow->roles_from_syn) {
@@ -1098,19 +1098,16 @@ static void rs_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 		v->frame[slot] = flow->syn_frame;
 		v->cport[slot] = flow->port[PD_CLIENT];
 	}
-	if (!st->ev)
-		goto done;
-	pd_finding *f = rs_judge(ctx, flow, st->ev);
+	if (!st->has_ev)
+		return;
+	pd_finding *f = rs_judge(ctx, flow, &st->ev);
 	if (f && g->npending < RS_PENDING) {
 		rs_pending *pe = &g->pending[g->npending++];
 		pe->f = f;
 		pe->key = key;
 		pe->cport = flow->port[PD_CLIENT];
-		pe->dead_ts = st->ev->idle.first_ts;
+		pe->dead_ts = st->ev.idle.first_ts;
 	}
-done:
-	g_free(st->ev);
-	st->ev = NULL;
 }
 
 /* A dead connection followed by a new one from the same client to the
