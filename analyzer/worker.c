@@ -442,6 +442,20 @@ static pd_flow_slot *new_flow(pd_worker *w, shard *sh, const pd_route *rt, uint8
 	return s;
 }
 
+/* Within a flow, time never goes back: a packet stamped before the flow's
+ * last one (clocks of merged captures, per-CPU capture buffers, a hostile
+ * file) is taken at the flow's last time. Gaps between a flow's packets
+ * are then never negative, and any sum of them stays within the capture's
+ * span. The capture summary still counts every step back. */
+static const pd_packet *flow_time(const pd_flow_slot *s, const pd_packet *pkt, pd_packet *later)
+{
+	if (pkt->ts >= s->flow.last_ts)
+		return pkt;
+	*later = *pkt;
+	later->ts = s->flow.last_ts;
+	return later;
+}
+
 static void account_packet(pd_worker *w, pd_flow *f, const pd_packet *pkt)
 {
 	(void)w;
@@ -494,6 +508,8 @@ static void udp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 
 static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int dir)
 {
+	pd_packet later;
+	pkt = flow_time(s, pkt, &later);
 	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
@@ -508,6 +524,8 @@ static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, 
 
 static void icmp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int dir)
 {
+	pd_packet later;
+	pkt = flow_time(s, pkt, &later);
 	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
@@ -550,6 +568,8 @@ static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 		extra |= PD_SEG_NEW_FLOW;
 	}
 	pd_seg seg;
+	pd_packet later;
+	pkt = flow_time(s, pkt, &later);
 	account_packet(w, &s->flow, pkt);
 	pd_tcp_engine_update(&s->flow, dir, pkt, &seg);
 	seg.flags |= extra;
@@ -582,6 +602,8 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 		seg.flags |= PD_SEG_NEW_FLOW;
 	}
 	pd_flow *f = &s->flow;
+	pd_packet later;
+	pkt = flow_time(s, pkt, &later);
 	account_packet(w, f, pkt);
 	f->pkts++;
 	pd_tcp_half *h = &f->half[dir];
