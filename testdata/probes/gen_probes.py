@@ -180,6 +180,20 @@ def state_parked(c, fam):
     return q, 3.5
 
 
+def state_packed(c, fam):
+    """Established TCP flows with data both ways, then silent for 3 s: the
+    engine packs their detector blocks after a second of silence."""
+    q = tcp_subjects(c, fam, 1.0, 46200)
+    for i in range(2):
+        conv = g.Tcp(c, fam.C, fam.S, 46210 + i, 443, 0x22000000 + i, 0x62000000 + i)
+        conv.handshake(1.1 + i * 0.01)
+        q.append(conv.data(1.15 + i * 0.01, 0, (fam.small, fam.big)[i] - fam.hdr - 20))
+        conv.data(1.2 + i * 0.01, 1, 3000)
+        conv.send(1.25 + i * 0.01, 0, "A")
+    ticks(c, fam, (2.5, 4.0))
+    return q, 4.1
+
+
 def state_never(c, fam):
     """Quoted packets of flows the capture never saw."""
     ticks(c, fam, (1.0, 2.5))
@@ -198,7 +212,9 @@ STATES = {
     "expired-udp": (state_expired_udp, "UDP flows idle 199 s (past the 120 s timeout)"),
     "expired-tcp": (state_expired_tcp, "established TCP flows idle 999 s (past the 900 s timeout)"),
     "evicted": (state_evicted, "TCP and UDP flows evicted by 24 newer flows (--max-flows 16)"),
-    "parked": (state_parked, "UDP flows, unanswered SYNs with data and a half-open handshake idle 2.3 s (parkable)"),
+    "parked": (state_parked, "UDP flows, unanswered SYNs with data and a half-open handshake idle 2.3 s (their eager "
+               "blocks packed)"),
+    "packed": (state_packed, "established TCP flows with data both ways idle 3 s (all their blocks packed)"),
     "never": (state_never, "flows never seen (fabricated quotes)"),
 }
 KIND_TEXT = {
@@ -633,6 +649,78 @@ probe("time-back-tcp-end.pcap", "time going backwards across a TCP flow's end: p
       "its FIN after it was finalized, before its first packet, and a jump of 4800 s back into a reused tuple")(time_back_tcp)
 probe("time-back-udp-expire.pcap", "time going backwards across a UDP flow's parking and expiry, with frag-needed "
       "and admin-prohibited quoting it")(time_back_udp)
+
+
+# ------------------------------------------------------- packed flows
+# A flow silent for a second has its detector blocks packed; whatever
+# comes next for it (data, its end, an error, a fragment, its tuple reused,
+# time going back, eviction, the capture's end) must find them intact.
+
+def keepalive(c, fam, port, t, n=2):
+    """An HTTP/1.1-like keep-alive connection: a handshake, n exchanges."""
+    conv = g.Tcp(c, fam.C, fam.S, port, 443, 0x01000000 * (port % 200 + 1), 0x50000000 + port)
+    conv.handshake(t)
+    last = None
+    for k in range(n):
+        last = conv.data(t + 0.02 + k * 0.1, 0, 300 + k)
+        conv.data(t + 0.05 + k * 0.1, 1, 1200 + 100 * k)
+        conv.send(t + 0.06 + k * 0.1, 0, "A")
+    return conv, last
+
+
+def packed_wake(v6):
+    def build():
+        c = g.Capture(in_order=True)
+        fam = Fam(v6)
+        # one after another, so that the file is in time order but for the
+        # one packet stamped back on purpose
+        convs = [keepalive(c, fam, 58000 + i, 1.0 + i * 0.17) for i in range(9)]
+        ticks(c, fam, (3.0, 4.5, 5.5))  # all nine packed by now
+        t = 6.0
+        (a, _), (b, _), (cc, _), (d, _), (e, ed), (f, _), (h, _), (k, kd), _ = convs
+        a.data(t, 0, 400)  # another request: unpacked, then packed again
+        a.data(t + 0.03, 1, 5000)
+        a.send(t + 0.04, 0, "A")
+        b.send(t + 0.1, 1, "RA")  # reset while packed
+        cc.close(t + 0.2)  # closed while packed
+        # the 4-tuple reused by a new SYN while the old flow is packed
+        d2 = g.Tcp(c, fam.C, fam.S, d.port[0], 443, 0x7A000000, 0x7B000000)
+        d2.handshake(t + 0.3)
+        d2.data(t + 0.35, 0, 200)
+        c.add(t + 0.4, icmp_for(fam, "fragneeded", ed), outbound=False)  # an error for a packed flow
+        # a segment of a packed flow in fragments
+        seg = g.tcp(f.port[0], 443, f.nxt[0], f.nxt[1], "PA", payload(2 * fam.frag + 100, 3))
+        f.nxt[0] = (f.nxt[0] + len(seg) - 20) & 0xFFFFFFFF
+        for j, fr in enumerate(fam.frags(fam.C, fam.S, 6, seg, 0x5800, g.split(len(seg), fam.frag))):
+            c.add(t + 0.5 + j * 0.0001, fr)
+        h.send(2.0, 0, "PA", payload(50, 9))  # stamped before its packing: time back onto it
+        h.send(t + 0.6, 1, "A")
+        c.add(t + 0.7, icmp_for(fam, "portunreach", kd), outbound=False)
+        ticks(c, fam, (8.0, 9.5))  # a packed again; the rest stay packed to the end
+        return c
+    return build
+
+
+def packed_evicted():
+    """Twenty keep-alive flows packed, then 40 newer flows: with
+    --max-flows 16 the packed ones are evicted, and errors quote them."""
+    c = g.Capture()
+    fam = Fam(False)
+    lasts = [keepalive(c, fam, 58100 + i, 1.0 + i * 0.01, n=1)[1] for i in range(20)]
+    ticks(c, fam, (2.5, 4.0))
+    for i in range(40):
+        c.add(4.2 + i * 0.005, g.ip(fam.C, fam.S2, 17, g.udp(45000 + i, 7000 + i, b"filler")))
+    for i, q in enumerate(lasts[:6]):
+        c.add(4.5 + i * 0.01, icmp_for(fam, "fragneeded", q), outbound=False)
+    return c
+
+
+probe("packed-wake.pcap", "nine keep-alive flows idle 4 s (packed), then each woken differently: a new request, "
+      "a RST, a FIN close, its 4-tuple reused, frag-needed, a segment in fragments, a packet stamped before its "
+      "packing, port unreachable; the rest end packed")(packed_wake(False))
+probe("packed-wake-v6.pcap", "packed-wake.pcap over IPv6")(packed_wake(True))
+probe("packed-evicted.pcap", "twenty keep-alive flows packed, then evicted by 40 newer flows (--max-flows 16); "
+      "frag-needed quoting six of them", "--max-flows 16")(packed_evicted)
 
 
 # --------------------------------------------------------- tuple reuse
