@@ -243,6 +243,23 @@ static pm_xdir *pm_x(pm_dir *d)
 	return d->x;
 }
 
+/* The episode becomes the black hole found. */
+static void pm_bh_from_episode(pm_xdir *x, bool recovered, bool peer_spoke)
+{
+	x->bh = true;
+	x->bh_recovered = recovered;
+	x->bh_len = x->stuck_len;
+	x->bh_total = x->stuck_total;
+	x->bh_retx = x->stuck_retx;
+	x->bh_frame = x->stuck_first_frame;
+	x->bh_start = x->stuck_start;
+	x->bh_start_frame = x->stuck_start_frame;
+	x->bh_last_retx_ts = x->stuck_last_ts;
+	x->bh_n_gaps = x->n_gaps;
+	memcpy(x->bh_gaps_ms, x->gaps_ms, sizeof(x->gaps_ms));
+	x->bh_peer_spoke = peer_spoke;
+}
+
 static void pm_end_episode(pm_dir *d)
 {
 	if (!d->x)
@@ -278,21 +295,10 @@ static void pm_on_ack(pm_dir *d, const pd_flow *flow, int dir, uint32_t ack, pd_
 		if (pd_seq_lt(d->x->stuck_seq, ack)) {
 			if (d->x->small_retx && d->x->stuck_retx >= PM_BH_MIN_RETX && !d->x->bh && d->x->stuck_df) {
 				/* Got through only once it was sent smaller. */
-				d->x->bh = true;
-				d->x->bh_recovered = true;
-				d->x->bh_len = d->x->stuck_len;
-				d->x->bh_total = d->x->stuck_total;
-				d->x->bh_retx = d->x->stuck_retx;
+				pm_bh_from_episode(d->x, true, true);
 				d->x->bh_new_len = d->x->small_len;
-				d->x->bh_frame = d->x->stuck_first_frame;
-				d->x->bh_start = d->x->stuck_start;
-				d->x->bh_start_frame = d->x->stuck_start_frame;
 				d->x->bh_recover_frame = d->x->small_frame;
 				d->x->bh_recover_ts = d->x->small_ts;
-				d->x->bh_last_retx_ts = d->x->stuck_last_ts;
-				d->x->bh_n_gaps = d->x->n_gaps;
-				memcpy(d->x->bh_gaps_ms, d->x->gaps_ms, sizeof(d->x->gaps_ms));
-				d->x->bh_peer_spoke = true;
 			}
 			pm_end_episode(d);
 		}
@@ -934,18 +940,7 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 		/* An episode still open: never got through. */
 		if (d->x && d->x->stuck && !d->x->bh && d->x->stuck_retx >= PM_BH_MIN_RETX + 1 && d->x->stuck_df &&
 		    flow->proto == 6 && (flow->hs_ack_frame || d->max_ok)) {
-			d->x->bh = true;
-			d->x->bh_recovered = false;
-			d->x->bh_len = d->x->stuck_len;
-			d->x->bh_total = d->x->stuck_total;
-			d->x->bh_retx = d->x->stuck_retx;
-			d->x->bh_frame = d->x->stuck_first_frame;
-			d->x->bh_start = d->x->stuck_start;
-			d->x->bh_start_frame = d->x->stuck_start_frame;
-			d->x->bh_last_retx_ts = d->x->stuck_last_ts;
-			d->x->bh_n_gaps = d->x->n_gaps;
-			memcpy(d->x->bh_gaps_ms, d->x->gaps_ms, sizeof(d->x->gaps_ms));
-			d->x->bh_peer_spoke = d->x->peer_spoke;
+			pm_bh_from_episode(d->x, false, d->x->peer_spoke);
 		}
 		if (d->x && d->x->icmp_n) {
 			pm_report_icmp(ctx, flow, d, dir);
