@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "engine.h"
-#include "pack.h"
 #include "heuristics/store.h"
 
 struct pd_collector {
@@ -233,19 +232,13 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	 * time, so the flows a capture's end ends at once stay small. */
 	bool packed = s->packed != NULL;
 	if (packed) {
-		size_t used = 0;
-		if (cfg->det_size) {
-			if (!c->unpack_det)
-				c->unpack_det = g_malloc(cfg->det_size);
-			used = pd_unpack_from(s->packed, c->unpack_det, cfg->det_size);
-			s->det_state = c->unpack_det;
-		}
-		if (s->packed_data) {
-			if (!c->unpack_data)
-				c->unpack_data = g_malloc(cfg->data_size);
-			pd_unpack_from(s->packed + used, c->unpack_data, cfg->data_size);
-			s->data_state = c->unpack_data;
-		}
+		if (cfg->det_size && !c->unpack_det)
+			c->unpack_det = g_malloc(cfg->det_size);
+		if (s->packed_data && !c->unpack_data)
+			c->unpack_data = g_malloc(cfg->data_size);
+		pd_flow_slot_unpack(s, c->unpack_det, cfg->det_size, c->unpack_data, cfg->data_size);
+		s->det_state = cfg->det_size ? c->unpack_det : NULL;
+		s->data_state = s->packed_data ? c->unpack_data : NULL;
 	}
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];

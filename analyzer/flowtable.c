@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dissect/addr.h"
+#include "pack.h"
 
 typedef struct entry {
 	uint64_t hash;
@@ -194,6 +195,14 @@ void pd_flow_slot_free(pd_flow_slot *s)
 	g_free(s->data_state);
 	g_free(s->packed);
 	g_free(s);
+}
+
+void pd_flow_slot_unpack(const pd_flow_slot *s, uint8_t *det, size_t det_size, uint8_t *data, size_t data_size)
+{
+	/* the layout the worker packs: the eager blocks, then the payload blocks */
+	size_t used = det_size ? pd_unpack_from(s->packed, det, det_size) : 0;
+	if (s->packed_data)
+		pd_unpack_from(s->packed + used, data, data_size);
 }
 
 pd_flow_slot *pd_flowtable_head(const pd_flowtable *t, unsigned q)

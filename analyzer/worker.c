@@ -227,15 +227,12 @@ static void unpack_flow(pd_worker *w, pd_flow_slot *s)
 	const pd_engine_cfg *cfg = w->cfg;
 	if (!s->packed)
 		return;
-	size_t before = slot_bytes(w, s), used = 0;
-	if (cfg->det_size) {
-		s->det_state = take_block(&w->free_det, cfg->det_size);
-		used = pd_unpack_from(s->packed, s->det_state, cfg->det_size);
-	}
-	if (s->packed_data) {
-		s->data_state = take_block(&w->free_data, cfg->data_size);
-		pd_unpack_from(s->packed + used, s->data_state, cfg->data_size);
-	}
+	size_t before = slot_bytes(w, s);
+	uint8_t *det = cfg->det_size ? take_block(&w->free_det, cfg->det_size) : NULL;
+	uint8_t *data = s->packed_data ? take_block(&w->free_data, cfg->data_size) : NULL;
+	pd_flow_slot_unpack(s, det, cfg->det_size, data, cfg->data_size);
+	s->det_state = det;
+	s->data_state = data;
 	g_free(s->packed);
 	s->packed = NULL;
 	s->packed_len = 0;
