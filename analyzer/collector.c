@@ -261,7 +261,8 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	if (c->rows)
 		add_row(c, f);
 	mark_start(c, f->id);
-	pd_flow_slot_free(s);
+	g_free(s->packed);
+	s->packed = NULL;
 }
 
 /* ------------------------------------------------------------- the end */

@@ -106,6 +106,14 @@ void pd_worker_end(pd_worker *w, pd_time now);
  * through end_next); the caller owns them. */
 pd_flow_slot *pd_worker_take_ended(pd_worker *w);
 
+/* The worker of an ended flow's slot, among n. */
+uint32_t pd_slot_worker(const pd_engine_cfg *cfg, const pd_flow_slot *s, uint32_t n_workers);
+/* Any thread: an ended flow's slot, which the collector is done with, goes
+ * back to the worker it came from (pd_slot_worker), blocks and all, for a
+ * new flow: a slot and its blocks are made and given back by one thread,
+ * so malloc never frees across threads on the way. */
+void pd_worker_recycle(pd_worker *w, pd_flow_slot *s);
+
 /* What a worker counted that the report shows; added up over workers. */
 typedef struct pd_worker_stats {
 	uint64_t flows_evicted, half_open_evicted, app_skipped;
@@ -133,7 +141,8 @@ void pd_collector_free(pd_collector *c);
  * and zeroed for the next run, instead of freed and allocated again (a
  * process that runs many small analyses one after another: the fuzzer). */
 void pd_collector_keep_blocks(bool keep);
-/* Takes an ended flow (in capture order): end hooks, counts, row; frees it. */
+/* Takes an ended flow (in capture order): end hooks, counts, row. The slot
+ * goes back to its worker afterwards (pd_worker_recycle). */
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s);
 /* on_end of every detector, then the findings and what the collector
  * counted go into r (flow ids renumbered 0, 1, 2... by first frame). */

@@ -135,12 +135,13 @@ pd_flow_slot *pd_flowtable_lookup(pd_flowtable *t, uint64_t h, uint8_t proto, co
 	return NULL;
 }
 
-pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, uint64_t h, uint64_t id, uint8_t proto, const pd_addr *a,
+pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, pd_flow_slot *s, uint64_t h, uint64_t id, uint8_t proto, const pd_addr *a,
 				  uint16_t pa, const pd_addr *b, uint16_t pb)
 {
 	if ((t->count + 1) * 2 > t->mask + 1)
 		grow(t);
-	pd_flow_slot *s = g_malloc0(sizeof(pd_flow_slot));
+	if (!s)
+		s = g_malloc0(sizeof(pd_flow_slot));
 	s->hash = h;
 	pd_flow *f = &s->flow;
 	f->id = id;

@@ -80,7 +80,7 @@ pd_flow_slot *pd_flowtable_lookup(pd_flowtable *t, uint64_t h, uint8_t proto, co
 				  const pd_addr *b, uint16_t pb, int *dir);
 
 /* A new flow with client a:pa and server b:pb, zeroed, in queue 0. */
-pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, uint64_t h, uint64_t id, uint8_t proto, const pd_addr *a,
+pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, pd_flow_slot *s, uint64_t h, uint64_t id, uint8_t proto, const pd_addr *a,
 				  uint16_t pa, const pd_addr *b, uint16_t pb);
 
 /* Unlinks the flow; the caller owns the slot from then on. */

@@ -24,6 +24,7 @@ enum { MSG_PACKET, MSG_TICK, MSG_END };
 typedef struct msg {
 	uint8_t kind;
 	bool dup;
+	bool in_place; /* the packet points into the reader's buffer, not a copy */
 	uint32_t datalen; /* bytes after the header (8-aligned) */
 	uint64_t pos, seq;
 	pd_time now;
@@ -67,6 +68,13 @@ struct pd_run {
 	uint64_t epoch_frames;
 	size_t epoch_bytes;
 	uint64_t epochs_sent, epochs_done;
+	/* Frames left in the reader's buffers (one plain pcap file, workers):
+	 * a batch points into them instead of copying each frame, and the
+	 * reader reuses a buffer once every epoch with frames in it is
+	 * collected. last_frame: each epoch in flight's last frame read. */
+	bool frames_in_place;
+	pd_frame last_frame[EPOCHS_IN_FLIGHT];
+	pd_frame epoch_last; /* the epoch being filled */
 	uint64_t seq; /* packets delivered so far */
 	GQueue spare; /* batches to reuse */
 	/* With workers, ended flows are collected on a thread of their own,
@@ -142,7 +150,8 @@ static gpointer worker_main(gpointer arg)
 			msg *m = (msg *)(b->buf + off);
 			switch (m->kind) {
 			case MSG_PACKET:
-				pd_packet_rebase(&m->pkt, m->orig, (const uint8_t *)(m + 1));
+				if (!m->in_place)
+					pd_packet_rebase(&m->pkt, m->orig, (const uint8_t *)(m + 1));
 				pd_worker_packet(t->w, m->pos, m->seq, &m->pkt, &m->route, m->dup);
 				break;
 			case MSG_TICK:
@@ -253,11 +262,18 @@ void pd_run_free(pd_run *run)
 
 /* ------------------------------------------------------------ collecting */
 
+/* The collector takes an ended flow; then its slot goes back to its worker. */
+static void collect_one(pd_run *run, pd_flow_slot *s)
+{
+	pd_collector_flow(run->collector, s);
+	pd_worker_recycle(run->workers[pd_slot_worker(&run->cfg, s, run->n_workers)], s);
+}
+
 static void collect_list(pd_run *run, pd_flow_slot *s)
 {
 	while (s) {
 		pd_flow_slot *next = s->end_next;
-		pd_collector_flow(run->collector, s);
+		collect_one(run, s);
 		s = next;
 	}
 }
@@ -279,7 +295,7 @@ static void collect_epoch(pd_run *run)
 			break;
 		pd_flow_slot *s = bs[best]->ended;
 		bs[best]->ended = s->end_next;
-		pd_collector_flow(run->collector, s);
+		collect_one(run, s);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		g_async_queue_push(run->spare_q, bs[i]);
@@ -303,6 +319,11 @@ static gpointer collector_main(gpointer arg)
 static void wait_collected(pd_run *run)
 {
 	g_async_queue_pop(run->done_q);
+	if (run->frames_in_place) {
+		const pd_frame *fr = &run->last_frame[run->epochs_done % EPOCHS_IN_FLIGHT];
+		if (fr->data)
+			pd_reader_frame_done(run->reader, fr);
+	}
 	run->epochs_done++;
 }
 
@@ -313,6 +334,8 @@ static void send_epoch(pd_run *run)
 		g_async_queue_push(t->in, t->cur);
 		t->cur = NULL;
 	}
+	run->last_frame[run->epochs_sent % EPOCHS_IN_FLIGHT] = run->epoch_last;
+	run->epoch_last.data = NULL;
 	run->epochs_sent++;
 	g_async_queue_push(run->collect_q, EPOCH_TOKEN);
 	run->epoch_frames = 0;
@@ -330,8 +353,9 @@ static uint32_t worker_of(const pd_run *run, const pd_route *rt)
 	return rt->shard % run->n_workers;
 }
 
+/* in_place: data is the frame as read (not a held fragment's copy) */
 static void deliver_packet(pd_run *run, uint64_t pos, const pd_packet *pkt, const uint8_t *data,
-			   const pd_route *rt, bool dup)
+			   const pd_route *rt, bool dup, bool in_place)
 {
 	uint32_t wi = worker_of(run, rt);
 	uint64_t seq = run->seq++;
@@ -341,15 +365,18 @@ static void deliver_packet(pd_run *run, uint64_t pos, const pd_packet *pkt, cons
 		return;
 	}
 	batch *b = run->wt[wi].cur;
-	msg *m = batch_add(b, pkt->caplen);
+	in_place = in_place && run->frames_in_place;
+	msg *m = batch_add(b, in_place ? 0 : pkt->caplen);
 	m->kind = MSG_PACKET;
 	m->dup = dup;
+	m->in_place = in_place;
 	m->pos = pos;
 	m->seq = seq;
 	m->route = *rt;
 	m->orig = data;
 	m->pkt = *pkt;
-	memcpy(m + 1, data, pkt->caplen);
+	if (!in_place)
+		memcpy(m + 1, data, pkt->caplen);
 	run->epoch_bytes += sizeof(msg) + pkt->caplen;
 }
 
@@ -375,7 +402,7 @@ static void deliver_held(pd_run *run, uint64_t pos)
 {
 	pd_held *h = pd_router_take(run->router);
 	for (pd_held *x = h; x; x = x->next)
-		deliver_packet(run, pos, &x->pkt, x->data, &x->route, false);
+		deliver_packet(run, pos, &x->pkt, x->data, &x->route, false, false);
 	pd_held_free(h);
 }
 
@@ -414,9 +441,11 @@ static void run_frame(pd_run *run, const pd_frame *fr)
 	}
 	pd_route rt;
 	if (pd_router_route(run->router, &pkt, fr->data, &rt) == PD_ROUTED) {
-		deliver_packet(run, pos, &pkt, fr->data, &rt, dup);
+		deliver_packet(run, pos, &pkt, fr->data, &rt, dup, true);
 		deliver_held(run, pos); /* a first fragment frees its datagram's others */
 	}
+	if (run->frames_in_place)
+		run->epoch_last = *fr;
 	if (run->wt && (++run->epoch_frames >= EPOCH_FRAMES || run->epoch_bytes >= EPOCH_BYTES))
 		send_epoch(run);
 }
@@ -465,6 +494,10 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 		return PD_RUN_NONE_READ;
 	}
 	cap->snaplen = pd_reader_snaplen(run->reader);
+	if (run->n_workers > 1 && n == 1 && pd_reader_frames_stable(run->reader)) {
+		pd_reader_hold_frames(run->reader);
+		run->frames_in_place = true;
+	}
 	run->progress_start = g_get_monotonic_time();
 	run->progress_next = run->progress_start + 500000;
 	pd_frame fr;
@@ -480,6 +513,13 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 	for (guint i = 0; i < errs->len; i++)
 		g_ptr_array_add(cap->errors, g_strdup(g_ptr_array_index(errs, i)));
 	cap->input_truncated = pd_reader_truncated(run->reader);
+	if (run->frames_in_place && run->wt) {
+		/* the workers finish with the reader's buffers before it goes */
+		send_epoch(run);
+		while (run->epochs_done < run->epochs_sent)
+			wait_collected(run);
+	}
+	run->frames_in_place = false;
 	pd_run_status st = PD_RUN_OK;
 	if (pd_reader_any_failed(run->reader))
 		st = PD_RUN_SOME_FAILED;

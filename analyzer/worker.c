@@ -41,6 +41,10 @@ struct pd_worker {
 	 * would split them for the smaller packed copies, and the heap would
 	 * grow instead of shrink); each block's first bytes: the next one */
 	void *free_det, *free_data;
+	/* slots of ended flows given back (pd_worker_recycle): pushed by the
+	 * collector's thread, taken all at once by this one into spare */
+	pd_flow_slot *returned;
+	pd_flow_slot *spare;
 };
 
 static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *what);
@@ -144,11 +148,13 @@ void pd_worker_free(pd_worker *w)
 		pd_flowtable_free(sh->ft);
 		g_free(sh);
 	}
-	for (pd_flow_slot *f = w->ended; f;) {
-		pd_flow_slot *next = f->end_next;
-		pd_flow_slot_free(f);
-		f = next;
-	}
+	pd_flow_slot *lists_of_slots[] = {w->ended, w->spare, w->returned};
+	for (size_t i = 0; i < G_N_ELEMENTS(lists_of_slots); i++)
+		for (pd_flow_slot *f = lists_of_slots[i]; f;) {
+			pd_flow_slot *next = f->end_next;
+			pd_flow_slot_free(f);
+			f = next;
+		}
 	g_free(w->shards);
 	pd_app_label_free(w->app);
 	void *lists[] = {w->free_det, w->free_data};
@@ -185,6 +191,36 @@ static void give_block(void **list, void *b)
 		return;
 	memcpy(b, list, sizeof(void *));
 	*list = b;
+}
+
+uint32_t pd_slot_worker(const pd_engine_cfg *cfg, const pd_flow_slot *s, uint32_t n_workers)
+{
+	return (uint32_t)((s->hash >> 40) % cfg->n_shards) % n_workers;
+}
+
+void pd_worker_recycle(pd_worker *w, pd_flow_slot *s)
+{
+	pd_flow_slot *head = __atomic_load_n(&w->returned, __ATOMIC_RELAXED);
+	do
+		s->end_next = head;
+	while (!__atomic_compare_exchange_n(&w->returned, &head, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* A zeroed slot for a new flow: an ended flow's, its blocks back in the
+ * free lists, or a new one. */
+static pd_flow_slot *new_slot(pd_worker *w)
+{
+	if (!w->spare)
+		w->spare = __atomic_exchange_n(&w->returned, NULL, __ATOMIC_ACQUIRE);
+	pd_flow_slot *s = w->spare;
+	if (!s)
+		return g_malloc0(sizeof(pd_flow_slot));
+	w->spare = s->end_next;
+	give_block(&w->free_det, s->det_state);
+	give_block(&w->free_data, s->data_state);
+	g_free(s->packed);
+	memset(s, 0, sizeof(*s));
+	return s;
 }
 
 /* A flow's eager blocks, zeroed. */
@@ -420,7 +456,7 @@ static pd_flow_slot *new_flow(pd_worker *w, shard *sh, const pd_route *rt, uint8
 			w->st.half_open_evicted++;
 		}
 	}
-	pd_flow_slot *s = pd_flowtable_insert(sh->ft, rt->hash, pkt->frame_no, proto, ca, cp, sa, sp);
+	pd_flow_slot *s = pd_flowtable_insert(sh->ft, new_slot(w), rt->hash, pkt->frame_no, proto, ca, cp, sa, sp);
 	s->det_state = new_det_block(w);
 	pd_flow *f = &s->flow;
 	f->first_ts = pkt->ts;
