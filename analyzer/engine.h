@@ -83,7 +83,12 @@ void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors,
 void pd_engine_cfg_clear(pd_engine_cfg *cfg);
 /* The detector's block of a flow; NULL for a from_payload detector before
  * the flow's first payload. */
-void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i);
+static inline void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i)
+{
+	if (cfg->det[i]->from_payload)
+		return s->data_state ? s->data_state + cfg->det_offset[i] : NULL;
+	return s->det_state ? s->det_state + cfg->det_offset[i] : NULL;
+}
 
 /* ---------------------------------------------------------------- worker */
 

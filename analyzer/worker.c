@@ -101,12 +101,6 @@ void pd_engine_cfg_clear(pd_engine_cfg *cfg)
 	cfg->det = NULL;
 }
 
-void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i)
-{
-	if (cfg->det[i]->from_payload)
-		return s->data_state ? s->data_state + cfg->det_offset[i] : NULL;
-	return s->det_state ? s->det_state + cfg->det_offset[i] : NULL;
-}
 
 /* --------------------------------------------------------------- life */
 
