@@ -219,6 +219,23 @@ static void check_order(pd_collector *c, const pd_flow_slot *s)
 	c->have_last = true;
 }
 
+static void prefetch_lines(const void *p, size_t len)
+{
+	for (size_t off = 0; off < len; off += 64)
+		__builtin_prefetch((const char *)p + off);
+}
+
+void pd_collector_prefetch(const pd_collector *c, const pd_flow_slot *s)
+{
+	prefetch_lines(s, sizeof(*s));
+	if (s->packed)
+		prefetch_lines(s->packed, s->packed_len);
+	if (s->det_state)
+		prefetch_lines(s->det_state, c->cfg->det_size);
+	if (s->data_state)
+		prefetch_lines(s->data_state, c->cfg->data_size);
+}
+
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 {
 	const pd_engine_cfg *cfg = c->cfg;

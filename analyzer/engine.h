@@ -149,6 +149,9 @@ void pd_collector_keep_blocks(bool keep);
 /* Takes an ended flow (in capture order): end hooks, counts, row. The slot
  * goes back to its worker afterwards (pd_worker_recycle). */
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s);
+/* The flow the collector takes next, brought into the cache meanwhile:
+ * an ended flow's memory was last touched on another core, long ago. */
+void pd_collector_prefetch(const pd_collector *c, const pd_flow_slot *s);
 /* on_end of every detector, then the findings and what the collector
  * counted go into r (flow ids renumbered 0, 1, 2... by first frame). */
 void pd_collector_finish(pd_collector *c, pd_report *r, const pd_capture_facts *facts, pd_time last_ts);
