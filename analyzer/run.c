@@ -83,6 +83,11 @@ struct pd_run {
 	 * in done_q, and its batches in spare_q. */
 	GThread *collector_thread;
 	GAsyncQueue *collect_q, *done_q, *spare_q;
+	/* The reader the collector reads ahead in between epochs (plain pcap
+	 * files): the pread copies leave the reading thread. NULL once the
+	 * reader closes; under ahead_lock. */
+	GMutex ahead_lock;
+	pd_reader *ahead;
 	/* progress */
 	gint64 progress_next, progress_start;
 	uint64_t progress_k;
@@ -193,6 +198,7 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 	if (run->n_workers > run->cfg.n_shards)
 		run->n_workers = run->cfg.n_shards;
 	g_queue_init(&run->spare);
+	g_mutex_init(&run->ahead_lock);
 	return run;
 }
 
@@ -257,6 +263,7 @@ void pd_run_free(pd_run *run)
 	pd_summary_free(run->summary);
 	pd_engine_cfg_clear(&run->cfg);
 	pd_report_free(run->report);
+	g_mutex_clear(&run->ahead_lock);
 	g_free(run);
 }
 
@@ -315,6 +322,11 @@ static gpointer collector_main(gpointer arg)
 			break;
 		collect_epoch(run);
 		g_async_queue_push(run->done_q, token);
+		g_mutex_lock(&run->ahead_lock);
+		/* an epoch is about 2 MiB of frames: two 1 MiB pieces */
+		for (int k = 0; run->ahead && k < 2 && pd_reader_read_ahead(run->ahead); k++)
+			;
+		g_mutex_unlock(&run->ahead_lock);
 	}
 	return NULL;
 }
@@ -502,6 +514,12 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 		pd_reader_hold_frames(run->reader);
 		run->frames_in_place = true;
 	}
+	if (run->n_workers > 1 && pd_reader_frames_stable(run->reader)) {
+		pd_reader_allow_read_ahead(run->reader);
+		g_mutex_lock(&run->ahead_lock);
+		run->ahead = run->reader;
+		g_mutex_unlock(&run->ahead_lock);
+	}
 	run->progress_start = g_get_monotonic_time();
 	run->progress_next = run->progress_start + 500000;
 	pd_frame fr;
@@ -524,6 +542,9 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 			wait_collected(run);
 	}
 	run->frames_in_place = false;
+	g_mutex_lock(&run->ahead_lock);
+	run->ahead = NULL;
+	g_mutex_unlock(&run->ahead_lock);
 	pd_run_status st = PD_RUN_OK;
 	if (pd_reader_any_failed(run->reader))
 		st = PD_RUN_SOME_FAILED;
