@@ -22,6 +22,9 @@
 #define QD_BULK_BYTES (128 * 1024) /* bytes sent before a flow is judged */
 #define QD_LOG_FROM (16 * 1024) /* bytes sent before samples are kept */
 #define QD_LOG 64 /* samples kept per direction (thinned out when full) */
+#define QD_LOG_FIRST 4 /* room made at first: most logs never keep more */
+/* the room doubles from QD_LOG_FIRST and must meet QD_LOG exactly */
+G_STATIC_ASSERT(QD_LOG % QD_LOG_FIRST == 0 && ((QD_LOG / QD_LOG_FIRST) & (QD_LOG / QD_LOG_FIRST - 1)) == 0);
 #define QD_MIN_ROUNDS 20 /* the transfer lasts at least this many base RTTs */
 #define QD_MIN_SAMPLES 6 /* in the second half */
 #define QD_GROWTH 3.0 /* RTT under load / base RTT */
@@ -38,9 +41,11 @@ typedef struct qd_sample {
 	uint32_t kind : 1; /* QD_DA or QD_ECHO */
 } qd_sample;
 
+/* A log's room doubles as samples come, up to QD_LOG: on a front end nine
+ * in ten directions past QD_LOG_FROM keep at most 4 samples of a kind. */
 typedef struct qd_log {
-	uint32_t n, stride, skip;
-	qd_sample s[QD_LOG];
+	uint32_t n, stride, skip, cap;
+	qd_sample *s; /* [cap] */
 } qd_log;
 
 /* one log per kind: the timestamp echo gives one sample per round trip,
@@ -99,6 +104,10 @@ static void qd_record(qd_dir *d, const pd_flow *flow, int s, const pd_packet *pk
 			l->s[i] = l->s[2 * i];
 		l->n = QD_LOG / 2;
 		l->stride *= 2;
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : QD_LOG_FIRST;
+		l->s = g_renew(qd_sample, l->s, l->cap);
 	}
 	pd_time us = sample / 1000;
 	l->s[l->n++] = (qd_sample){pkt->ts, pkt->frame_no, (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us),
@@ -313,6 +322,9 @@ static void qd_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 	for (int s = 0; s < 2; s++) {
 		if (flow->proto == 6)
 			qd_report(ctx, flow, &st->d[s], s);
+		if (st->d[s].log)
+			for (int k = 0; k < 2; k++)
+				g_free(st->d[s].log->k[k].s);
 		g_free(st->d[s].log);
 		st->d[s].log = NULL;
 	}
