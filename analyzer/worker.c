@@ -101,7 +101,6 @@ void pd_engine_cfg_clear(pd_engine_cfg *cfg)
 	cfg->det = NULL;
 }
 
-
 /* --------------------------------------------------------------- life */
 
 pd_worker *pd_worker_new(const pd_engine_cfg *cfg, uint32_t index, uint32_t n_workers)
