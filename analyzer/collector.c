@@ -263,6 +263,7 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 		if (!d->on_flow_end || !fs)
 			continue;
 		c->ctx.det = d;
+		c->ctx.payload = pd_det_payload(cfg, s, i);
 		d->on_flow_end(&c->ctx, c->det_global[i], f, fs);
 	}
 	if (packed)

@@ -59,6 +59,7 @@ typedef struct pd_engine_cfg {
 	size_t n_det;
 	const pd_detector **det; /* the detectors that run (all of pd_detectors, or some) */
 	size_t *det_offset; /* into the slot's det_state, or data_state when lazy */
+	size_t *payload_offset; /* a detector's payload_state_size block, in data_state */
 	size_t det_size; /* eager blocks, after each pd_flow */
 	size_t data_size; /* from_payload blocks, at the first payload */
 	/* capture facts the hooks may read (set before the first packet) */
@@ -88,6 +89,11 @@ static inline void *pd_det_block(const pd_engine_cfg *cfg, pd_flow_slot *s, size
 	if (cfg->det[i]->from_payload)
 		return s->data_state ? s->data_state + cfg->det_offset[i] : NULL;
 	return s->det_state ? s->det_state + cfg->det_offset[i] : NULL;
+}
+/* The detector's payload block (payload_state_size) of a flow, or NULL. */
+static inline void *pd_det_payload(const pd_engine_cfg *cfg, pd_flow_slot *s, size_t i)
+{
+	return cfg->det[i]->payload_state_size && s->data_state ? s->data_state + cfg->payload_offset[i] : NULL;
 }
 
 /* ---------------------------------------------------------------- worker */

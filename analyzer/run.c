@@ -833,10 +833,15 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 		"pcapdoc: stats: nDPI states at once %" G_GUINT64_FORMAT " (sum of the shards' peaks) x %zu bytes = %.1f MiB; "
 		"%" G_GUINT64_FORMAT " flows not labelled (budget)\n",
 		st->app_peak, ndpi, (double)st->app_peak * (double)ndpi / 1048576.0, st->app_skipped);
-	for (size_t i = 0; i < cfg->n_det; i++)
-		if (cfg->det[i]->flow_state_size)
-			fprintf(stderr, "pcapdoc: stats: detector %-12s %5zu bytes per flow%s\n", cfg->det[i]->name,
-				cfg->det[i]->flow_state_size, cfg->det[i]->from_payload ? " (from the first payload)" : "");
+	for (size_t i = 0; i < cfg->n_det; i++) {
+		const pd_detector *d = cfg->det[i];
+		if (d->payload_state_size)
+			fprintf(stderr, "pcapdoc: stats: detector %-12s %5zu bytes per flow, %zu more from the first payload\n",
+				d->name, d->flow_state_size, d->payload_state_size);
+		else if (d->flow_state_size)
+			fprintf(stderr, "pcapdoc: stats: detector %-12s %5zu bytes per flow%s\n", d->name,
+				d->flow_state_size, d->from_payload ? " (from the first payload)" : "");
+	}
 }
 
 static void add_notes(pd_run *run, const pd_worker_stats *st)

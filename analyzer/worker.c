@@ -85,11 +85,14 @@ void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors,
 	const char *check = g_getenv("PD_CHECK");
 	cfg->check = check && *check && strcmp(check, "0") != 0;
 	cfg->det_offset = g_new0(size_t, pd_detectors_len + 1);
+	cfg->payload_offset = g_new0(size_t, pd_detectors_len + 1);
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
 		size_t *total = d->from_payload ? &cfg->data_size : &cfg->det_size;
 		cfg->det_offset[i] = *total;
 		*total += (d->flow_state_size + 15) & ~(size_t)15;
+		cfg->payload_offset[i] = cfg->data_size;
+		cfg->data_size += (d->payload_state_size + 15) & ~(size_t)15;
 	}
 }
 
@@ -97,6 +100,8 @@ void pd_engine_cfg_clear(pd_engine_cfg *cfg)
 {
 	g_free(cfg->det_offset);
 	cfg->det_offset = NULL;
+	g_free(cfg->payload_offset);
+	cfg->payload_offset = NULL;
 	g_free(cfg->det);
 	cfg->det = NULL;
 }
@@ -491,10 +496,11 @@ static void account_packet(pd_worker *w, pd_flow *f, const pd_packet *pkt)
 
 /* ------------------------------------------------------------ the hooks */
 
-static void set_ctx(pd_worker *w, size_t i, pd_time now)
+static void set_ctx(pd_worker *w, pd_flow_slot *s, size_t i, pd_time now)
 {
 	w->ctx.det = w->cfg->det[i];
 	w->ctx.now = now;
+	w->ctx.payload = pd_det_payload(w->cfg, s, i);
 }
 
 static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
@@ -513,7 +519,7 @@ static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 		void *fs = pd_det_block(cfg, s, i);
 		if (!fs)
 			continue;
-		set_ctx(w, i, pkt->ts);
+		set_ctx(w, s, i, pkt->ts);
 		d->on_tcp(&w->ctx, &s->flow, fs, pkt, seg);
 	}
 }
@@ -527,7 +533,7 @@ static void udp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 		void *fs;
 		if (!d->on_udp || !(fs = pd_det_block(cfg, s, i)))
 			continue;
-		set_ctx(w, i, pkt->ts);
+		set_ctx(w, s, i, pkt->ts);
 		d->on_udp(&w->ctx, &s->flow, fs, pkt, seg);
 	}
 }
@@ -543,7 +549,7 @@ static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, 
 		void *fs;
 		if (!d->on_fragment || !(fs = pd_det_block(cfg, s, i)))
 			continue;
-		set_ctx(w, i, pkt->ts);
+		set_ctx(w, s, i, pkt->ts);
 		d->on_fragment(&w->ctx, &s->flow, fs, pkt, dir);
 	}
 }
@@ -559,7 +565,7 @@ static void icmp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int 
 		void *fs;
 		if (!d->on_icmp_error || !(fs = pd_det_block(cfg, s, i)))
 			continue;
-		set_ctx(w, i, pkt->ts);
+		set_ctx(w, s, i, pkt->ts);
 		d->on_icmp_error(&w->ctx, &s->flow, fs, pkt, dir);
 	}
 }

@@ -13,6 +13,7 @@ struct pd_ctx {
 	pd_time now, start;
 	uint32_t snaplen;
 	const pd_capture_facts *facts; /* on_end only */
+	void *payload; /* the hook's flow: the detector's payload block, or NULL */
 };
 
 #endif

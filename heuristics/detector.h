@@ -41,6 +41,13 @@ typedef struct pd_detector {
 	 * on_flow_end: for detectors about data transfer (scans and floods
 	 * then cost them nothing). */
 	bool from_payload;
+	/* A detector that is not from_payload may also ask for a second
+	 * per-flow block, payload_state_size bytes, zeroed and made at the
+	 * flow's first TCP payload with the from_payload blocks (and packed
+	 * with them when the flow idles): what it keeps about data, which a
+	 * SYN flood's half-open flows must not pay for. pd_ctx_payload()
+	 * gives it to the flow hooks and on_flow_end; NULL before. */
+	size_t payload_state_size;
 
 	void (*init)(pd_ctx *ctx, void *g);
 	/* each TCP segment, after the engine updated the flow; seg says what it was */
@@ -64,9 +71,9 @@ typedef struct pd_detector {
 extern const pd_detector *const pd_detectors[];
 extern const size_t pd_detectors_len;
 
-/* Every id a detector emits is in the catalogue, and every catalogue id
- * has an emitter; aborts naming the first that is not (a programming
- * error, caught by any run). */
+/* Every id a detector emits is in the catalogue, every catalogue id has an
+ * emitter, and no from_payload detector asks for a payload block; aborts
+ * naming the first that is not (a programming error, caught by any run). */
 void pd_detectors_check(void);
 
 /* What the engine measured about the capture itself, for the capture
@@ -103,6 +110,9 @@ const pd_capture_facts *pd_ctx_facts(const pd_ctx *ctx);
  * capture time at which its timeout fired, or the last packet's time at
  * the end of the capture). on_end: the last packet's time. */
 pd_time pd_ctx_now(const pd_ctx *ctx);
+/* Flow hooks and on_flow_end: the calling detector's payload block of the
+ * flow (payload_state_size), or NULL before the flow's first payload. */
+void *pd_ctx_payload(const pd_ctx *ctx);
 /* The first frame's time: the origin of "t = ... s" in details. */
 pd_time pd_ctx_start(const pd_ctx *ctx);
 uint32_t pd_ctx_snaplen(const pd_ctx *ctx);

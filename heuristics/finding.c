@@ -681,6 +681,11 @@ pd_time pd_ctx_now(const pd_ctx *ctx)
 	return ctx->now;
 }
 
+void *pd_ctx_payload(const pd_ctx *ctx)
+{
+	return ctx->payload;
+}
+
 pd_time pd_ctx_start(const pd_ctx *ctx)
 {
 	return ctx->start;
@@ -700,6 +705,10 @@ const pd_capture_facts *pd_ctx_facts(const pd_ctx *ctx)
 
 void pd_detectors_check(void)
 {
+	for (size_t i = 0; i < pd_detectors_len; i++)
+		if (pd_detectors[i]->from_payload && pd_detectors[i]->payload_state_size)
+			g_error("pcapdoc: detector '%s' is from_payload and asks for a payload block too: "
+				"its block already is one", pd_detectors[i]->name);
 	for (size_t i = 0; i < pd_detectors_len; i++)
 		for (const char *const *e = pd_detectors[i]->emits; e && *e; e++)
 			if (!pd_catalog_find(*e))
