@@ -37,8 +37,9 @@ typedef struct cp_dir {
 	uint32_t fr_id, fr_seq, fr_hdr;
 } cp_dir;
 
-/* Allocated once a flow carries data: handshake-only flows (a SYN flood)
- * cost only the small block below. */
+/* The detector's payload block (pd_ctx_payload), made by the engine at the
+ * flow's first payload: handshake-only flows (a SYN flood) cost only the
+ * small block below. */
 typedef struct cp_data {
 	cp_dir d[2];
 	uint32_t drops, drop_bytes;
@@ -48,7 +49,7 @@ typedef struct cp_data {
 } cp_data;
 
 typedef struct cp_flow {
-	cp_data *m;
+	bool m_made; /* the payload block is in use (from the first payload this detector saw) */
 	uint8_t ttl[2];
 	bool ttl_seen[2];
 	uint32_t acks_seen[2]; /* packets with ACK, not SYN, per sender */
@@ -104,7 +105,6 @@ static void cp_drop(cp_data *c, uint32_t bytes, uint64_t frame, pd_time ts, bool
 
 static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)ctx;
 	cp_flow *c = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
@@ -143,11 +143,12 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	}
 
 	uint32_t len = t->payload_len;
-	if (!c->m && !len)
+	if (!c->m_made && !len)
 		return;
-	if (!c->m)
-		c->m = g_new0(cp_data, 1);
-	cp_data *m = c->m;
+	cp_data *m = pd_ctx_payload(ctx);
+	if (!m)
+		return; /* not reached: the engine makes it at the first payload */
+	c->m_made = true;
 	cp_dir *d = &m->d[dir], *peer = &m->d[pd_peer(dir)];
 
 	/* Super-segments: larger than the receiver's MSS allows. */
@@ -236,11 +237,11 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
  * carries extend what the capture saw of that segment. */
 static void cp_on_fragment(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
 {
-	(void)ctx;
 	cp_flow *c = fs;
-	if (flow->proto != 6 || !c->m)
+	cp_data *m = c->m_made ? pd_ctx_payload(ctx) : NULL;
+	if (flow->proto != 6 || !m)
 		return;
-	cp_dir *d = &c->m->d[dir];
+	cp_dir *d = &m->d[dir];
 	const pd_ip *ip = &pkt->ip;
 	if (!d->fr_valid || ip->ident != d->fr_id || ip->frag_offset < d->fr_hdr || !d->next_valid)
 		return;
@@ -311,9 +312,10 @@ static uint8_t cp_vantage(cp_global *g, const pd_flow *f, const cp_flow *c)
 
 static void cp_offload(pd_ctx *ctx, cp_global *g, const pd_flow *f, cp_flow *c, int dir)
 {
-	if (!c->m)
+	cp_data *m = c->m_made ? pd_ctx_payload(ctx) : NULL;
+	if (!m)
 		return;
-	cp_dir *d = &c->m->d[dir];
+	cp_dir *d = &m->d[dir];
 	if (!d->n_super)
 		return;
 	/* Near the sender: TSO/GSO; near the receiver (or on a router): GRO/LRO. */
@@ -363,7 +365,7 @@ static void cp_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	c->vantage = cp_vantage(g, flow, c);
 	cp_offload(ctx, g, flow, c, PD_CLIENT);
 	cp_offload(ctx, g, flow, c, PD_SERVER);
-	cp_data *m = c->m;
+	cp_data *m = c->m_made ? pd_ctx_payload(ctx) : NULL;
 	if (m) {
 		for (int i = 0; i < 2; i++)
 			if (m->d[i].gap && m->d[i].gap_acked)
@@ -378,8 +380,6 @@ static void cp_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 			g->drop_bytes += m->drop_bytes;
 			g->drop_frag_events += m->frag_drops;
 		}
-		g_free(m);
-		c->m = NULL;
 	}
 
 	/* One side only, and that side acknowledges data we never saw. */
@@ -694,6 +694,7 @@ const pd_detector pd_det_capture = {
 	.name = "capture",
 	.emits = cp_emits,
 	.flow_state_size = sizeof(cp_flow),
+	.payload_state_size = sizeof(cp_data),
 	.global_state_size = sizeof(cp_global),
 	.on_tcp = cp_on_tcp,
 	.on_fragment = cp_on_fragment,

@@ -119,6 +119,8 @@ typedef struct pm_rx_dir {
 	uint32_t fill_max, fill_n, first_fill;
 } pm_rx_dir;
 
+/* The detector's payload block (pd_ctx_payload): the engine makes it at
+ * the flow's first payload and packs it with the flow when idle. */
 typedef struct pm_rx {
 	pm_rx_dir d[2];
 } pm_rx;
@@ -133,7 +135,7 @@ typedef struct pm_unmatched {
 
 typedef struct pm_flow {
 	pm_state *p; /* made at the first packet big enough to be refused */
-	pm_rx *rx; /* made at the first TCP payload */
+	bool rx_made; /* the payload block (pm_rx) is in use: from the first non-SYN TCP payload */
 	pm_unmatched unmatched;
 } pm_flow;
 
@@ -376,15 +378,15 @@ static void pm_rx_on_data(pm_rx_dir *d, const pd_flow *flow, int dir, const pd_p
 
 static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
-	(void)ctx;
 	pm_flow *o = fs;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = seg->dir;
 	if (!(t->flags & PD_TCP_SYN)) {
-		if (t->payload_len && !o->rx)
-			o->rx = g_new0(pm_rx, 1);
-		if (o->rx && !(seg->flags & PD_SEG_CAPTURE_COPY)) {
-			pm_rx_dir *rd = &o->rx->d[dir];
+		if (t->payload_len)
+			o->rx_made = true;
+		pm_rx *rx = o->rx_made ? pd_ctx_payload(ctx) : NULL;
+		if (rx && !(seg->flags & PD_SEG_CAPTURE_COPY)) {
+			pm_rx_dir *rd = &rx->d[dir];
 			if (!(t->flags & PD_TCP_RST) && !pkt->ip.is_fragment &&
 			    !(seg->flags & (PD_SEG_KEEPALIVE | PD_SEG_ZWP)))
 				pm_rx_on_data(rd, flow, dir, pkt);
@@ -966,8 +968,9 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 				pm_report_mss(ctx, flow, d, dir, d->max_total, PM_HOW_INFERRED, false);
 		}
 	}
-	for (int dir = 0; o->rx && flow->proto == 6 && dir < 2; dir++) {
-		const pm_rx_dir *rd = &o->rx->d[dir];
+	const pm_rx *rx = o->rx_made ? pd_ctx_payload(ctx) : NULL;
+	for (int dir = 0; rx && flow->proto == 6 && dir < 2; dir++) {
+		const pm_rx_dir *rd = &rx->d[dir];
 		bool seen_here = o->p && (o->p->d[dir].x && (o->p->d[dir].x->bh || o->p->d[dir].x->icmp_n));
 		if (rd->jump && !seen_here)
 			pm_report_rx_bh(ctx, flow, rd, dir);
@@ -976,8 +979,6 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 		g_free(o->p->d[dir].x);
 	g_free(o->p);
 	o->p = NULL;
-	g_free(o->rx);
-	o->rx = NULL;
 }
 
 static void pm_on_end(pd_ctx *ctx, void *gv)
@@ -1012,6 +1013,7 @@ const pd_detector pd_det_pmtu = {
 	.name = "pmtu",
 	.emits = pm_emits,
 	.flow_state_size = sizeof(pm_flow),
+	.payload_state_size = sizeof(pm_rx),
 	.global_state_size = sizeof(pm_global),
 	.on_tcp = pm_on_tcp,
 	.on_udp = pm_on_udp,
