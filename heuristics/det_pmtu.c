@@ -119,11 +119,16 @@ typedef struct pm_rx_dir {
 	uint32_t fill_max, fill_n, first_fill;
 } pm_rx_dir;
 
-/* The detector's payload block (pd_ctx_payload): the engine makes it at
- * the flow's first payload and packs it with the flow when idle. */
 typedef struct pm_rx {
 	pm_rx_dir d[2];
 } pm_rx;
+
+/* The detector's payload block (pd_ctx_payload): the engine makes it at a
+ * TCP flow's first payload and packs it with the flow when idle. */
+typedef struct pm_payload {
+	pm_rx rx;
+	pm_state st; /* a TCP flow's size state (pm_flow.p_in_payload) */
+} pm_payload;
 
 /* ICMP too-big messages that quote packets this detector did not follow
  * (too small to be refused, or of a flow the engine no longer has). */
@@ -134,8 +139,11 @@ typedef struct pm_unmatched {
 } pm_unmatched;
 
 typedef struct pm_flow {
-	pm_state *p; /* made at the first packet big enough to be refused */
-	bool rx_made; /* the payload block (pm_rx) is in use: from the first non-SYN TCP payload */
+	/* The size state, from the first packet big enough to be refused: in
+	 * the payload block for TCP (p_in_payload), made here for UDP. */
+	pm_state *p;
+	bool p_in_payload;
+	bool rx_made; /* the payload block's pm_rx is in use: from the first non-SYN TCP payload */
 	pm_unmatched unmatched;
 } pm_flow;
 
@@ -163,11 +171,26 @@ static uint32_t pm_min_mtu(int version)
 	return version == 6 ? PM_MIN_V6 : PM_MIN_V4;
 }
 
-/* Start following a flow once it sends a packet big enough to be refused. */
-static pm_state *pm_attach(pm_flow *o)
+/* The flow's size state; NULL until pm_attach. */
+static pm_state *pm_p(const pd_ctx *ctx, const pm_flow *o)
 {
-	if (!o->p)
-		o->p = g_new0(pm_state, 1);
+	if (o->p_in_payload)
+		return &((pm_payload *)pd_ctx_payload(ctx))->st;
+	return o->p;
+}
+
+/* Start following a flow once it sends a packet big enough to be refused. */
+static pm_state *pm_attach(const pd_ctx *ctx, const pd_flow *flow, pm_flow *o)
+{
+	pm_state *p = pm_p(ctx, o);
+	if (p)
+		return p;
+	pm_payload *pl = flow->proto == 6 ? pd_ctx_payload(ctx) : NULL;
+	if (pl) {
+		o->p_in_payload = true;
+		return &pl->st;
+	}
+	o->p = g_new0(pm_state, 1);
 	return o->p;
 }
 
@@ -384,7 +407,7 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (!(t->flags & PD_TCP_SYN)) {
 		if (t->payload_len)
 			o->rx_made = true;
-		pm_rx *rx = o->rx_made ? pd_ctx_payload(ctx) : NULL;
+		pm_rx *rx = o->rx_made ? &((pm_payload *)pd_ctx_payload(ctx))->rx : NULL;
 		if (rx && !(seg->flags & PD_SEG_CAPTURE_COPY)) {
 			pm_rx_dir *rd = &rx->d[dir];
 			if (!(t->flags & PD_TCP_RST) && !pkt->ip.is_fragment &&
@@ -394,9 +417,9 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 				rd->last_tx_ts = pkt->ts;
 		}
 	}
-	if (!o->p && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
+	if (!pm_p(ctx, o) && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
 		return;
-	pm_state *p = pm_attach(o);
+	pm_state *p = pm_attach(ctx, flow, o);
 	pm_dir *d = &p->d[dir];
 	pm_dir *rev = &p->d[pd_peer(dir)];
 
@@ -517,17 +540,17 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
  * the side whose packet was too big (the quoted source). */
 static void pm_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
 {
-	(void)ctx;
 	pm_flow *o = fs;
 	if (!pkt->icmp.is_frag_needed || !pkt->icmp.has_inner)
 		return;
 	const pd_icmp *ic = &pkt->icmp;
 	const pd_ip *in = &ic->inner_ip;
-	if (!o->p) {
+	pm_state *p = pm_p(ctx, o);
+	if (!p) {
 		pm_unmatched_add(&o->unmatched, pkt->frame_no, pkt->ts, 1, ic->mtu);
 		return;
 	}
-	pm_dir *d = &o->p->d[dir];
+	pm_dir *d = &p->d[dir];
 	pm_x(d);
 	if (!d->x->icmp_n) {
 		d->x->icmp_frame = pkt->frame_no;
@@ -552,11 +575,10 @@ static void pm_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const p
 static void pm_on_udp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
 	int dir = seg->dir;
-	(void)ctx;
 	pm_flow *o = fs;
-	if (!o->p && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
+	if (!pm_p(ctx, o) && pkt->ip.total_len <= pm_min_mtu(pkt->ip.version))
 		return;
-	pm_state *p = pm_attach(o);
+	pm_state *p = pm_attach(ctx, flow, o);
 	pm_dir *d = &p->d[dir];
 	uint32_t len = pkt->ip.is_fragment ? pkt->ip.total_len - pm_hdr(pkt) : pkt->udp.payload_len;
 	if (len > d->max_sent)
@@ -937,8 +959,9 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	const pm_unmatched *u = &o->unmatched;
 	pm_unmatched_add(&g->unmatched, u->frame, u->ts, u->n, u->mtu);
 	bool v6 = flow->addr[0].family == 6;
-	for (int dir = 0; o->p && dir < 2; dir++) {
-		pm_dir *d = &o->p->d[dir];
+	pm_state *p = pm_p(ctx, o);
+	for (int dir = 0; p && dir < 2; dir++) {
+		pm_dir *d = &p->d[dir];
 		/* An episode still open: never got through. */
 		if (d->x && d->x->stuck && !d->x->bh && d->x->stuck_retx >= PM_BH_MIN_RETX + 1 && d->x->stuck_df &&
 		    flow->proto == 6 && (flow->hs_ack_frame || d->max_ok)) {
@@ -968,16 +991,18 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 				pm_report_mss(ctx, flow, d, dir, d->max_total, PM_HOW_INFERRED, false);
 		}
 	}
-	const pm_rx *rx = o->rx_made ? pd_ctx_payload(ctx) : NULL;
+	const pm_rx *rx = o->rx_made ? &((const pm_payload *)pd_ctx_payload(ctx))->rx : NULL;
 	for (int dir = 0; rx && flow->proto == 6 && dir < 2; dir++) {
 		const pm_rx_dir *rd = &rx->d[dir];
-		bool seen_here = o->p && (o->p->d[dir].x && (o->p->d[dir].x->bh || o->p->d[dir].x->icmp_n));
+		bool seen_here = p && (p->d[dir].x && (p->d[dir].x->bh || p->d[dir].x->icmp_n));
 		if (rd->jump && !seen_here)
 			pm_report_rx_bh(ctx, flow, rd, dir);
 	}
-	for (int dir = 0; o->p && dir < 2; dir++)
-		g_free(o->p->d[dir].x);
-	g_free(o->p);
+	for (int dir = 0; p && dir < 2; dir++) {
+		g_free(p->d[dir].x);
+		p->d[dir].x = NULL;
+	}
+	g_free(o->p); /* NULL when the state was in the payload block */
 	o->p = NULL;
 }
 
@@ -1013,7 +1038,7 @@ const pd_detector pd_det_pmtu = {
 	.name = "pmtu",
 	.emits = pm_emits,
 	.flow_state_size = sizeof(pm_flow),
-	.payload_state_size = sizeof(pm_rx),
+	.payload_state_size = sizeof(pm_payload),
 	.global_state_size = sizeof(pm_global),
 	.on_tcp = pm_on_tcp,
 	.on_udp = pm_on_udp,
