@@ -225,7 +225,7 @@ static void prefetch_lines(const void *p, size_t len)
 		__builtin_prefetch((const char *)p + off);
 }
 
-void pd_collector_prefetch(const pd_collector *c, const pd_flow_slot *s)
+static void prefetch_flow(const pd_collector *c, const pd_flow_slot *s)
 {
 	prefetch_lines(s, sizeof(*s));
 	if (s->packed)
@@ -242,6 +242,8 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	pd_flow *f = &s->flow;
 	if (cfg->check)
 		check_order(c, s);
+	if (s->end_next)
+		prefetch_flow(c, s->end_next);
 	if (!f->app)
 		f->app = g_intern_static_string("Unknown");
 	c->ctx.now = s->end_now;
@@ -266,6 +268,7 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 		c->ctx.payload = pd_det_payload(cfg, s, i);
 		d->on_flow_end(&c->ctx, c->det_global[i], f, fs);
 	}
+	c->ctx.payload = NULL; /* the scratch blocks are the next flow's */
 	if (packed)
 		s->det_state = s->data_state = NULL; /* the scratch blocks stay here */
 	if (f->pseudo)

@@ -153,11 +153,11 @@ void pd_collector_free(pd_collector *c);
  * process that runs many small analyses one after another: the fuzzer). */
 void pd_collector_keep_blocks(bool keep);
 /* Takes an ended flow (in capture order): end hooks, counts, row. The slot
- * goes back to its worker afterwards (pd_worker_recycle). */
+ * goes back to its worker afterwards (pd_worker_recycle). The next flow of
+ * its list (end_next), most often the one taken next, is brought into the
+ * cache meanwhile: an ended flow's memory was last touched on another
+ * core, long ago. */
 void pd_collector_flow(pd_collector *c, pd_flow_slot *s);
-/* The flow the collector takes next, brought into the cache meanwhile:
- * an ended flow's memory was last touched on another core, long ago. */
-void pd_collector_prefetch(const pd_collector *c, const pd_flow_slot *s);
 /* on_end of every detector, then the findings and what the collector
  * counted go into r (flow ids renumbered 0, 1, 2... by first frame). */
 void pd_collector_finish(pd_collector *c, pd_report *r, const pd_capture_facts *facts, pd_time last_ts);

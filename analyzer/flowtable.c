@@ -140,8 +140,6 @@ pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, pd_flow_slot *s, uint64_t h, 
 {
 	if ((t->count + 1) * 2 > t->mask + 1)
 		grow(t);
-	if (!s)
-		s = g_malloc0(sizeof(pd_flow_slot));
 	s->hash = h;
 	pd_flow *f = &s->flow;
 	f->id = id;

@@ -79,7 +79,8 @@ void pd_flowtable_free(pd_flowtable *t); /* flows must have been removed */
 pd_flow_slot *pd_flowtable_lookup(pd_flowtable *t, uint64_t h, uint8_t proto, const pd_addr *a, uint16_t pa,
 				  const pd_addr *b, uint16_t pb, int *dir);
 
-/* A new flow with client a:pa and server b:pb, zeroed, in queue 0. */
+/* A new flow with client a:pa and server b:pb in s (zeroed, the caller's),
+ * in queue 0. */
 pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, pd_flow_slot *s, uint64_t h, uint64_t id, uint8_t proto, const pd_addr *a,
 				  uint16_t pa, const pd_addr *b, uint16_t pb);
 

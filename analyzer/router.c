@@ -99,8 +99,7 @@ static void set_tuple(pd_router *r, pd_route *rt, uint8_t proto, const pd_addr *
 	rt->pa = pa;
 	rt->pb = pb;
 	rt->hash = pd_flow_hash(proto, a, pa, b, pb);
-	/* the high bits: the table inside a shard indexes with the low ones */
-	rt->shard = (uint32_t)((rt->hash >> 40) % r->n_shards);
+	rt->shard = pd_shard_of(rt->hash, r->n_shards);
 }
 
 /* The pseudo-flow of a datagram without its first fragment. */

@@ -44,6 +44,13 @@ typedef struct pd_route {
 	uint16_t pa, pb;
 } pd_route;
 
+/* The shard of a flow hash (pd_flow_hash): its high bits, since the table
+ * inside a shard indexes with the low ones. */
+static inline uint32_t pd_shard_of(uint64_t hash, uint32_t n_shards)
+{
+	return (uint32_t)((hash >> 40) % n_shards);
+}
+
 /* A fragment the router held, now to be delivered (it owns its bytes). */
 typedef struct pd_held {
 	pd_packet pkt; /* points into data */

@@ -280,8 +280,6 @@ static void collect_list(pd_run *run, pd_flow_slot *s)
 {
 	while (s) {
 		pd_flow_slot *next = s->end_next;
-		if (next)
-			pd_collector_prefetch(run->collector, next);
 		collect_one(run, s);
 		s = next;
 	}
@@ -304,8 +302,6 @@ static void collect_epoch(pd_run *run)
 			break;
 		pd_flow_slot *s = bs[best]->ended;
 		bs[best]->ended = s->end_next;
-		if (s->end_next)
-			pd_collector_prefetch(run->collector, s->end_next);
 		collect_one(run, s);
 	}
 	for (uint32_t i = 0; i < n; i++)

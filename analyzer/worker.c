@@ -193,7 +193,7 @@ static void give_block(void **list, void *b)
 
 uint32_t pd_slot_worker(const pd_engine_cfg *cfg, const pd_flow_slot *s, uint32_t n_workers)
 {
-	return (uint32_t)((s->hash >> 40) % cfg->n_shards) % n_workers;
+	return pd_shard_of(s->hash, cfg->n_shards) % n_workers;
 }
 
 void pd_worker_recycle(pd_worker *w, pd_flow_slot *s)
@@ -216,8 +216,7 @@ static pd_flow_slot *new_slot(pd_worker *w)
 	w->spare = s->end_next;
 	give_block(&w->free_det, s->det_state);
 	give_block(&w->free_data, s->data_state);
-	g_free(s->packed);
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, sizeof(*s)); /* the collector freed its packed bytes */
 	return s;
 }
 
@@ -365,7 +364,7 @@ static void end_sorted(pd_worker *w, GPtrArray *gone, uint64_t pos, pd_time now,
 	g_ptr_array_sort(gone, cmp_last_frame);
 	for (guint i = 0; i < gone->len; i++) {
 		pd_flow_slot *s = g_ptr_array_index(gone, i);
-		uint32_t sh = (uint32_t)((s->hash >> 40) % w->cfg->n_shards);
+		uint32_t sh = pd_shard_of(s->hash, w->cfg->n_shards);
 		end_flow(w, w->shards[sh], s, pos, s->flow.last_frame, now, why);
 	}
 }
@@ -802,7 +801,7 @@ static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *
 			", queue %u, shard by hash %u\n",
 			f->proto, a, f->port[PD_CLIENT], b, f->port[PD_SERVER],
 			f->pseudo ? " (pseudo)" : "", f->first_frame, f->last_frame, s->queue,
-			(unsigned)((s->hash >> 40) % w->cfg->n_shards));
+			(unsigned)pd_shard_of(s->hash, w->cfg->n_shards));
 	}
 	abort();
 }
@@ -825,7 +824,7 @@ static void check_shard(pd_worker *w, uint32_t si)
 			bytes += slot_bytes(w, s);
 			if (s->hash != pd_flow_hash(f->proto, &f->addr[0], f->port[0], &f->addr[1], f->port[1]))
 				check_failed(w, s, "a flow's hash is not its tuple's");
-			if ((s->hash >> 40) % w->cfg->n_shards != si)
+			if (pd_shard_of(s->hash, w->cfg->n_shards) != si)
 				check_failed(w, s, "a flow is in another shard than its hash routes to");
 			int dir = -1;
 			pd_flow_slot *found = pd_flowtable_lookup(sh->ft, s->hash, f->proto, &f->addr[0], f->port[0],

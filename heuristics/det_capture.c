@@ -103,6 +103,12 @@ static void cp_drop(cp_data *c, uint32_t bytes, uint64_t frame, pd_time ts, bool
 	}
 }
 
+/* The flow's data part, once this detector began to use it; NULL before. */
+static cp_data *cp_data_of(const pd_ctx *ctx, const cp_flow *c)
+{
+	return c->m_made ? pd_ctx_payload(ctx) : NULL;
+}
+
 static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
 {
 	cp_flow *c = fs;
@@ -238,7 +244,7 @@ static void cp_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 static void cp_on_fragment(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
 {
 	cp_flow *c = fs;
-	cp_data *m = c->m_made ? pd_ctx_payload(ctx) : NULL;
+	cp_data *m = cp_data_of(ctx, c);
 	if (flow->proto != 6 || !m)
 		return;
 	cp_dir *d = &m->d[dir];
@@ -312,7 +318,7 @@ static uint8_t cp_vantage(cp_global *g, const pd_flow *f, const cp_flow *c)
 
 static void cp_offload(pd_ctx *ctx, cp_global *g, const pd_flow *f, cp_flow *c, int dir)
 {
-	cp_data *m = c->m_made ? pd_ctx_payload(ctx) : NULL;
+	cp_data *m = cp_data_of(ctx, c);
 	if (!m)
 		return;
 	cp_dir *d = &m->d[dir];
@@ -365,7 +371,7 @@ static void cp_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	c->vantage = cp_vantage(g, flow, c);
 	cp_offload(ctx, g, flow, c, PD_CLIENT);
 	cp_offload(ctx, g, flow, c, PD_SERVER);
-	cp_data *m = c->m_made ? pd_ctx_payload(ctx) : NULL;
+	cp_data *m = cp_data_of(ctx, c);
 	if (m) {
 		for (int i = 0; i < 2; i++)
 			if (m->d[i].gap && m->d[i].gap_acked)

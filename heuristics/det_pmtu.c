@@ -179,6 +179,12 @@ static pm_state *pm_p(const pd_ctx *ctx, const pm_flow *o)
 	return o->p;
 }
 
+/* The receiver view, once in use (rx_made); NULL before. */
+static pm_rx *pm_rx_of(const pd_ctx *ctx, const pm_flow *o)
+{
+	return o->rx_made ? &((pm_payload *)pd_ctx_payload(ctx))->rx : NULL;
+}
+
 /* Start following a flow once it sends a packet big enough to be refused. */
 static pm_state *pm_attach(const pd_ctx *ctx, const pd_flow *flow, pm_flow *o)
 {
@@ -407,7 +413,7 @@ static void pm_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (!(t->flags & PD_TCP_SYN)) {
 		if (t->payload_len)
 			o->rx_made = true;
-		pm_rx *rx = o->rx_made ? &((pm_payload *)pd_ctx_payload(ctx))->rx : NULL;
+		pm_rx *rx = pm_rx_of(ctx, o);
 		if (rx && !(seg->flags & PD_SEG_CAPTURE_COPY)) {
 			pm_rx_dir *rd = &rx->d[dir];
 			if (!(t->flags & PD_TCP_RST) && !pkt->ip.is_fragment &&
@@ -991,7 +997,7 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 				pm_report_mss(ctx, flow, d, dir, d->max_total, PM_HOW_INFERRED, false);
 		}
 	}
-	const pm_rx *rx = o->rx_made ? &((const pm_payload *)pd_ctx_payload(ctx))->rx : NULL;
+	const pm_rx *rx = pm_rx_of(ctx, o);
 	for (int dir = 0; rx && flow->proto == 6 && dir < 2; dir++) {
 		const pm_rx_dir *rd = &rx->d[dir];
 		bool seen_here = p && (p->d[dir].x && (p->d[dir].x->bh || p->d[dir].x->icmp_n));
