@@ -251,13 +251,12 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	 * time, so the flows a capture's end ends at once stay small. */
 	bool packed = s->packed != NULL;
 	if (packed) {
-		if (cfg->det_size && !c->unpack_det)
+		if (!c->unpack_det)
 			c->unpack_det = g_malloc(cfg->det_size);
 		if (s->packed_data && !c->unpack_data)
 			c->unpack_data = g_malloc(cfg->data_size);
 		pd_flow_slot_unpack(s, c->unpack_det, cfg->det_size, c->unpack_data, cfg->data_size);
-		s->det_state = cfg->det_size ? c->unpack_det : NULL;
-		s->data_state = s->packed_data ? c->unpack_data : NULL;
+		pd_flow_slot_set_blocks(s, c->unpack_det, s->packed_data ? c->unpack_data : NULL);
 	}
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -269,8 +268,6 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 		d->on_flow_end(&c->ctx, c->det_global[i], f, fs);
 	}
 	c->ctx.payload = NULL; /* the scratch blocks are the next flow's */
-	if (packed)
-		s->det_state = s->data_state = NULL; /* the scratch blocks stay here */
 	if (f->pseudo)
 		c->other_flows++;
 	else if (f->proto == 6)
@@ -282,6 +279,8 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 	if (c->rows)
 		add_row(c, f);
 	mark_start(c, f->id);
+	if (packed)
+		pd_flow_slot_set_blocks(s, NULL, NULL); /* the scratch blocks stay here */
 	g_free(s->packed);
 	s->packed = NULL;
 }

@@ -60,7 +60,7 @@ typedef struct pd_engine_cfg {
 	const pd_detector **det; /* the detectors that run (all of pd_detectors, or some) */
 	size_t *det_offset; /* into the slot's det_state, or data_state when lazy */
 	size_t *payload_offset; /* a detector's payload_state_size block, in data_state */
-	size_t det_size; /* eager blocks, after each pd_flow */
+	size_t det_size; /* the flow's halves and the eager blocks (flowtable.h) */
 	size_t data_size; /* from_payload blocks, at the first payload */
 	/* capture facts the hooks may read (set before the first packet) */
 	pd_time start;

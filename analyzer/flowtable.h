@@ -34,9 +34,13 @@ struct pd_flow_slot {
 	uint16_t ndpi_pkts;
 	bool ndpi_done;
 	bool packed_data; /* packed holds the from_payload blocks too */
+	/* what the expiry of a packed flow needs of its packed halves
+	 * (worker.c: flow_queue, flow_expired), kept when it is packed */
+	bool packed_server_seen, packed_fins_acked;
 	uint32_t packed_len; /* bytes at packed */
 
-	/* the eager detectors' blocks, made with the flow */
+	/* the flow's two halves (PD_FLOW_HALVES_SIZE bytes, flow.half points
+	 * here), then the eager detectors' blocks; made with the flow */
 	uint8_t *det_state;
 	/* from_payload detectors' blocks: NULL until the first payload */
 	uint8_t *data_state;
@@ -52,6 +56,18 @@ struct pd_flow_slot {
 
 	pd_flow flow;
 };
+
+/* The halves lead the eager block: packed, unpacked and freed with it. */
+#define PD_FLOW_HALVES_SIZE ((2 * sizeof(pd_tcp_half) + 15) & ~(size_t)15)
+
+/* Sets a slot's blocks (NULL: none, or packed) and points the flow's
+ * halves into the first. */
+static inline void pd_flow_slot_set_blocks(pd_flow_slot *s, uint8_t *det, uint8_t *data)
+{
+	s->det_state = det;
+	s->data_state = data;
+	s->flow.half = (const pd_tcp_half *)(void *)det;
+}
 
 static inline pd_flow_slot *pd_slot_of(const pd_flow *f)
 {

@@ -43,7 +43,7 @@ static void half_init(pd_tcp_half *h)
 /* Window scaling takes effect only when both SYNs carried the option. */
 static void resolve_wscale(pd_flow *f)
 {
-	pd_tcp_half *c = &f->half[PD_CLIENT], *s = &f->half[PD_SERVER];
+	pd_tcp_half *c = pd_flow_half_mut(f, PD_CLIENT), *s = pd_flow_half_mut(f, PD_SERVER);
 	if (!c->syn_seen || !s->syn_seen)
 		return;
 	if (c->wscale_offered >= 0 && s->wscale_offered >= 0) {
@@ -106,7 +106,7 @@ static bool capture_copy(pd_tcp_half *h, const pd_packet *pkt)
 void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg)
 {
 	const pd_tcp *t = &pkt->tcp;
-	pd_tcp_half *h = &f->half[dir], *peer = &f->half[pd_peer(dir)];
+	pd_tcp_half *h = pd_flow_half_mut(f, dir), *peer = pd_flow_half_mut(f, pd_peer(dir));
 	const uint8_t fl = t->flags;
 	const bool syn = fl & PD_TCP_SYN, fin = fl & PD_TCP_FIN, rst = fl & PD_TCP_RST;
 	const bool ack = fl & PD_TCP_ACK;
@@ -114,8 +114,8 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 	const uint32_t seglen = t->payload_len + (syn ? 1u : 0u) + (fin ? 1u : 0u);
 
 	if (f->pkts == 0) {
-		half_init(&f->half[0]);
-		half_init(&f->half[1]);
+		half_init(pd_flow_half_mut(f, 0));
+		half_init(pd_flow_half_mut(f, 1));
 		f->hs_rtt = -1;
 		f->rtt_min = -1;
 	}

@@ -15,6 +15,13 @@ bool pd_tcp_starts_new_connection(const pd_flow *f, int dir, const pd_packet *pk
  * else the first sender as client. Returns true if pkt's sender is the client. */
 bool pd_tcp_sender_is_client(const pd_packet *pkt);
 
+/* The engine's own write access to a flow's halves: they are the
+ * engine's memory (pd_flow_slot_set_blocks), read-only to detectors. */
+static inline pd_tcp_half *pd_flow_half_mut(pd_flow *f, int dir)
+{
+	return (pd_tcp_half *)&f->half[dir];
+}
+
 /* Updates f with the segment from side dir and fills seg. */
 void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg);
 

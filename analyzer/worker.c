@@ -86,6 +86,7 @@ void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors,
 	cfg->check = check && *check && strcmp(check, "0") != 0;
 	cfg->det_offset = g_new0(size_t, pd_detectors_len + 1);
 	cfg->payload_offset = g_new0(size_t, pd_detectors_len + 1);
+	cfg->det_size = PD_FLOW_HALVES_SIZE; /* every flow has them */
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
 		size_t *total = d->from_payload ? &cfg->data_size : &cfg->det_size;
@@ -174,6 +175,26 @@ static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
 
 /* ------------------------------------------------------------- packing */
 
+static bool fin_acked(const pd_flow *f, int dir)
+{
+	const pd_tcp_half *h = &f->half[dir], *peer = &f->half[pd_peer(dir)];
+	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
+}
+
+/* What expiry reads of a flow's halves, which a packed flow keeps aside
+ * (pack_flow). */
+static bool server_seen(const pd_flow_slot *s)
+{
+	return s->flow.half ? s->flow.half[PD_SERVER].seen : s->packed_server_seen;
+}
+
+static bool fins_acked(const pd_flow_slot *s)
+{
+	if (!s->flow.half)
+		return s->packed_fins_acked;
+	return fin_acked(&s->flow, PD_CLIENT) && fin_acked(&s->flow, PD_SERVER);
+}
+
 static uint8_t *take_block(void **list, size_t size)
 {
 	void *b = *list;
@@ -220,11 +241,9 @@ static pd_flow_slot *new_slot(pd_worker *w)
 	return s;
 }
 
-/* A flow's eager blocks, zeroed. */
+/* A flow's halves and eager blocks, zeroed. */
 static uint8_t *new_det_block(pd_worker *w)
 {
-	if (!w->cfg->det_size)
-		return NULL;
 	uint8_t *b = take_block(&w->free_det, w->cfg->det_size);
 	memset(b, 0, w->cfg->det_size);
 	return b;
@@ -244,12 +263,14 @@ static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
 		len += pd_pack_into(s->data_state, cfg->data_size, w->pack_tmp + len);
 	if (sizeof(*s) + len + 64 > before)
 		return; /* not worth an allocation and the copy back */
+	s->packed_server_seen = server_seen(s);
+	s->packed_fins_acked = fins_acked(s);
 	s->packed = g_memdup2(w->pack_tmp, len);
 	s->packed_len = (uint32_t)len;
 	s->packed_data = s->data_state != NULL;
 	give_block(&w->free_det, s->det_state);
 	give_block(&w->free_data, s->data_state);
-	s->det_state = s->data_state = NULL;
+	pd_flow_slot_set_blocks(s, NULL, NULL);
 	w->live_bytes -= before - slot_bytes(w, s);
 	w->st.packed++;
 	sh->checked = false; /* its bytes changed */
@@ -264,8 +285,7 @@ static void unpack_flow(pd_worker *w, pd_flow_slot *s)
 	uint8_t *det = cfg->det_size ? take_block(&w->free_det, cfg->det_size) : NULL;
 	uint8_t *data = s->packed_data ? take_block(&w->free_data, cfg->data_size) : NULL;
 	pd_flow_slot_unpack(s, det, cfg->det_size, data, cfg->data_size);
-	s->det_state = det;
-	s->data_state = data;
+	pd_flow_slot_set_blocks(s, det, data);
 	g_free(s->packed);
 	s->packed = NULL;
 	s->packed_len = 0;
@@ -286,35 +306,31 @@ static void pack_idle(pd_worker *w, shard *sh, pd_time now)
 
 /* ----------------------------------------------------------- flow ends */
 
-static bool fin_acked(const pd_flow *f, int dir)
+static unsigned flow_queue(const pd_flow_slot *s)
 {
-	const pd_tcp_half *h = &f->half[dir], *peer = &f->half[pd_peer(dir)];
-	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
-}
-
-static unsigned flow_queue(const pd_flow *f)
-{
+	const pd_flow *f = &s->flow;
 	if (f->proto != 6 || f->pseudo)
 		return Q_UDP;
 	if (f->state == PD_FLOW_CLOSED)
 		return Q_CLOSED;
-	if (f->syn_frame && !f->synack_frame && !f->half[PD_SERVER].seen)
+	if (f->syn_frame && !f->synack_frame && !server_seen(s))
 		return Q_SYN_ONLY;
 	if (f->state == PD_FLOW_SYN_SENT || f->state == PD_FLOW_SYN_RCVD)
 		return Q_HALF_OPEN; /* same timeout as Q_TCP; kept apart for the cap */
 	return Q_TCP;
 }
 
-static bool flow_expired(const pd_flow *f, pd_time now)
+static bool flow_expired(const pd_flow_slot *s, pd_time now)
 {
+	const pd_flow *f = &s->flow;
 	pd_time idle = now - f->last_ts;
-	switch (flow_queue(f)) {
+	switch (flow_queue(s)) {
 	case Q_UDP:
 		return idle > PD_UDP_IDLE_NS;
 	case Q_SYN_ONLY:
 		return idle > PD_SYN_ONLY_IDLE_NS;
 	case Q_CLOSED:
-		if (f->rst_seen || (fin_acked(f, PD_CLIENT) && fin_acked(f, PD_SERVER)))
+		if (f->rst_seen || fins_acked(s))
 			return idle > PD_CLOSED_LINGER_NS;
 		return idle > PD_FIN_UNACKED_LINGER_NS;
 	default:
@@ -381,7 +397,7 @@ void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now)
 		 * they closed: one that waits for its FIN's ACK holds back those
 		 * behind it, as it always did). */
 		for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
-			for (pd_flow_slot *s = pd_flowtable_head(sh->ft, q); s && flow_expired(&s->flow, now);
+			for (pd_flow_slot *s = pd_flowtable_head(sh->ft, q); s && flow_expired(s, now);
 			     s = pd_flowtable_next(sh->ft, s)) {
 				if (!gone)
 					gone = g_ptr_array_new();
@@ -454,7 +470,7 @@ static pd_flow_slot *new_flow(pd_worker *w, shard *sh, const pd_route *rt, uint8
 		}
 	}
 	pd_flow_slot *s = pd_flowtable_insert(sh->ft, new_slot(w), rt->hash, pkt->frame_no, proto, ca, cp, sa, sp);
-	s->det_state = new_det_block(w);
+	pd_flow_slot_set_blocks(s, new_det_block(w), NULL);
 	pd_flow *f = &s->flow;
 	f->first_ts = pkt->ts;
 	f->first_frame = pkt->frame_no;
@@ -504,7 +520,6 @@ static void set_ctx(pd_worker *w, pd_flow_slot *s, size_t i, pd_time now)
 
 static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
 {
-	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	if (!s->data_state && cfg->data_size && pkt->tcp.payload_len > 0) {
 		s->data_state = take_block(&w->free_data, cfg->data_size);
@@ -525,7 +540,6 @@ static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 
 static void udp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const pd_seg *seg)
 {
-	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -541,7 +555,6 @@ static void fragment_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, 
 {
 	pd_packet later;
 	pkt = flow_time(s, pkt, &later);
-	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -557,7 +570,6 @@ static void icmp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int 
 {
 	pd_packet later;
 	pkt = flow_time(s, pkt, &later);
-	unpack_flow(w, s);
 	const pd_engine_cfg *cfg = w->cfg;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
@@ -571,13 +583,24 @@ static void icmp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, int 
 
 /* ------------------------------------------------------------- packets */
 
+/* The live flow of a packet's tuple, unpacked (the engine and the hooks
+ * read its halves), or NULL. */
+static pd_flow_slot *find_flow(pd_worker *w, pd_flowtable *ft, uint64_t hash, uint8_t proto, const pd_addr *a,
+			       uint16_t pa, const pd_addr *b, uint16_t pb, int *dir)
+{
+	pd_flow_slot *s = pd_flowtable_lookup(ft, hash, proto, a, pa, b, pb, dir);
+	if (s)
+		unpack_flow(w, s);
+	return s;
+}
+
 static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt, bool dup)
 {
 	const pd_ip *ip = &pkt->ip;
 	const pd_tcp *t = &pkt->tcp;
 	int dir = PD_CLIENT;
 	uint32_t extra = dup ? PD_SEG_CAPTURE_DUP : 0;
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 6, &ip->src, t->sport, &ip->dst, t->dport, &dir);
+	pd_flow_slot *s = find_flow(w, sh->ft, rt->hash, 6, &ip->src, t->sport, &ip->dst, t->dport, &dir);
 	if (s && s->flow.pseudo) {
 		/* fragments' pseudo-flow on this tuple (handle_fragment) */
 		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
@@ -604,7 +627,7 @@ static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	account_packet(w, &s->flow, pkt);
 	pd_tcp_engine_update(&s->flow, dir, pkt, &seg);
 	seg.flags |= extra;
-	pd_flowtable_touch(sh->ft, s, flow_queue(&s->flow));
+	pd_flowtable_touch(sh->ft, s, flow_queue(s));
 	pd_app_label_feed(w->app, s, pkt, &sh->app);
 	tcp_hooks(w, s, pkt, &seg);
 }
@@ -616,7 +639,7 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	int dir = PD_CLIENT;
 	pd_seg seg;
 	memset(&seg, 0, sizeof(seg));
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, 17, &ip->src, u->sport, &ip->dst, u->dport, &dir);
+	pd_flow_slot *s = find_flow(w, sh->ft, rt->hash, 17, &ip->src, u->sport, &ip->dst, u->dport, &dir);
 	if (s && s->flow.pseudo) {
 		end_now(w, sh, s, pkt->ts, PD_END_REUSED);
 		s = NULL;
@@ -637,7 +660,7 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	pkt = flow_time(s, pkt, &later);
 	account_packet(w, f, pkt);
 	f->pkts++;
-	pd_tcp_half *h = &f->half[dir];
+	pd_tcp_half *h = pd_flow_half_mut(f, dir);
 	h->seen = true;
 	h->pkts++;
 	h->ip_bytes += pkt->ip.total_len;
@@ -656,7 +679,7 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
 {
 	int dir = PD_CLIENT;
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	pd_flow_slot *s = find_flow(w, sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
 	if (s && !s->flow.pseudo) {
 		/* a real flow on the tuple (TCP or UDP ports 0): the fragment is
 		 * its, as for a datagram whose first fragment came; the flow stays
@@ -669,7 +692,7 @@ static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const p
 	pd_flow *f = &s->flow;
 	account_packet(w, f, pkt);
 	f->pkts++;
-	pd_tcp_half *h = &f->half[dir];
+	pd_tcp_half *h = pd_flow_half_mut(f, dir);
 	h->seen = true;
 	h->pkts++;
 	h->ip_bytes += pkt->ip.total_len;
@@ -685,7 +708,7 @@ static void handle_fragment(pd_worker *w, shard *sh, const pd_packet *pkt, const
 		return;
 	}
 	int dir = PD_CLIENT;
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	pd_flow_slot *s = find_flow(w, sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
 	if (!s || s->flow.pseudo) {
 		/* Its flow ended since the first fragment: a pseudo-flow with
 		 * the flow's tuple takes it (and the datagram's other late
@@ -703,7 +726,7 @@ static void handle_fragment(pd_worker *w, shard *sh, const pd_packet *pkt, const
 static void handle_icmp_error(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_route *rt)
 {
 	int dir = PD_CLIENT;
-	pd_flow_slot *s = pd_flowtable_lookup(sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
+	pd_flow_slot *s = find_flow(w, sh->ft, rt->hash, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, &dir);
 	if (s) {
 		icmp_hooks(w, s, pkt, dir);
 		return;
@@ -831,7 +854,7 @@ static void check_shard(pd_worker *w, uint32_t si)
 								   &f->addr[1], f->port[1], &dir);
 			if (found != s || dir != PD_CLIENT)
 				check_failed(w, s, "a flow is not the one its tuple finds (two flows of one tuple)");
-			if (flow_queue(f) != q)
+			if (flow_queue(s) != q)
 				check_failed(w, s, "a flow is not in the activity queue of its state (its expiry is wrong)");
 			if (s->end_next)
 				check_failed(w, s, "a live flow is in a list of ended flows");

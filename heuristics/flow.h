@@ -98,7 +98,9 @@ typedef struct pd_flow {
 	uint64_t first_frame, last_frame;
 	uint64_t pkts;
 
-	pd_tcp_half half[2];
+	/* [PD_CLIENT], [PD_SERVER]: the engine keeps them beside the flow's
+	 * detector blocks, so an idle flow's are packed with those */
+	const pd_tcp_half *half;
 	pd_flow_state state;
 
 	/* handshake, times of first occurrence; frame 0 = not seen */
