@@ -35,9 +35,10 @@
 #define PD_UDP_IDLE_NS (120 * PD_NS_PER_SEC)
 #define PD_TICK_NS (PD_NS_PER_SEC)
 /* Keep-alive connections wait seconds to minutes between requests; a
- * second of silence packs a flow (worker.c). Each pack and unpack reads
- * and writes a cold block: docs/performance.md has what that costs. */
-#define PD_PACK_IDLE_NS (PD_NS_PER_SEC)
+ * quarter second of silence packs a flow (worker.c: looked for at ticks
+ * and every quarter second of a worker's packets). Each pack and unpack
+ * reads and writes a cold block: docs/performance.md has what that costs. */
+#define PD_PACK_IDLE_NS (PD_NS_PER_SEC / 4)
 
 /* Shards: at most this many (a power of two), fewer for a small
  * --max-flows so that every shard keeps a useful share of the cap. */

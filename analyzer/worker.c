@@ -36,6 +36,7 @@ struct pd_worker {
 	uint64_t k; /* ends it caused so far */
 	pd_worker_stats st;
 	uint64_t live_bytes;
+	pd_time next_pack; /* capture time of the next look for idle flows */
 	uint8_t *pack_tmp; /* pd_pack_bound(det_size) + pd_pack_bound(data_size) */
 	/* blocks given back by packing, for the next flow or unpacking (malloc
 	 * would split them for the smaller packed copies, and the heap would
@@ -304,6 +305,14 @@ static void pack_idle(pd_worker *w, shard *sh, pd_time now)
 		}
 }
 
+static void pack_all(pd_worker *w, pd_time now)
+{
+	for (uint32_t i = 0; i < w->cfg->n_shards && w->cfg->pack_idle; i++)
+		if (w->shards[i] && pd_flowtable_count(w->shards[i]->ft))
+			pack_idle(w, w->shards[i], now);
+	w->next_pack = now + w->cfg->pack_idle;
+}
+
 /* ----------------------------------------------------------- flow ends */
 
 static unsigned flow_queue(const pd_flow_slot *s)
@@ -408,9 +417,7 @@ void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now)
 		end_sorted(w, gone, pos, now, PD_END_TIMEOUT);
 		g_ptr_array_free(gone, TRUE);
 	}
-	for (uint32_t i = 0; i < w->cfg->n_shards && w->cfg->pack_idle; i++)
-		if (w->shards[i] && pd_flowtable_count(w->shards[i]->ft))
-			pack_idle(w, w->shards[i], now);
+	pack_all(w, now);
 	if (w->cfg->check)
 		check_worker(w);
 }
@@ -770,6 +777,11 @@ void pd_worker_packet(pd_worker *w, uint64_t pos, uint64_t seq, const pd_packet 
 	default:
 		break;
 	}
+	/* Between ticks too, by this worker's own packets: a flow silent for
+	 * pack_idle is packed within about twice that, not at the next tick
+	 * (packing is memory only; no report sees it). */
+	if (w->cfg->pack_idle && pkt->ts >= w->next_pack)
+		pack_all(w, pkt->ts);
 	if (w->live_bytes > w->st.peak_bytes)
 		w->st.peak_bytes = w->live_bytes;
 	if (w->cfg->check)
