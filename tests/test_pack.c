@@ -40,7 +40,7 @@ static size_t nonzero_words(const uint8_t *b, size_t n)
 Test(pack, round_trip_at_every_density_and_size)
 {
 	GRand *r = g_rand_new_with_seed(7);
-	size_t sizes[] = {4, 16, 48, 64, 688, 3792, 4100};
+	size_t sizes[] = {4, 16, 48, 64, 252, 256, 260, 688, 1120, 3792, 4100, 4784};
 	for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
 		size_t n = sizes[si];
 		uint8_t *src = g_malloc(n), *dst = g_malloc(n), *out = g_malloc(pd_pack_bound(n));
