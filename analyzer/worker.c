@@ -38,6 +38,7 @@ struct pd_worker {
 	uint64_t live_bytes;
 	pd_time next_pack; /* capture time of the next look for idle flows */
 	uint8_t *pack_tmp; /* pd_pack_bound(det_size) + pd_pack_bound(data_size) */
+	uint8_t *check_det; /* PD_CHECK: a packed flow's eager block, unpacked */
 	/* blocks given back by packing, for the next flow or unpacking (malloc
 	 * would split them for the smaller packed copies, and the heap would
 	 * grow instead of shrink); each block's first bytes: the next one */
@@ -164,6 +165,7 @@ void pd_worker_free(pd_worker *w)
 			g_free(b);
 		}
 	g_free(w->pack_tmp);
+	g_free(w->check_det);
 	g_free(w);
 }
 
@@ -176,9 +178,9 @@ static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
 
 /* ------------------------------------------------------------- packing */
 
-static bool fin_acked(const pd_flow *f, int dir)
+static bool fin_acked(const pd_tcp_half *half, int dir)
 {
-	const pd_tcp_half *h = &f->half[dir], *peer = &f->half[pd_peer(dir)];
+	const pd_tcp_half *h = &half[dir], *peer = &half[pd_peer(dir)];
 	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
 }
 
@@ -193,7 +195,7 @@ static bool fins_acked(const pd_flow_slot *s)
 {
 	if (!s->flow.half)
 		return s->packed_fins_acked;
-	return fin_acked(&s->flow, PD_CLIENT) && fin_acked(&s->flow, PD_SERVER);
+	return fin_acked(s->flow.half, PD_CLIENT) && fin_acked(s->flow.half, PD_SERVER);
 }
 
 static uint8_t *take_block(void **list, size_t size)
@@ -841,6 +843,18 @@ static void check_failed(const pd_worker *w, const pd_flow_slot *s, const char *
 	abort();
 }
 
+/* What expiry keeps aside of a packed flow's halves is what they say. */
+static void check_packed(pd_worker *w, const pd_flow_slot *s)
+{
+	if (!w->check_det)
+		w->check_det = g_malloc(w->cfg->det_size);
+	pd_unpack_from(s->packed, w->check_det, w->cfg->det_size);
+	const pd_tcp_half *half = (const pd_tcp_half *)(void *)w->check_det;
+	if (half[PD_SERVER].seen != s->packed_server_seen ||
+	    (fin_acked(half, PD_CLIENT) && fin_acked(half, PD_SERVER)) != s->packed_fins_acked)
+		check_failed(w, s, "a packed flow's facts kept for its expiry are not its halves'");
+}
+
 /* Every flow of shard si: in the table's structure, reachable by its own
  * tuple (so no other flow of that tuple comes before it), hashed to this
  * shard, in the queue its state says; and the shard's nDPI budget. */
@@ -868,6 +882,8 @@ static void check_shard(pd_worker *w, uint32_t si)
 				check_failed(w, s, "a flow is not the one its tuple finds (two flows of one tuple)");
 			if (flow_queue(s) != q)
 				check_failed(w, s, "a flow is not in the activity queue of its state (its expiry is wrong)");
+			if (s->packed)
+				check_packed(w, s);
 			if (s->end_next)
 				check_failed(w, s, "a live flow is in a list of ended flows");
 			ndpi += s->ndpi != NULL;
