@@ -21,7 +21,6 @@ struct pd_flowtable {
 	entry *entries;
 	size_t mask;
 	size_t count;
-	size_t det_size;
 	pd_flow_link queue[PD_FLOWTABLE_QUEUES]; /* sentinels: next is the least recently active */
 	size_t in_queue[PD_FLOWTABLE_QUEUES];
 	uint64_t changes; /* structural changes so far: lets checks skip an unchanged table */
@@ -45,12 +44,11 @@ static pd_flow_slot *slot_of_link(const pd_flow_link *l)
 	return (pd_flow_slot *)((char *)l - offsetof(pd_flow_slot, link));
 }
 
-pd_flowtable *pd_flowtable_new(size_t det_size)
+pd_flowtable *pd_flowtable_new(void)
 {
 	pd_flowtable *t = g_new0(pd_flowtable, 1);
 	t->mask = 64 - 1; /* grows: a shard may hold a handful of flows or a flood */
 	t->entries = g_new0(entry, t->mask + 1);
-	t->det_size = det_size;
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
 		t->queue[q].next = t->queue[q].prev = &t->queue[q];
 	return t;

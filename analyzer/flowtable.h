@@ -85,9 +85,9 @@ uint64_t pd_flow_hash(uint8_t proto, const pd_addr *a, uint16_t pa, const pd_add
 
 typedef struct pd_flowtable pd_flowtable;
 
-/* det_size: bytes of eager detector blocks every flow gets (the caller
- * gives a new flow its det_state). */
-pd_flowtable *pd_flowtable_new(size_t det_size);
+/* An empty table; the caller gives each new flow its blocks
+ * (pd_flow_slot_set_blocks). */
+pd_flowtable *pd_flowtable_new(void);
 void pd_flowtable_free(pd_flowtable *t); /* flows must have been removed */
 
 /* The flow of (proto, a:pa -> b:pb) with hash h, or NULL; *dir is the

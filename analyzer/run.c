@@ -808,7 +808,7 @@ static char *note_udp_encap(const pd_coverage *cv, uint64_t packets, char **zh)
 
 /* --stats: what the engine kept, for the benchmark and for sizing a run:
  * flows at their peak and the bytes the engine itself accounts for them
- * (flow, eager detector blocks, payload blocks, tables), the nDPI states
+ * (flow, its halves and eager blocks, payload blocks, tables), the nDPI states
  * alive at once, and each detector's per-flow block. */
 static void print_stats(const pd_run *run, const pd_worker_stats *st)
 {
@@ -822,9 +822,10 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 		st->peak_bytes, st->peak_live ? (double)st->peak_bytes / (double)st->peak_live : 0.0);
 	fprintf(stderr, "pcapdoc: stats: idle flows' payload blocks packed %" G_GUINT64_FORMAT " times\n", st->packed);
 	fprintf(stderr,
-		"pcapdoc: stats: per flow: engine %zu bytes, eager detector blocks %zu, payload blocks %zu "
-		"(from the first payload)\n",
-		sizeof(pd_flow_slot), cfg->det_size, cfg->data_size);
+		"pcapdoc: stats: per flow: engine %zu bytes, eager blocks %zu (its TCP halves %zu, detectors %zu), "
+		"payload blocks %zu (from the first payload)\n",
+		sizeof(pd_flow_slot), cfg->det_size, (size_t)PD_FLOW_HALVES_SIZE, cfg->det_size - PD_FLOW_HALVES_SIZE,
+		cfg->data_size);
 	fprintf(stderr,
 		"pcapdoc: stats: nDPI states at once %" G_GUINT64_FORMAT " (sum of the shards' peaks) x %zu bytes = %.1f MiB; "
 		"%" G_GUINT64_FORMAT " flows not labelled (budget)\n",

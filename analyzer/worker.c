@@ -122,7 +122,7 @@ pd_worker *pd_worker_new(const pd_engine_cfg *cfg, uint32_t index, uint32_t n_wo
 		if (s % n_workers != index)
 			continue;
 		shard *sh = g_new0(shard, 1);
-		sh->ft = pd_flowtable_new(cfg->det_size);
+		sh->ft = pd_flowtable_new();
 		sh->app.cap = cfg->app_live_per_shard;
 		w->shards[s] = sh;
 	}
