@@ -196,8 +196,8 @@ void pd_flow_slot_free(pd_flow_slot *s)
 
 void pd_flow_slot_unpack(const pd_flow_slot *s, uint8_t *det, size_t det_size, uint8_t *data, size_t data_size)
 {
-	/* the layout the worker packs: the eager blocks, then the payload blocks */
-	size_t used = det_size ? pd_unpack_from(s->packed, det, det_size) : 0;
+	/* the layout the worker packs: the eager block, then the payload blocks */
+	size_t used = pd_unpack_from(s->packed, det, det_size);
 	if (s->packed_data)
 		pd_unpack_from(s->packed + used, data, data_size);
 }

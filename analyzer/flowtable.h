@@ -103,8 +103,8 @@ pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, pd_flow_slot *s, uint64_t h, 
 /* Unlinks the flow; the caller owns the slot from then on. */
 void pd_flowtable_remove(pd_flowtable *t, pd_flow_slot *s);
 void pd_flow_slot_free(pd_flow_slot *s);
-/* A packed slot's blocks, restored into det (det_size bytes; nothing when
- * det_size is 0) and, when the slot had them, data (data_size bytes).
+/* A packed slot's blocks, restored into det (det_size bytes: the halves
+ * and the eager blocks) and, when the slot had them, data (data_size bytes).
  * The slot stays packed: the caller points its blocks where it wants. */
 void pd_flow_slot_unpack(const pd_flow_slot *s, uint8_t *det, size_t det_size, uint8_t *data, size_t data_size);
 

@@ -184,6 +184,11 @@ static bool fin_acked(const pd_tcp_half *half, int dir)
 	return h->fin_valid && peer->ack_valid && pd_seq_lt(h->fin_seq, peer->last_ack);
 }
 
+static bool both_fins_acked(const pd_tcp_half *half)
+{
+	return fin_acked(half, PD_CLIENT) && fin_acked(half, PD_SERVER);
+}
+
 /* What expiry reads of a flow's halves, which a packed flow keeps aside
  * (pack_flow). */
 static bool server_seen(const pd_flow_slot *s)
@@ -193,9 +198,7 @@ static bool server_seen(const pd_flow_slot *s)
 
 static bool fins_acked(const pd_flow_slot *s)
 {
-	if (!s->flow.half)
-		return s->packed_fins_acked;
-	return fin_acked(s->flow.half, PD_CLIENT) && fin_acked(s->flow.half, PD_SERVER);
+	return s->flow.half ? both_fins_acked(s->flow.half) : s->packed_fins_acked;
 }
 
 static uint8_t *take_block(void **list, size_t size)
@@ -255,13 +258,13 @@ static uint8_t *new_det_block(pd_worker *w)
 static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
 {
 	const pd_engine_cfg *cfg = w->cfg;
-	if (s->packed || (!s->det_state && !s->data_state))
+	if (s->packed)
 		return;
 	if (!w->pack_tmp)
 		w->pack_tmp = g_malloc(pd_pack_bound(cfg->det_size) + pd_pack_bound(cfg->data_size));
-	size_t before = slot_bytes(w, s), len = 0;
-	if (s->det_state)
-		len += pd_pack_into(s->det_state, cfg->det_size, w->pack_tmp);
+	size_t before = slot_bytes(w, s);
+	/* an unpacked live flow always has its eager block (the halves) */
+	size_t len = pd_pack_into(s->det_state, cfg->det_size, w->pack_tmp);
 	if (s->data_state)
 		len += pd_pack_into(s->data_state, cfg->data_size, w->pack_tmp + len);
 	if (sizeof(*s) + len + 64 > before)
@@ -285,7 +288,7 @@ static void unpack_flow(pd_worker *w, pd_flow_slot *s)
 	if (!s->packed)
 		return;
 	size_t before = slot_bytes(w, s);
-	uint8_t *det = cfg->det_size ? take_block(&w->free_det, cfg->det_size) : NULL;
+	uint8_t *det = take_block(&w->free_det, cfg->det_size); /* never 0: the halves */
 	uint8_t *data = s->packed_data ? take_block(&w->free_data, cfg->data_size) : NULL;
 	pd_flow_slot_unpack(s, det, cfg->det_size, data, cfg->data_size);
 	pd_flow_slot_set_blocks(s, det, data);
@@ -309,7 +312,9 @@ static void pack_idle(pd_worker *w, shard *sh, pd_time now)
 
 static void pack_all(pd_worker *w, pd_time now)
 {
-	for (uint32_t i = 0; i < w->cfg->n_shards && w->cfg->pack_idle; i++)
+	if (!w->cfg->pack_idle)
+		return;
+	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
 		if (w->shards[i] && pd_flowtable_count(w->shards[i]->ft))
 			pack_idle(w, w->shards[i], now);
 	w->next_pack = now + w->cfg->pack_idle;
@@ -850,8 +855,7 @@ static void check_packed(pd_worker *w, const pd_flow_slot *s)
 		w->check_det = g_malloc(w->cfg->det_size);
 	pd_unpack_from(s->packed, w->check_det, w->cfg->det_size);
 	const pd_tcp_half *half = (const pd_tcp_half *)(void *)w->check_det;
-	if (half[PD_SERVER].seen != s->packed_server_seen ||
-	    (fin_acked(half, PD_CLIENT) && fin_acked(half, PD_SERVER)) != s->packed_fins_acked)
+	if (half[PD_SERVER].seen != s->packed_server_seen || both_fins_acked(half) != s->packed_fins_acked)
 		check_failed(w, s, "a packed flow's facts kept for its expiry are not its halves'");
 }
 
