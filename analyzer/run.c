@@ -319,7 +319,9 @@ static gpointer collector_main(gpointer arg)
 		collect_epoch(run);
 		g_async_queue_push(run->done_q, token);
 		g_mutex_lock(&run->ahead_lock);
-		/* an epoch is about 2 MiB of frames: two 1 MiB pieces */
+		/* two pieces (512 KiB) of an epoch's 2 MiB at most: the
+		 * reading thread reads the rest itself and parses it while it is
+		 * still in its cache (reading all of it ahead was no faster) */
 		for (int k = 0; run->ahead && k < 2 && pd_reader_read_ahead(run->ahead); k++)
 			;
 		g_mutex_unlock(&run->ahead_lock);

@@ -25,8 +25,12 @@
 /* The direct path (direct_open) reads the file in pieces of this size at
  * fixed offsets, the first right after the file header. Each piece goes to
  * a buffer of its own, after room for the start of a record carried over
- * from the piece before, so every record is whole in one buffer. */
-#define PD_DIRECT_READ (1u << 20)
+ * from the piece before, so every record is whole in one buffer. A piece
+ * is a quarter of a MiB: the kernel's copy into it and the parse after it
+ * then stay within a core's L2 (1 MiB on many servers), where 1 MiB
+ * pieces, rotating over several buffers, had the copy write to memory
+ * (docs/performance.md). */
+#define PD_DIRECT_READ (1u << 18)
 #define PD_DIRECT_CARRY (PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
 #define PD_DIRECT_BUF (PD_DIRECT_CARRY + PD_DIRECT_READ)
 /* pd_reader_read_ahead: pieces read ahead of the consumer at most, and

@@ -58,7 +58,7 @@ void pd_reader_frame_done(pd_reader *r, const pd_frame *fr);
 /* Read-ahead for those plain pcap files: after pd_reader_allow_read_ahead(),
  * any other thread may call pd_reader_read_ahead(), e.g. whenever it has
  * nothing else to do. Each call reads at most one piece of a file ahead of
- * the consumer (one pread of 1 MiB, a couple of pieces ahead at most) into
+ * the consumer (one pread of 256 KiB, a couple of pieces ahead at most) into
  * a free buffer, and says whether it did; the consumer then finds the piece
  * read. The reader must outlive those threads. */
 void pd_reader_allow_read_ahead(pd_reader *r);

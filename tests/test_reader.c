@@ -316,7 +316,38 @@ Test(reader, other_versions_and_link_types_stay_with_libpcap)
 	g_byte_array_unref(f.b);
 }
 
-/* Files of several of the reader's buffers (1 MiB reads): records of every
+/* A largest record (256 KiB of frame) whose header is cut by a piece's
+ * end spans three pieces when a piece is no bigger than the record: the
+ * carried part then grows by a whole piece. Each file puts such a header
+ * across the end of the first piece, for pieces of 128 KiB, 256 KiB and
+ * 1 MiB, cut after 1, 8 and 15 of its 16 bytes. */
+Test(reader, largest_record_across_three_pieces)
+{
+	static const uint32_t pieces[] = {1u << 17, 1u << 18, 1u << 20};
+	static const uint32_t cuts[] = {1, 8, 15};
+	for (size_t p = 0; p < G_N_ELEMENTS(pieces); p++)
+		for (size_t c = 0; c < G_N_ELEMENTS(cuts); c++) {
+			blob f = file_new(false, US, 2, 4, 262144, 1);
+			/* file header (24 bytes), fillers, then the header at
+			 * 24 + piece - cut */
+			uint32_t at = 24 + pieces[p] - cuts[c], i = 0;
+			while (f.b->len + 16 + 262144 < at) {
+				record(&f, 1700000000u, i, 262144, 262144, 262144, i);
+				i++;
+			}
+			uint32_t filler = at - f.b->len - 16;
+			record(&f, 1700000000u, i, filler, filler, filler, i);
+			cr_assert_eq(f.b->len, at);
+			record(&f, 1700000001u, 0, 262144, 262144, 262144, 77);
+			record(&f, 1700000001u, 1, 60, 60, 60, 78);
+			char *what = g_strdup_printf("piece %u, header cut after %u bytes", pieces[p], cuts[c]);
+			cr_expect(check(&f, what), "%s: not read directly", what);
+			g_free(what);
+			g_byte_array_unref(f.b);
+		}
+}
+
+/* Files of several of the reader's buffers (256 KiB reads): records of every
  * size up to libpcap's 256 KiB, so records start and end on every side of
  * a buffer's edge; whole, and cut at random points. */
 Test(reader, large_files_cross_buffers_and_agree, .timeout = 120)
