@@ -26,13 +26,13 @@ typedef struct pd_flow_link {
 
 struct pd_flow_slot {
 	uint64_t hash; /* pd_flow_hash of the tuple */
-	pd_flow_link link; /* activity queue; a sentinel at each end */
-	uint8_t queue;
+	pd_flow_link link; /* activity queue (queue, below); a sentinel at each end */
 
 	/* the application label (app_label.c) */
 	void *ndpi;
 	uint16_t ndpi_pkts;
 	bool ndpi_done;
+	uint8_t queue;
 	bool packed_data; /* packed holds the from_payload blocks too */
 	/* what the expiry of a packed flow needs of its packed halves
 	 * (worker.c: flow_queue, flow_expired), kept when it is packed */

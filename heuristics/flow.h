@@ -94,6 +94,8 @@ typedef struct pd_flow {
 	/* made for IP fragments alone: a datagram whose first fragment (with
 	 * the ports) the capture lacks, or a protocol without ports; ports 0 */
 	bool pseudo;
+	bool rst_seen; /* a RST (see close_ts) */
+	uint8_t end_reason; /* pd_flow_end: valid in on_flow_end */
 	pd_time first_ts, last_ts;
 	uint64_t first_frame, last_frame;
 	uint64_t pkts;
@@ -102,6 +104,7 @@ typedef struct pd_flow {
 	 * detector blocks, so an idle flow's are packed with those */
 	const pd_tcp_half *half;
 	pd_flow_state state;
+	uint32_t rtt_count; /* RTT samples, summed in rtt_min.. below */
 
 	/* handshake, times of first occurrence; frame 0 = not seen */
 	uint64_t syn_frame, synack_frame, hs_ack_frame;
@@ -109,12 +112,9 @@ typedef struct pd_flow {
 	pd_time syn_last_ts; /* latest client SYN before the first SYN-ACK */
 	pd_time hs_rtt; /* SYN to handshake ACK; -1 unknown */
 	pd_time close_ts; /* first FIN or RST */
-	bool rst_seen;
-	uint8_t end_reason; /* pd_flow_end: valid in on_flow_end */
 
-	/* RTT samples from data/ACK pairs (ns) */
+	/* RTT samples from data/ACK pairs (ns; their count is above) */
 	pd_time rtt_min, rtt_max, rtt_sum;
-	uint32_t rtt_count;
 
 	/* application protocol (nDPI's name): NULL while the flow lives, set
 	 * before on_flow_end ("Unknown" if nothing better); an interned string,
