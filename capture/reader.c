@@ -27,9 +27,9 @@
  * a buffer of its own, after room for the start of a record carried over
  * from the piece before, so every record is whole in one buffer. A piece
  * is a quarter of a MiB: the kernel's copy into it and the parse after it
- * then stay within a core's L2 (1 MiB on many servers), where 1 MiB
- * pieces, rotating over several buffers, had the copy write to memory
- * (docs/performance.md). */
+ * then stay within a core's L2 (1 MiB on many servers); 1 MiB pieces,
+ * rotating over several buffers, make the copy write to lines that have
+ * left the cache (docs/performance.md). */
 #define PD_DIRECT_READ (1u << 18)
 #define PD_DIRECT_CARRY (PD_PCAP_RECHDR + PD_PCAP_MAX_CAPLEN)
 #define PD_DIRECT_BUF (PD_DIRECT_CARRY + PD_DIRECT_READ)

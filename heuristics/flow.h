@@ -104,7 +104,7 @@ typedef struct pd_flow {
 	 * detector blocks, so an idle flow's are packed with those */
 	const pd_tcp_half *half;
 	pd_flow_state state;
-	uint32_t rtt_count; /* RTT samples, summed in rtt_min.. below */
+	uint32_t rtt_count; /* RTT samples taken (rtt_min, rtt_max, rtt_sum below) */
 
 	/* handshake, times of first occurrence; frame 0 = not seen */
 	uint64_t syn_frame, synack_frame, hs_ack_frame;
