@@ -173,7 +173,8 @@ static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
 {
 	if (s->packed)
 		return sizeof(*s) + s->packed_len;
-	return sizeof(*s) + (s->det_state ? w->cfg->det_size : 0) + (s->data_state ? w->cfg->data_size : 0);
+	/* unpacked, a flow always has its eager block (the halves) */
+	return sizeof(*s) + w->cfg->det_size + (s->data_state ? w->cfg->data_size : 0);
 }
 
 /* ------------------------------------------------------------- packing */
