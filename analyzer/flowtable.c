@@ -24,6 +24,8 @@ struct pd_flowtable {
 	pd_flow_link queue[PD_FLOWTABLE_QUEUES]; /* sentinels: next is the least recently active */
 	size_t in_queue[PD_FLOWTABLE_QUEUES];
 	uint64_t changes; /* structural changes so far: lets checks skip an unchanged table */
+	uint64_t heads; /* see pd_flowtable_heads */
+	uint64_t candidates; /* see pd_flowtable_candidates */
 	pd_flow_link *packed_upto[PD_FLOWTABLE_QUEUES]; /* the last of the packed prefix; NULL: none */
 };
 
@@ -62,9 +64,22 @@ void pd_flowtable_free(pd_flowtable *t)
 	g_free(t);
 }
 
+/* Whether l, in queue q or its sentinel, comes right after the packed
+ * prefix: the first unpacked flow, or the sentinel when there is none.
+ * From l's own link, not the last packed flow's (cold). */
+static bool after_packed(const pd_flowtable *t, unsigned q, const pd_flow_link *l)
+{
+	const pd_flow_link *before = t->packed_upto[q] ? t->packed_upto[q] : &t->queue[q];
+	return l->prev == before;
+}
+
 static void queue_unlink(pd_flowtable *t, pd_flow_slot *s)
 {
 	t->changes++;
+	if (t->queue[s->queue].next == &s->link)
+		t->heads++;
+	if (after_packed(t, s->queue, &s->link))
+		t->candidates++;
 	if (t->packed_upto[s->queue] == &s->link)
 		t->packed_upto[s->queue] = is_sentinel(t, s->link.prev) ? NULL : s->link.prev;
 	t->in_queue[s->queue]--;
@@ -77,6 +92,10 @@ static void queue_append(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 {
 	t->changes++;
 	pd_flow_link *head = &t->queue[q];
+	if (head->next == head)
+		t->heads++;
+	if (after_packed(t, q, head))
+		t->candidates++;
 	s->queue = (uint8_t)q;
 	t->in_queue[q]++;
 	s->link.prev = head->prev;
@@ -87,8 +106,11 @@ static void queue_append(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 
 void pd_flowtable_touch(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 {
-	if (t->queue[q].prev == &s->link)
+	if (t->queue[q].prev == &s->link) {
+		if (t->queue[q].next == &s->link)
+			t->heads++; /* the only flow of its queue: its state changed */
 		return;
+	}
 	queue_unlink(t, s);
 	queue_append(t, s, q);
 }
@@ -238,6 +260,16 @@ void pd_flowtable_pack_mark(pd_flowtable *t, pd_flow_slot *s)
 uint64_t pd_flowtable_changes(const pd_flowtable *t)
 {
 	return t->changes;
+}
+
+uint64_t pd_flowtable_heads(const pd_flowtable *t)
+{
+	return t->heads;
+}
+
+uint64_t pd_flowtable_candidates(const pd_flowtable *t)
+{
+	return t->candidates;
 }
 
 size_t pd_flowtable_count(const pd_flowtable *t)

@@ -126,6 +126,17 @@ pd_flow_slot *pd_flowtable_pack_next(const pd_flowtable *t, unsigned q);
 void pd_flowtable_pack_mark(pd_flowtable *t, pd_flow_slot *s);
 /* A number that moves whenever a flow enters, leaves or changes queue. */
 uint64_t pd_flowtable_changes(const pd_flowtable *t);
+/* A number that moves whenever a queue's head changes or, as the only
+ * flow of its queue, is touched: while it stays, each head is the same
+ * flow in the same state (the worker's ticks skip a shard whose heads
+ * cannot have expired yet). */
+uint64_t pd_flowtable_heads(const pd_flowtable *t);
+/* A number that moves whenever the first unpacked flow of a queue (the
+ * one pd_flowtable_pack_next gives) leaves, or a queue without one gets
+ * a flow; pd_flowtable_pack_mark does not move it. While it stays, each
+ * queue's first unpacked flow is the same (it may have had packets: its
+ * last time only grows). */
+uint64_t pd_flowtable_candidates(const pd_flowtable *t);
 size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);
 /* Bytes the table itself holds (slots, not flows). */
 size_t pd_flowtable_bytes(const pd_flowtable *t);
