@@ -764,6 +764,13 @@ static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const p
 	if (!s)
 		s = new_flow(w, sh, rt, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, pkt);
 	pd_flow *f = &s->flow;
+	if (pkt->ts < f->last_ts) {
+		/* a pseudo-flow takes each fragment's time as it is: its idle
+		 * and expiry times move back, which the table's counters miss
+		 * when it is its queue's first unpacked flow and its tail */
+		w->pack_due[rt->shard] = INT64_MIN;
+		w->expire_due[rt->shard] = INT64_MIN;
+	}
 	account_packet(w, f, pkt);
 	f->pkts++;
 	pd_tcp_half *h = pd_flow_half_mut(f, dir);

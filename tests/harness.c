@@ -213,6 +213,21 @@ uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst
 	return feed(h, f, (uint32_t)(14 + 20 + flen));
 }
 
+uint64_t pd_harness_ip_fragment(pd_harness *h, const char *src, const char *dst, uint8_t proto, uint16_t ident,
+				uint32_t offset, uint32_t flen, bool more)
+{
+	uint32_t sip, dip;
+	uint16_t sp, dp;
+	parse_ep(src, &sip, &sp);
+	parse_ep(dst, &dip, &dp);
+	g_assert(offset % 8 == 0 && 14 + 20 + flen <= H_MAX_FRAME);
+	uint8_t f[H_MAX_FRAME];
+	size_t ipo = ip4(h, f, sip, dip, proto, flen, 0, ident, false, 0);
+	put16(f + ipo + 6, (uint16_t)(offset / 8 | (more ? 0x2000 : 0)));
+	memset(f + ipo + 20, 0, flen);
+	return feed(h, f, (uint32_t)(14 + 20 + flen));
+}
+
 uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t quoted, uint32_t mtu)
 {
 	g_assert(quoted >= 1 && quoted <= h->kept->len);

@@ -60,6 +60,11 @@ uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_
  * more-fragments set unless it reaches the end). Returns its frame. */
 uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst, uint32_t len, uint16_t ident,
 				 uint32_t offset, uint32_t flen);
+/* One IPv4 fragment of protocol proto (no transport header read): flen
+ * zero bytes at offset (a multiple of 8), more fragments to come if more.
+ * Returns its frame. */
+uint64_t pd_harness_ip_fragment(pd_harness *h, const char *src, const char *dst, uint8_t proto, uint16_t ident,
+				uint32_t offset, uint32_t flen, bool more);
 /* An ICMP "fragmentation needed" (MTU mtu) from router, quoting frame
  * `quoted`'s IP header and first 8 transport bytes, sent to its source. */
 uint64_t pd_harness_icmp_frag_needed(pd_harness *h, const char *router, uint64_t quoted, uint32_t mtu);

@@ -85,6 +85,16 @@ Test(flowtable, candidates_move_when_the_first_unpacked_flow_changes)
 	pd_flowtable_free(t);
 }
 
+/* A client 10.0.0.1:PORT (to 10.0.0.2:80) whose connection lands in
+ * another shard than `shard`: its packets make the ticks there. */
+static void client_elsewhere(uint32_t shard, char *out, size_t n)
+{
+	uint16_t port = 40001;
+	while (pd_shard_of(pd_flow_hash(6, &host1, port, &host2, 80), PD_MAX_SHARDS) == shard)
+		port++;
+	g_snprintf(out, n, "10.0.0.1:%u", port);
+}
+
 /* A closed connection whose last ACK comes late: both FINs at 1 s, the ACK
  * of the second at 3.5 s. From 1 s it lingers 130 s (a FIN not yet
  * acknowledged is retried for minutes); from 3.5 s only 10 s. It is the
@@ -96,12 +106,8 @@ Test(flowtable, a_late_last_ack_shortens_the_linger_of_the_only_closed_flow)
 {
 	g_setenv("PD_CHECK", "1", TRUE);
 	pd_harness *h = pd_harness_new(NULL);
-	uint32_t shard = pd_shard_of(pd_flow_hash(6, &host1, 40000, &host2, 80), PD_MAX_SHARDS);
-	uint16_t port = 40001;
-	while (pd_shard_of(pd_flow_hash(6, &host1, port, &host2, 80), PD_MAX_SHARDS) == shard)
-		port++;
 	char other[32];
-	g_snprintf(other, sizeof other, "10.0.0.1:%u", port);
+	client_elsewhere(pd_shard_of(pd_flow_hash(6, &host1, 40000, &host2, 80), PD_MAX_SHARDS), other, sizeof other);
 	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:80", 0.002);
 	pd_hflow d = pd_harness_connect(h, other, "10.0.0.2:80", 0.002);
 	pd_harness_at(h, 0.5);
@@ -120,6 +126,35 @@ Test(flowtable, a_late_last_ack_shortens_the_linger_of_the_only_closed_flow)
 		pd_harness_data(h, &d, PD_CLIENT, 10);
 		pd_harness_later(h, 0.002);
 		pd_harness_ack(h, &d, PD_SERVER);
+	}
+	pd_report *r = pd_harness_finish(h);
+	cr_assert_not_null(r);
+	pd_report_free(r);
+	g_unsetenv("PD_CHECK");
+}
+
+/* Fragments of a protocol without ports go to a pseudo-flow at once,
+ * which takes each fragment's time as it is. One stamped earlier than the
+ * one before (merged captures, a hostile file) moves its idle time back
+ * without moving any head or first unpacked flow: at 10.9 s the flow is new
+ * (idle from 11.15 s); a fragment stamped 0.5 s makes it idle already at
+ * the tick of 11.01 s, which must pack it. */
+Test(flowtable, a_fragment_stamped_earlier_moves_its_pseudo_flow_back)
+{
+	g_setenv("PD_CHECK", "1", TRUE);
+	pd_harness *h = pd_harness_new(NULL);
+	char other[32];
+	client_elsewhere(pd_shard_of(pd_flow_hash(50, &host1, 0, &host2, 0), PD_MAX_SHARDS), other, sizeof other);
+	pd_hflow d = pd_harness_connect(h, other, "10.0.0.2:80", 0.002);
+	pd_harness_at(h, 10.0);
+	pd_harness_data(h, &d, PD_CLIENT, 10);
+	pd_harness_at(h, 10.9);
+	pd_harness_ip_fragment(h, "10.0.0.1:0", "10.0.0.2:0", 50, 7, 0, 200, true); /* ESP */
+	pd_harness_at(h, 0.5);
+	pd_harness_ip_fragment(h, "10.0.0.1:0", "10.0.0.2:0", 50, 7, 200, 200, false);
+	for (int i = 0; i < 5; i++) {
+		pd_harness_at(h, 11.01 + i);
+		pd_harness_data(h, &d, PD_CLIENT, 10);
 	}
 	pd_report *r = pd_harness_finish(h);
 	cr_assert_not_null(r);
