@@ -134,8 +134,8 @@ uint64_t pd_flowtable_heads(const pd_flowtable *t);
 /* A number that moves whenever the first unpacked flow of a queue (the
  * one pd_flowtable_pack_next gives) leaves, or a queue without one gets
  * a flow; pd_flowtable_pack_mark does not move it. While it stays, each
- * queue's first unpacked flow is the same (it may have had packets: its
- * last time only grows). */
+ * queue's first unpacked flow is the same; it may have had packets, and
+ * its last time only grew unless it is a pseudo-flow (worker.c). */
 uint64_t pd_flowtable_candidates(const pd_flowtable *t);
 size_t pd_flowtable_count_in(const pd_flowtable *t, unsigned q);
 /* Bytes the table itself holds (slots, not flows). */
