@@ -188,6 +188,18 @@ uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_
 	return feed(h, f, (uint32_t)(14 + 28 + len));
 }
 
+/* An IPv4 fragment of protocol proto into f: flen zero bytes at offset
+ * (a multiple of 8), MF if more; returns where its payload starts. */
+static uint8_t *fragment_frame(pd_harness *h, uint8_t *f, uint32_t sip, uint32_t dip, uint8_t proto, uint16_t ident,
+			       uint32_t offset, uint32_t flen, bool more)
+{
+	g_assert(offset % 8 == 0 && 14 + 20 + flen <= H_MAX_FRAME);
+	size_t ipo = ip4(h, f, sip, dip, proto, flen, 0, ident, false, 0);
+	put16(f + ipo + 6, (uint16_t)(offset / 8 | (more ? 0x2000 : 0))); /* MF */
+	memset(f + ipo + 20, 0, flen);
+	return f + ipo + 20;
+}
+
 uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst, uint32_t len, uint16_t ident,
 				 uint32_t offset, uint32_t flen)
 {
@@ -195,15 +207,9 @@ uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst
 	uint16_t sp, dp;
 	parse_ep(src, &sip, &sp);
 	parse_ep(dst, &dip, &dp);
-	g_assert(offset % 8 == 0 && offset + flen <= 8 + len && 14 + 20 + flen <= H_MAX_FRAME);
+	g_assert(offset + flen <= 8 + len);
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, sip, dip, 17, flen, 0, ident, false, 0);
-	uint16_t fo = (uint16_t)(offset / 8);
-	if (offset + flen < 8 + len)
-		fo |= 0x2000; /* MF */
-	put16(f + ipo + 6, fo);
-	uint8_t *u = f + ipo + 20;
-	memset(u, 0, flen);
+	uint8_t *u = fragment_frame(h, f, sip, dip, 17, ident, offset, flen, offset + flen < 8 + len);
 	if (offset == 0) {
 		g_assert(flen >= 8);
 		put16(u, sp);
@@ -220,11 +226,8 @@ uint64_t pd_harness_ip_fragment(pd_harness *h, const char *src, const char *dst,
 	uint16_t sp, dp;
 	parse_ep(src, &sip, &sp);
 	parse_ep(dst, &dip, &dp);
-	g_assert(offset % 8 == 0 && 14 + 20 + flen <= H_MAX_FRAME);
 	uint8_t f[H_MAX_FRAME];
-	size_t ipo = ip4(h, f, sip, dip, proto, flen, 0, ident, false, 0);
-	put16(f + ipo + 6, (uint16_t)(offset / 8 | (more ? 0x2000 : 0)));
-	memset(f + ipo + 20, 0, flen);
+	fragment_frame(h, f, sip, dip, proto, ident, offset, flen, more);
 	return feed(h, f, (uint32_t)(14 + 20 + flen));
 }
 
