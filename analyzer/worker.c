@@ -315,6 +315,16 @@ static void unpack_flow(pd_worker *w, pd_flow_slot *s)
 	w->live_bytes += slot_bytes(w, s) - before;
 }
 
+/* A head or a first unpacked flow of shard i moved since the worker last
+ * looked (pd_flowtable_heads, _candidates): its next looks come at once. */
+static void look_again_if_moved(pd_worker *w, const shard *sh, uint32_t i)
+{
+	if (sh->pack_candidates != pd_flowtable_candidates(sh->ft))
+		w->pack_due[i] = INT64_MIN;
+	if (sh->expire_heads != pd_flowtable_heads(sh->ft))
+		w->expire_due[i] = INT64_MIN;
+}
+
 /* The flows of each queue that went silent since the last tick, oldest
  * first: each is looked at once per silence. */
 static void pack_idle(pd_worker *w, uint32_t i, pd_time now)
@@ -479,8 +489,7 @@ void pd_worker_tick(pd_worker *w, uint64_t pos, pd_time now)
 			uint32_t i = pd_shard_of(s->hash, w->cfg->n_shards);
 			shard *sh = w->shards[i];
 			sh->expire_heads = pd_flowtable_heads(sh->ft);
-			if (sh->pack_candidates != pd_flowtable_candidates(sh->ft))
-				w->pack_due[i] = INT64_MIN;
+			look_again_if_moved(w, sh, i);
 		}
 		g_ptr_array_free(gone, TRUE);
 	}
@@ -576,9 +585,15 @@ static const pd_packet *flow_time(const pd_flow_slot *s, const pd_packet *pkt, p
 	return later;
 }
 
-static void account_packet(pd_worker *w, pd_flow *f, const pd_packet *pkt)
+/* The one place a flow's last time is set. It only grows for TCP and UDP
+ * (flow_time); a pseudo-flow takes each fragment's time as it is, and when
+ * it moves back so do the flow's idle and expiry times, which the table's
+ * counters do not see (as its queue's first unpacked flow and its tail):
+ * the shard is looked at again. */
+static void account_packet(pd_worker *w, uint32_t si, pd_flow *f, const pd_packet *pkt)
 {
-	(void)w;
+	if (pkt->ts < f->last_ts)
+		w->pack_due[si] = w->expire_due[si] = INT64_MIN;
 	f->last_ts = pkt->ts;
 	f->last_frame = pkt->frame_no;
 }
@@ -698,7 +713,7 @@ static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	pd_seg seg;
 	pd_packet later;
 	pkt = flow_time(s, pkt, &later);
-	account_packet(w, &s->flow, pkt);
+	account_packet(w, rt->shard, &s->flow, pkt);
 	pd_tcp_engine_update(&s->flow, dir, pkt, &seg);
 	seg.flags |= extra;
 	pd_flowtable_touch(sh->ft, s, flow_queue(s));
@@ -732,7 +747,7 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	pd_flow *f = &s->flow;
 	pd_packet later;
 	pkt = flow_time(s, pkt, &later);
-	account_packet(w, f, pkt);
+	account_packet(w, rt->shard, f, pkt);
 	f->pkts++;
 	pd_tcp_half *h = pd_flow_half_mut(f, dir);
 	h->seen = true;
@@ -764,14 +779,7 @@ static void handle_pseudo(pd_worker *w, shard *sh, const pd_packet *pkt, const p
 	if (!s)
 		s = new_flow(w, sh, rt, rt->proto, &rt->a, rt->pa, &rt->b, rt->pb, pkt);
 	pd_flow *f = &s->flow;
-	if (pkt->ts < f->last_ts) {
-		/* a pseudo-flow takes each fragment's time as it is: its idle
-		 * and expiry times move back, which the table's counters miss
-		 * when it is its queue's first unpacked flow and its tail */
-		w->pack_due[rt->shard] = INT64_MIN;
-		w->expire_due[rt->shard] = INT64_MIN;
-	}
-	account_packet(w, f, pkt);
+	account_packet(w, rt->shard, f, pkt);
 	f->pkts++;
 	pd_tcp_half *h = pd_flow_half_mut(f, dir);
 	h->seen = true;
@@ -851,12 +859,7 @@ void pd_worker_packet(pd_worker *w, uint64_t pos, uint64_t seq, const pd_packet 
 	default:
 		break;
 	}
-	/* the packet moved a head or the first unpacked flow of a queue:
-	 * the shard's next looks come at once */
-	if (sh->pack_candidates != pd_flowtable_candidates(sh->ft))
-		w->pack_due[rt->shard] = INT64_MIN;
-	if (sh->expire_heads != pd_flowtable_heads(sh->ft))
-		w->expire_due[rt->shard] = INT64_MIN;
+	look_again_if_moved(w, sh, rt->shard);
 	/* Between ticks too, by this worker's own packets: a flow silent for
 	 * pack_idle is packed within about twice that, not at the next tick
 	 * (packing is memory only; no report sees it). */
