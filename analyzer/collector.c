@@ -255,7 +255,7 @@ void pd_collector_flow(pd_collector *c, pd_flow_slot *s)
 			c->unpack_det = g_malloc(cfg->det_size);
 		if (s->packed_data && !c->unpack_data)
 			c->unpack_data = g_malloc(cfg->data_size);
-		pd_flow_slot_unpack(s, c->unpack_det, cfg->det_size, c->unpack_data, cfg->data_size);
+		pd_flow_slot_unpack(s, cfg->det_layout, c->unpack_det, cfg->data_layout, c->unpack_data);
 		pd_flow_slot_set_blocks(s, c->unpack_det, s->packed_data ? c->unpack_data : NULL);
 	}
 	for (size_t i = 0; i < cfg->n_det; i++) {

@@ -22,6 +22,7 @@
 
 #include "app_label.h"
 #include "flowtable.h"
+#include "pack.h"
 #include "heuristics/ctx.h"
 #include "heuristics/detector.h"
 #include "report/model.h"
@@ -77,6 +78,10 @@ typedef struct pd_engine_cfg {
 	/* a flow silent this long (capture time) has its from_payload blocks
 	 * packed (pack.h) until its next packet or its end; 0: never */
 	pd_time pack_idle;
+	/* which words of the eager and the payload blocks repeat which: the
+	 * one part that changes after the start, learned once by worker 0
+	 * from the first blocks it packs (pack.h), then fixed */
+	pd_pack_layout *det_layout, *data_layout;
 } pd_engine_cfg;
 
 /* only: comma-separated detector names to run (NULL: all) */
@@ -135,6 +140,7 @@ typedef struct pd_worker_stats {
 	uint64_t live, peak_live; /* flows in its tables */
 	uint64_t peak_bytes; /* flow blocks and tables at their peak */
 	uint64_t packed; /* idle flows' blocks packed */
+	uint64_t packed_bytes; /* their packed lengths, summed */
 	/* ICMP errors that quote no flow the engine has (ended, never seen) */
 	uint64_t icmp_unmatched, icmp_unmatched_frag_needed;
 	uint32_t icmp_unmatched_min_mtu;

@@ -216,12 +216,13 @@ void pd_flow_slot_free(pd_flow_slot *s)
 	g_free(s);
 }
 
-void pd_flow_slot_unpack(const pd_flow_slot *s, uint8_t *det, size_t det_size, uint8_t *data, size_t data_size)
+void pd_flow_slot_unpack(const pd_flow_slot *s, const pd_pack_layout *det_layout, uint8_t *det,
+			 const pd_pack_layout *data_layout, uint8_t *data)
 {
-	/* the layout the worker packs: the eager block, then the payload blocks */
-	size_t used = pd_unpack_from(s->packed, det, det_size);
+	/* as the worker packs: the eager block, then the payload blocks */
+	size_t used = pd_unpack_from(det_layout, s->packed, det);
 	if (s->packed_data)
-		pd_unpack_from(s->packed + used, data, data_size);
+		pd_unpack_from(data_layout, s->packed + used, data);
 }
 
 pd_flow_slot *pd_flowtable_head(const pd_flowtable *t, unsigned q)

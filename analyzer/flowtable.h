@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "heuristics/flow.h"
+#include "pack.h"
 
 typedef struct pd_flow_slot pd_flow_slot;
 
@@ -103,10 +104,12 @@ pd_flow_slot *pd_flowtable_insert(pd_flowtable *t, pd_flow_slot *s, uint64_t h, 
 /* Unlinks the flow; the caller owns the slot from then on. */
 void pd_flowtable_remove(pd_flowtable *t, pd_flow_slot *s);
 void pd_flow_slot_free(pd_flow_slot *s);
-/* A packed slot's blocks, restored into det (det_size bytes: the halves
- * and the eager blocks) and, when the slot had them, data (data_size bytes).
- * The slot stays packed: the caller points its blocks where it wants. */
-void pd_flow_slot_unpack(const pd_flow_slot *s, uint8_t *det, size_t det_size, uint8_t *data, size_t data_size);
+/* A packed slot's blocks, restored into det (the halves and the eager
+ * blocks) and, when the slot had them, data (the payload blocks), each as
+ * big as its layout's blocks. The slot stays packed: the caller points its
+ * blocks where it wants. */
+void pd_flow_slot_unpack(const pd_flow_slot *s, const pd_pack_layout *det_layout, uint8_t *det,
+			 const pd_pack_layout *data_layout, uint8_t *data);
 
 #define PD_FLOWTABLE_QUEUES 5
 /* Moves the flow to the tail of queue q (after each of its packets). */

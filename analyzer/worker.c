@@ -108,6 +108,8 @@ void pd_engine_cfg_init(pd_engine_cfg *cfg, size_t max_flows, bool no_detectors,
 		cfg->payload_offset[i] = cfg->data_size;
 		cfg->data_size += (d->payload_state_size + 15) & ~(size_t)15;
 	}
+	cfg->det_layout = pd_pack_layout_new(cfg->det_size);
+	cfg->data_layout = pd_pack_layout_new(cfg->data_size);
 }
 
 void pd_engine_cfg_clear(pd_engine_cfg *cfg)
@@ -118,6 +120,8 @@ void pd_engine_cfg_clear(pd_engine_cfg *cfg)
 	cfg->payload_offset = NULL;
 	g_free(cfg->det);
 	cfg->det = NULL;
+	g_clear_pointer(&cfg->det_layout, pd_pack_layout_free);
+	g_clear_pointer(&cfg->data_layout, pd_pack_layout_free);
 }
 
 /* --------------------------------------------------------------- life */
@@ -278,12 +282,17 @@ static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
 	if (s->packed)
 		return;
 	if (!w->pack_tmp)
-		w->pack_tmp = g_malloc(pd_pack_bound(cfg->det_size) + pd_pack_bound(cfg->data_size));
+		w->pack_tmp = g_malloc(pd_pack_bound(cfg->det_layout) + pd_pack_bound(cfg->data_layout));
 	size_t before = slot_bytes(w, s);
+	if (w->index == 0) { /* the one thread the layouts learn from */
+		pd_pack_layout_learn(cfg->det_layout, s->det_state);
+		if (s->data_state)
+			pd_pack_layout_learn(cfg->data_layout, s->data_state);
+	}
 	/* an unpacked live flow always has its eager block (the halves) */
-	size_t len = pd_pack_into(s->det_state, cfg->det_size, w->pack_tmp);
+	size_t len = pd_pack_into(cfg->det_layout, s->det_state, w->pack_tmp);
 	if (s->data_state)
-		len += pd_pack_into(s->data_state, cfg->data_size, w->pack_tmp + len);
+		len += pd_pack_into(cfg->data_layout, s->data_state, w->pack_tmp + len);
 	if (sizeof(*s) + len + 64 > before)
 		return; /* not worth an allocation and the copy back */
 	s->packed_server_seen = server_seen(s);
@@ -296,6 +305,7 @@ static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
 	pd_flow_slot_set_blocks(s, NULL, NULL);
 	w->live_bytes -= before - slot_bytes(w, s);
 	w->st.packed++;
+	w->st.packed_bytes += len;
 	sh->checked = false; /* its bytes changed */
 }
 
@@ -307,7 +317,7 @@ static void unpack_flow(pd_worker *w, pd_flow_slot *s)
 	size_t before = slot_bytes(w, s);
 	uint8_t *det = take_block(&w->free_det, cfg->det_size); /* never 0: the halves */
 	uint8_t *data = s->packed_data ? take_block(&w->free_data, cfg->data_size) : NULL;
-	pd_flow_slot_unpack(s, det, cfg->det_size, data, cfg->data_size);
+	pd_flow_slot_unpack(s, cfg->det_layout, det, cfg->data_layout, data);
 	pd_flow_slot_set_blocks(s, det, data);
 	g_free(s->packed);
 	s->packed = NULL;
@@ -884,6 +894,7 @@ void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
 	sum->peak_live += st->peak_live;
 	sum->peak_bytes += st->peak_bytes;
 	sum->packed += st->packed;
+	sum->packed_bytes += st->packed_bytes;
 	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
 		if (w->shards[i]) {
 			sum->app_skipped += w->shards[i]->app.skipped;
@@ -929,7 +940,7 @@ static void check_packed(pd_worker *w, const pd_flow_slot *s)
 {
 	if (!w->check_det)
 		w->check_det = g_malloc(w->cfg->det_size);
-	pd_unpack_from(s->packed, w->check_det, w->cfg->det_size);
+	pd_unpack_from(w->cfg->det_layout, s->packed, w->check_det);
 	const pd_tcp_half *half = (const pd_tcp_half *)(void *)w->check_det;
 	if (half[PD_SERVER].seen != s->packed_server_seen || both_fins_acked(half) != s->packed_fins_acked)
 		check_failed(w, s, "a packed flow's facts kept for its expiry are not its halves'");

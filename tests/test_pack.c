@@ -26,15 +26,66 @@ static void fill(uint8_t *b, size_t n, GRand *r, int nonzero_pct)
 		}
 }
 
+static uint32_t word(const uint8_t *b, size_t i)
+{
+	uint32_t v;
+	memcpy(&v, b + 4 * i, 4);
+	return v;
+}
+
+static void set_word(uint8_t *b, size_t i, uint32_t v)
+{
+	memcpy(b + 4 * i, &v, 4);
+}
+
 static size_t nonzero_words(const uint8_t *b, size_t n)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < n; i += 4) {
-		uint32_t v;
-		memcpy(&v, b + i, 4);
-		k += v != 0;
-	}
+	for (size_t i = 0; i < n / 4; i++)
+		k += word(b, i) != 0;
 	return k;
+}
+
+/* Repeats as detectors make them: word 3 copies word 1, word 9 copies
+ * word 3 (a chain), and in the second half of the block each word 4k + 2
+ * copies word 4k; each copy made with probability pct %. */
+static void plant_repeats(uint8_t *b, size_t n, GRand *r, int pct)
+{
+	size_t words = n / 4;
+	if (words > 9 && g_rand_int_range(r, 0, 100) < pct) {
+		set_word(b, 3, word(b, 1));
+		set_word(b, 9, word(b, 3));
+	}
+	for (size_t i = words / 2 + 2; i < words; i += 4)
+		if (g_rand_int_range(r, 0, 100) < pct)
+			set_word(b, i, word(b, i - 2));
+}
+
+/* A layout that has learned from PD_PACK_LEARN blocks with those repeats. */
+static pd_pack_layout *learned_layout(size_t n, GRand *r)
+{
+	pd_pack_layout *l = pd_pack_layout_new(n);
+	uint8_t *b = g_malloc(n);
+	for (int i = 0; i < PD_PACK_LEARN; i++) {
+		cr_assert_eq(pd_pack_layout_pairs(l), 0, "not published before it has seen enough");
+		fill(b, n, r, 60);
+		plant_repeats(b, n, r, 80);
+		pd_pack_layout_learn(l, b);
+	}
+	g_free(b);
+	return l;
+}
+
+static void round_trip(const pd_pack_layout *l, const uint8_t *src, size_t n, const char *what)
+{
+	uint8_t *dst = g_malloc(n), *out = g_malloc(pd_pack_bound(l));
+	size_t len = pd_pack_into(l, src, out);
+	cr_assert_leq(len, pd_pack_bound(l), "%s", what);
+	memset(dst, 0xa5, n);
+	cr_assert_eq(pd_unpack_from(l, out, dst), len, "%s: unpacking reads what packing wrote", what);
+	cr_assert(memcmp(src, dst, n) == 0, "%s: the bytes did not come back", what);
+	g_free(dst);
+	g_free(out);
 }
 
 Test(pack, round_trip_at_every_density_and_size)
@@ -43,22 +94,96 @@ Test(pack, round_trip_at_every_density_and_size)
 	size_t sizes[] = {4, 16, 48, 64, 252, 256, 260, 688, 1120, 3792, 4100, 4784};
 	for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
 		size_t n = sizes[si];
-		uint8_t *src = g_malloc(n), *dst = g_malloc(n), *out = g_malloc(pd_pack_bound(n));
+		pd_pack_layout *fresh = pd_pack_layout_new(n), *learned = learned_layout(n, r);
+		uint8_t *src = g_malloc(n);
 		for (int pct = 0; pct <= 100; pct += 5)
 			for (int rep = 0; rep < 20; rep++) {
 				fill(src, n, r, pct);
-				size_t len = pd_pack_into(src, n, out);
-				size_t expect = (n / 4 + 7) / 8 + 4 * nonzero_words(src, n);
-				cr_assert_eq(len, expect, "n %zu, %d %%: %zu bytes, not %zu", n, pct, len, expect);
-				cr_assert_leq(len, pd_pack_bound(n));
-				memset(dst, 0xa5, n);
-				cr_assert_eq(pd_unpack_from(out, dst, n), len, "n %zu, %d %%: unpacking reads what packing wrote", n, pct);
-				cr_assert(memcmp(src, dst, n) == 0, "n %zu, %d %%: the bytes did not come back", n, pct);
+				plant_repeats(src, n, r, rep * 5);
+				char *what = g_strdup_printf("n %zu, %d %%, round %d", n, pct, rep);
+				round_trip(fresh, src, n, what);
+				round_trip(learned, src, n, what);
+				g_free(what);
 			}
 		g_free(src);
-		g_free(dst);
-		g_free(out);
+		pd_pack_layout_free(fresh);
+		pd_pack_layout_free(learned);
 	}
+	g_rand_free(r);
+}
+
+/* Before its layout has learned, a block keeps its non-zero words and a
+ * bitmap; after, the words that repeat their pair's earlier word are one
+ * bit each. */
+Test(pack, repeats_left_out_once_learned)
+{
+	GRand *r = g_rand_new_with_seed(5);
+	const size_t n = 4784, words = n / 4, map = (words + 7) / 8;
+	pd_pack_layout *fresh = pd_pack_layout_new(n), *l = learned_layout(n, r);
+	size_t pairs = pd_pack_layout_pairs(l);
+	/* the planted pairs: 3 <- 1, 9 <- 3 and one per 4 words of the second half */
+	size_t planted = 2 + (words - (words / 2 + 2) + 3) / 4;
+	cr_assert_geq(pairs, planted, "the planted pairs are learned: %zu of %zu", pairs, planted);
+	cr_assert_leq(pairs, planted + 8, "random blocks add few: %zu", pairs);
+	uint8_t *src = g_malloc(n), *out = g_malloc(pd_pack_bound(l));
+	fill(src, n, r, 60);
+	plant_repeats(src, n, r, 100);
+	size_t nz = nonzero_words(src, n), repeats = (word(src, 3) != 0) + (word(src, 9) != 0);
+	for (size_t i = words / 2 + 2; i < words; i += 4)
+		repeats += word(src, i) != 0;
+	cr_assert_eq(pd_pack_into(fresh, src, out), 1 + map + 4 * nz, "unlearned: the flag, the bitmap, the words");
+	size_t len = pd_pack_into(l, src, out);
+	cr_assert_leq(len, 1 + (pairs + 7) / 8 + map + 4 * (nz - repeats), "learned: %zu bytes", len);
+	cr_assert_geq(repeats, 50, "the block has repeats to leave out: %zu", repeats);
+	g_free(src);
+	g_free(out);
+	pd_pack_layout_free(fresh);
+	pd_pack_layout_free(l);
+	g_rand_free(r);
+}
+
+/* A flow packed before the layout was published unpacks after it. */
+Test(pack, packed_before_learning_unpacks_after)
+{
+	GRand *r = g_rand_new_with_seed(13);
+	const size_t n = 1120;
+	pd_pack_layout *l = pd_pack_layout_new(n);
+	uint8_t src[1120], dst[1120], learn[1120], out[4 * 1120];
+	cr_assert_geq(sizeof out, pd_pack_bound(l));
+	fill(src, n, r, 50);
+	plant_repeats(src, n, r, 100);
+	size_t len = pd_pack_into(l, src, out);
+	for (int i = 0; i < PD_PACK_LEARN; i++) {
+		fill(learn, n, r, 60);
+		plant_repeats(learn, n, r, 90);
+		pd_pack_layout_learn(l, learn);
+	}
+	cr_assert_gt(pd_pack_layout_pairs(l), 0);
+	pd_pack_layout_learn(l, learn); /* past learning: nothing changes */
+	memset(dst, 0x5a, n);
+	cr_assert_eq(pd_unpack_from(l, out, dst), len);
+	cr_assert(memcmp(src, dst, n) == 0);
+	pd_pack_layout_free(l);
+	g_rand_free(r);
+}
+
+/* A block too big for 16-bit word numbers never learns, and packs as an
+ * unlearned one. */
+Test(pack, a_huge_block_keeps_every_word)
+{
+	GRand *r = g_rand_new_with_seed(17);
+	const size_t n = 4 * 16400;
+	pd_pack_layout *l = pd_pack_layout_new(n);
+	uint8_t *src = g_malloc(n);
+	for (int i = 0; i <= PD_PACK_LEARN; i++) {
+		fill(src, n, r, 40);
+		plant_repeats(src, n, r, 100);
+		pd_pack_layout_learn(l, src);
+	}
+	cr_assert_eq(pd_pack_layout_pairs(l), 0);
+	round_trip(l, src, n, "huge");
+	g_free(src);
+	pd_pack_layout_free(l);
 	g_rand_free(r);
 }
 
@@ -67,30 +192,39 @@ Test(pack, round_trip_at_every_density_and_size)
 Test(pack, two_blocks_one_after_the_other)
 {
 	GRand *r = g_rand_new_with_seed(11);
-	uint8_t a[688], b[3792], out[4800], a2[688], b2[3792];
-	cr_assert_geq(sizeof out, pd_pack_bound(sizeof a) + pd_pack_bound(sizeof b));
+	pd_pack_layout *la = learned_layout(688, r), *lb = learned_layout(3792, r);
+	uint8_t a[688], b[3792], out[9000], a2[688], b2[3792];
+	cr_assert_geq(sizeof out, pd_pack_bound(la) + pd_pack_bound(lb));
 	for (int rep = 0; rep < 200; rep++) {
 		fill(a, sizeof a, r, rep % 100);
 		fill(b, sizeof b, r, (rep * 7) % 100);
-		size_t la = pd_pack_into(a, sizeof a, out);
-		size_t lb = pd_pack_into(b, sizeof b, out + la);
-		size_t ua = pd_unpack_from(out, a2, sizeof a2);
-		cr_assert_eq(ua, la);
-		cr_assert_eq(pd_unpack_from(out + ua, b2, sizeof b2), lb);
+		plant_repeats(a, sizeof a, r, rep % 100);
+		plant_repeats(b, sizeof b, r, (rep * 3) % 100);
+		size_t na = pd_pack_into(la, a, out);
+		size_t nb = pd_pack_into(lb, b, out + na);
+		size_t ua = pd_unpack_from(la, out, a2);
+		cr_assert_eq(ua, na);
+		cr_assert_eq(pd_unpack_from(lb, out + ua, b2), nb);
 		cr_assert(memcmp(a, a2, sizeof a) == 0 && memcmp(b, b2, sizeof b) == 0, "round %d", rep);
 	}
+	pd_pack_layout_free(la);
+	pd_pack_layout_free(lb);
 	g_rand_free(r);
 }
 
-Test(pack, an_all_zero_block_is_its_bitmap)
+Test(pack, an_all_zero_block_is_its_flags_and_bitmap)
 {
-	uint8_t src[3792] = {0}, out[4000], dst[3792];
-	cr_assert_geq(sizeof out, pd_pack_bound(sizeof src));
-	size_t len = pd_pack_into(src, sizeof src, out);
-	cr_assert_eq(len, (3792 / 4 + 7) / 8);
+	GRand *r = g_rand_new_with_seed(3);
+	pd_pack_layout *l = learned_layout(3792, r);
+	uint8_t src[3792] = {0}, out[9000], dst[3792];
+	cr_assert_geq(sizeof out, pd_pack_bound(l));
+	size_t len = pd_pack_into(l, src, out);
+	cr_assert_eq(len, 1 + (pd_pack_layout_pairs(l) + 7) / 8 + (3792 / 4 + 7) / 8);
 	memset(dst, 1, sizeof dst);
-	cr_assert_eq(pd_unpack_from(out, dst, sizeof dst), len);
+	cr_assert_eq(pd_unpack_from(l, out, dst), len);
 	cr_assert_eq(nonzero_words(dst, sizeof dst), 0);
+	pd_pack_layout_free(l);
+	g_rand_free(r);
 }
 
 /* The engine packs idle flows and unpacks them at their next packet or
@@ -135,6 +269,10 @@ Test(pack, idle_flows_packed_and_the_report_unchanged, .timeout = 600)
 		cr_assert_not_null(n, "%s", err);
 		long times = strtol(n + strlen("payload blocks packed "), NULL, 10);
 		cr_assert_gt(times, 1000, "threads %s: packed %ld times", threads[i], times);
+		/* past the first blocks, packing leaves repeats out */
+		const char *pairs = strstr(err, "left out as repeats: ");
+		cr_assert_not_null(pairs, "%s", err);
+		cr_assert_gt(strtol(pairs + strlen("left out as repeats: "), NULL, 10), 10, "%s", err);
 		cr_assert_str_eq(packed, plain, "threads %s: packing changed the report", threads[i]);
 		g_free(packed);
 		g_free(err);
