@@ -8,9 +8,10 @@
  * The bitmap and words work 64 words at a time: a mask of the group's
  * words to keep, then one step per set bit (count trailing zeros), so a
  * pack or unpack costs about one step per kept word instead of a test
- * and a branch per word, which mispredicted on every mixed group. A pair
- * costs a compare and no branch when packing (whether a word repeats is a
- * coin toss to a predictor), and one copy per repeat when unpacking. */
+ * and a branch per word, which mispredicted on every mixed group. Pairs
+ * are compared four at a time, with no branch per pair (whether a word
+ * repeats is a coin toss to a predictor); unpacking copies once per
+ * repeat. */
 #include "analyzer/pack.h"
 
 #include <assert.h>
@@ -168,62 +169,93 @@ static uint64_t nonzero_mask(const uint8_t *src, size_t k)
 	return m;
 }
 
-/* The pair bits at out; sets in left_out the words they leave out. */
+/* Bit p set: a[p] is not zero and equals b[p], for the first k (at most
+ * 64, a and b readable up to k rounded up to 4, zero past k in a). */
+static uint64_t same_mask(const uint32_t *a, const uint32_t *b, size_t k)
+{
+	uint64_t m = 0;
+	size_t p = 0;
+#if defined(__SSE2__)
+	const __m128i zero = _mm_setzero_si128();
+	for (; p < k; p += 4) {
+		__m128i va = _mm_loadu_si128((const __m128i *)(const void *)(a + p));
+		__m128i vb = _mm_loadu_si128((const __m128i *)(const void *)(b + p));
+		__m128i same = _mm_andnot_si128(_mm_cmpeq_epi32(va, zero), _mm_cmpeq_epi32(va, vb));
+		m |= (uint64_t)(unsigned)_mm_movemask_ps(_mm_castsi128_ps(same)) << p;
+	}
+#endif
+	for (; p < k; p++)
+		m |= (uint64_t)((a[p] != 0) & (a[p] == b[p])) << p;
+	return m;
+}
+
+/* The pair bits at out; sets in left_out the words they leave out. The
+ * pairs' words are gathered 64 pairs at a time and compared four at a
+ * time: one compare and branch per pair cost twice as much. */
 static size_t pack_pairs(const pd_pack_layout *l, const uint8_t *src, uint8_t *out, uint64_t *left_out)
 {
-	/* the left-out bits of one group of 64 words gather in a register
-	 * (pairs come by later, so groups change seldom): an or into memory
-	 * per pair waited for the store before it */
-	size_t group = 0;
-	uint64_t gathered = 0;
+	uint32_t later[64 + 3], earlier[64 + 3];
 	for (size_t k = 0; k < l->n_pairs; k += 64) {
-		size_t end = l->n_pairs - k < 64 ? l->n_pairs : k + 64;
-		uint64_t bits = 0;
-		for (size_t p = k; p < end; p++) {
-			size_t i = l->later[p];
-			uint32_t w = word_at(src, i);
-			uint64_t same = (w == word_at(src, l->earlier[p])) & (w != 0);
-			bits |= same << (p - k);
-			if (i / 64 != group) {
-				left_out[group] |= gathered;
-				group = i / 64;
-				gathered = 0;
-			}
-			gathered |= same << (i % 64);
+		size_t n = l->n_pairs - k < 64 ? l->n_pairs - k : 64;
+		for (size_t p = 0; p < n; p++) {
+			later[p] = word_at(src, l->later[k + p]);
+			earlier[p] = word_at(src, l->earlier[k + p]);
 		}
-		size_t bytes = (end - k + 7) / 8;
-		for (size_t b = 0; b < bytes; b++)
+		for (size_t p = n; p < n + 3; p++)
+			later[p] = earlier[p] = 0; /* never the same: zero */
+		uint64_t bits = same_mask(later, earlier, n);
+		for (size_t b = 0; b < (n + 7) / 8; b++)
 			out[k / 8 + b] = (uint8_t)(bits >> (8 * b));
+		for (uint64_t m = bits; m; m &= m - 1) {
+			size_t i = l->later[k + (size_t)__builtin_ctzll(m)];
+			left_out[i / 64] |= 1ull << (i % 64);
+		}
 	}
-	left_out[group] |= gathered;
 	return (l->n_pairs + 7) / 8;
+}
+
+/* The words of group i (64 words from word i, k of them) that m keeps:
+ * their bitmap bytes at map + i / 8, the words at p. */
+static uint8_t *keep_words(const uint8_t *src, size_t i, size_t k, uint64_t m, uint8_t *map, uint8_t *p)
+{
+	const uint8_t *s = src + 4 * i;
+	for (size_t b = 0; b < (k + 7) / 8; b++)
+		map[i / 8 + b] = (uint8_t)(m >> (8 * b));
+	while (m) {
+		memcpy(p, s + 4 * (size_t)__builtin_ctzll(m), 4);
+		p += 4;
+		m &= m - 1;
+	}
+	return p;
 }
 
 size_t pd_pack_into(const pd_pack_layout *l, const uint8_t *src, uint8_t *out)
 {
 	size_t words = l->words, map = (words + 7) / 8;
-	uint64_t left_out[MAX_WORDS / 64];
 	/* ready only for a layout that learned: at most MAX_WORDS words */
 	bool pairs = atomic_load_explicit(&l->ready, memory_order_acquire);
 	uint8_t *o = out;
 	*o++ = pairs;
-	if (pairs) {
-		memset(left_out, 0, 8 * ((words + 63) / 64));
-		o += pack_pairs(l, src, o, left_out);
-	}
-	uint8_t *p = o + map;
-	for (size_t i = 0; i < words; i += 64) {
-		size_t k = words - i < 64 ? words - i : 64;
-		const uint8_t *s = src + 4 * i;
-		uint64_t m = nonzero_mask(s, k) & (pairs ? ~left_out[i / 64] : ~0ull);
-		for (size_t b = 0; b < (k + 7) / 8; b++)
-			o[i / 8 + b] = (uint8_t)(m >> (8 * b));
-		while (m) {
-			memcpy(p, s + 4 * (size_t)__builtin_ctzll(m), 4);
-			p += 4;
-			m &= m - 1;
+	if (!pairs) {
+		uint8_t *p = o + map;
+		for (size_t i = 0; i < words; i += 64) {
+			size_t k = words - i < 64 ? words - i : 64;
+			p = keep_words(src, i, k, nonzero_mask(src + 4 * i, k), o, p);
 		}
+		return (size_t)(p - out);
 	}
+	/* the non-zero words first, in order: that read brings the idle
+	 * flow's cold block in at the pace the hardware prefetcher streams
+	 * it, and the pairs then read it out of order from the cache */
+	uint64_t keep[MAX_WORDS / 64], left_out[MAX_WORDS / 64];
+	size_t groups = (words + 63) / 64;
+	for (size_t g = 0; g < groups; g++)
+		keep[g] = nonzero_mask(src + 4 * 64 * g, words - 64 * g < 64 ? words - 64 * g : 64);
+	memset(left_out, 0, 8 * groups);
+	o += pack_pairs(l, src, o, left_out);
+	uint8_t *p = o + map;
+	for (size_t g = 0; g < groups; g++)
+		p = keep_words(src, 64 * g, words - 64 * g < 64 ? words - 64 * g : 64, keep[g] & ~left_out[g], o, p);
 	return (size_t)(p - out);
 }
 
