@@ -824,7 +824,7 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 		st->peak_bytes, st->peak_live ? (double)st->peak_bytes / (double)st->peak_live : 0.0);
 	fprintf(stderr,
 		"pcapdoc: stats: idle flows' payload blocks packed %" G_GUINT64_FORMAT " times, %.0f bytes each "
-		"(left out as repeats: %zu word pairs of the eager blocks, %zu of the payload blocks)\n",
+		"(repeats looked for: %zu word pairs in the eager blocks, %zu in the payload blocks)\n",
 		st->packed, st->packed ? (double)st->packed_bytes / (double)st->packed : 0.0,
 		pd_pack_layout_pairs(cfg->det_layout), pd_pack_layout_pairs(cfg->data_layout));
 	fprintf(stderr,
