@@ -43,7 +43,8 @@
 # live flow costs: (peak RSS - the same run's RSS on an empty capture) /
 # peak live flows. pcapdoc runs with its default threads, --threads 1 and
 # --threads 2; the "evicted" column is what its --max-flows cap finalized
-# early (from its JSON report).
+# early (from its JSON report). Under the table, issue 21's goals for these
+# slices, ok or MISS (PD_BENCH_STRICT counts them).
 set -u
 export LC_ALL=C
 
@@ -380,7 +381,8 @@ if [ "$FRONTEND" != 0 ]; then
 	# The table. vs bare = packets/s over the bare loop's; bytes per live
 	# flow = (peak RSS - RSS on an empty capture) / the bare loop's peak of
 	# live flows (TCP until FIN both ways or RST or 300 s idle, UDP 120 s idle).
-	awk -v csv="${CSV:+${CSV%.csv}-frontend.csv}" '
+	awk -v csv="${CSV:+${CSV%.csv}-frontend.csv}" -v strict="$STRICT" '
+	function verdict(ok, what) { printf "  %-4s %s\n", ok ? "ok" : "MISS", what; if (!ok) miss++ }
 	BEGIN {
 		label["bare"] = "bare_loop"; label["pd"] = "pcapdoc"; label["pd1"] = "pcapdoc-1t"
 		label["pd2"] = "pcapdoc-2t"; label["tcptrace"] = "tcptrace"
@@ -405,8 +407,27 @@ if [ "$FRONTEND" != 0 ]; then
 			if (!(tool[i] in label)) label[tool[i]] = tool[i]
 			printf "%-11s %-7s %9d %9.3f %10.0f %8.3f %9.1f %9.1f %8d %10.0f %8s\n", label[tool[i]], sl[i], p[i], s[i], pps, ratio, rss[i] / 1024, er[i] / 1024, lv[i], bpl, ev[i]
 			if (csv != "") printf "%s,%s,%d,%d,%.3f,%.0f,%.3f,%d,%d,%d,%d,%.0f,%s\n", label[tool[i]], sl[i], p[i], b[i], s[i], pps, ratio, rss[i], er[i], lv[i], lvt[i], bpl, ev[i] >> csv
+			key = tool[i] SUBSEP sl[i]
+			wall[key] = secs; rate[key] = pps; per[key] = bpl; peak[key] = rss[i] / 1024; live[sl[i]] = lv[i]
+			if (!(sl[i] in seen)) { seen[sl[i]] = 1; order[++nsl] = sl[i] }
 		}
-	}' "$FEROWS"
+		# issue 21: the goals on a front end, every detector and nDPI on
+		print "goals:"
+		for (k = 1; k <= nsl; k++) {
+			m = order[k]
+			if (("pd" SUBSEP m) in rate && ("bare" SUBSEP m) in rate)
+				verdict(rate["pd", m] >= 0.5 * rate["bare", m], sprintf("%s: pcapdoc at %.2f of the bare loop (goal >= 0.50)", m, rate["pd", m] / rate["bare", m]))
+			if (("pd" SUBSEP m) in rate && ("tcptrace" SUBSEP m) in rate)
+				verdict(rate["pd", m] >= 10 * rate["tcptrace", m], sprintf("%s: %.1fx tcptrace (goal >= 10x)", m, rate["pd", m] / rate["tcptrace", m]))
+			if (("pd1" SUBSEP m) in wall && ("pd2" SUBSEP m) in wall)
+				verdict(wall["pd1", m] >= 1.7 * wall["pd2", m], sprintf("%s: %.2fx from one worker thread to two (goal >= 1.7x)", m, wall["pd1", m] / wall["pd2", m]))
+			if (("pd" SUBSEP m) in per && live[m] >= 100000) {
+				verdict(per["pd", m] <= 2048, sprintf("%s: %.0f bytes per live flow (goal <= 2048)", m, per["pd", m]))
+				verdict(peak["pd", m] < 300, sprintf("%s: %d live flows in %.1f MiB (goal < 300)", m, live[m], peak["pd", m]))
+			}
+		}
+		exit strict && miss > 0
+	}' "$FEROWS" || FAILED=1
 	echo "(live flows: the bare loop's peak for the file, TCP and UDP, used for every tool; pcapdoc's own"
 	echo " count and bytes are its --stats lines above. Front-end part: $(($(date +%s) - FE_T0)) s.)"
 fi
