@@ -151,6 +151,28 @@ size_t pd_pack_bound(const pd_pack_layout *l)
 	return 1 + (l->words + 7) / 8 + (l->words + 7) / 8 + l->n;
 }
 
+/* How many of n things, from the k-th on, its group of 64 holds. */
+static size_t in_group(size_t n, size_t k)
+{
+	return n - k < 64 ? n - k : 64;
+}
+
+/* Bits 0 to k - 1 of m as (k + 7) / 8 bytes, bit j in byte j / 8 (the
+ * bitmaps' and the pair bits' order), and back. */
+static void put_bits(uint8_t *to, uint64_t m, size_t k)
+{
+	for (size_t b = 0; b < (k + 7) / 8; b++)
+		to[b] = (uint8_t)(m >> (8 * b));
+}
+
+static uint64_t get_bits(const uint8_t *from, size_t k)
+{
+	uint64_t m = 0;
+	for (size_t b = 0; b < (k + 7) / 8; b++)
+		m |= (uint64_t)from[b] << (8 * b);
+	return m;
+}
+
 /* Bit j set: word j of the k words at src is non-zero. */
 static uint64_t nonzero_mask(const uint8_t *src, size_t k)
 {
@@ -196,7 +218,7 @@ static size_t pack_pairs(const pd_pack_layout *l, const uint8_t *src, uint8_t *o
 {
 	uint32_t later[64 + 3], earlier[64 + 3];
 	for (size_t k = 0; k < l->n_pairs; k += 64) {
-		size_t n = l->n_pairs - k < 64 ? l->n_pairs - k : 64;
+		size_t n = in_group(l->n_pairs, k);
 		for (size_t p = 0; p < n; p++) {
 			later[p] = word_at(src, l->later[k + p]);
 			earlier[p] = word_at(src, l->earlier[k + p]);
@@ -204,8 +226,7 @@ static size_t pack_pairs(const pd_pack_layout *l, const uint8_t *src, uint8_t *o
 		for (size_t p = n; p < n + 3; p++)
 			later[p] = earlier[p] = 0; /* never the same: zero */
 		uint64_t bits = same_mask(later, earlier, n);
-		for (size_t b = 0; b < (n + 7) / 8; b++)
-			out[k / 8 + b] = (uint8_t)(bits >> (8 * b));
+		put_bits(out + k / 8, bits, n);
 		for (uint64_t m = bits; m; m &= m - 1) {
 			size_t i = l->later[k + (size_t)__builtin_ctzll(m)];
 			left_out[i / 64] |= 1ull << (i % 64);
@@ -219,8 +240,7 @@ static size_t pack_pairs(const pd_pack_layout *l, const uint8_t *src, uint8_t *o
 static uint8_t *keep_words(const uint8_t *src, size_t i, size_t k, uint64_t m, uint8_t *map, uint8_t *p)
 {
 	const uint8_t *s = src + 4 * i;
-	for (size_t b = 0; b < (k + 7) / 8; b++)
-		map[i / 8 + b] = (uint8_t)(m >> (8 * b));
+	put_bits(map + i / 8, m, k);
 	while (m) {
 		memcpy(p, s + 4 * (size_t)__builtin_ctzll(m), 4);
 		p += 4;
@@ -238,10 +258,8 @@ size_t pd_pack_into(const pd_pack_layout *l, const uint8_t *src, uint8_t *out)
 	*o++ = pairs;
 	if (!pairs) {
 		uint8_t *p = o + map;
-		for (size_t i = 0; i < words; i += 64) {
-			size_t k = words - i < 64 ? words - i : 64;
-			p = keep_words(src, i, k, nonzero_mask(src + 4 * i, k), o, p);
-		}
+		for (size_t i = 0; i < words; i += 64)
+			p = keep_words(src, i, in_group(words, i), nonzero_mask(src + 4 * i, in_group(words, i)), o, p);
 		return (size_t)(p - out);
 	}
 	/* the non-zero words first, in order: that read brings the idle
@@ -250,12 +268,12 @@ size_t pd_pack_into(const pd_pack_layout *l, const uint8_t *src, uint8_t *out)
 	uint64_t keep[MAX_WORDS / 64], left_out[MAX_WORDS / 64];
 	size_t groups = (words + 63) / 64;
 	for (size_t g = 0; g < groups; g++)
-		keep[g] = nonzero_mask(src + 4 * 64 * g, words - 64 * g < 64 ? words - 64 * g : 64);
+		keep[g] = nonzero_mask(src + 4 * 64 * g, in_group(words, 64 * g));
 	memset(left_out, 0, 8 * groups);
 	o += pack_pairs(l, src, o, left_out);
 	uint8_t *p = o + map;
 	for (size_t g = 0; g < groups; g++)
-		p = keep_words(src, 64 * g, words - 64 * g < 64 ? words - 64 * g : 64, keep[g] & ~left_out[g], o, p);
+		p = keep_words(src, 64 * g, in_group(words, 64 * g), keep[g] & ~left_out[g], o, p);
 	return (size_t)(p - out);
 }
 
@@ -272,10 +290,7 @@ size_t pd_unpack_from(const pd_pack_layout *l, const uint8_t *packed, uint8_t *d
 	const uint8_t *p = o + map;
 	memset(dst, 0, 4 * words);
 	for (size_t i = 0; i < words; i += 64) {
-		size_t bytes = map - i / 8 < 8 ? map - i / 8 : 8;
-		uint64_t m = 0;
-		for (size_t b = 0; b < bytes; b++)
-			m |= (uint64_t)o[i / 8 + b] << (8 * b);
+		uint64_t m = get_bits(o + i / 8, in_group(words, i));
 		uint8_t *d = dst + 4 * i;
 		while (m) {
 			memcpy(d + 4 * (size_t)__builtin_ctzll(m), p, 4);
@@ -286,10 +301,7 @@ size_t pd_unpack_from(const pd_pack_layout *l, const uint8_t *packed, uint8_t *d
 	/* the left-out words, in the pairs' order so that a chain of repeats
 	 * comes back in turn */
 	for (size_t k = 0; pairs && k < l->n_pairs; k += 64) {
-		size_t bytes = (l->n_pairs - k + 7) / 8 < 8 ? (l->n_pairs - k + 7) / 8 : 8;
-		uint64_t m = 0;
-		for (size_t b = 0; b < bytes; b++)
-			m |= (uint64_t)pair_bits[k / 8 + b] << (8 * b);
+		uint64_t m = get_bits(pair_bits + k / 8, in_group(l->n_pairs, k));
 		while (m) {
 			size_t pr = k + (size_t)__builtin_ctzll(m);
 			memcpy(dst + 4 * (size_t)l->later[pr], dst + 4 * (size_t)l->earlier[pr], 4);

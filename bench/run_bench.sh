@@ -57,6 +57,8 @@ REPEAT=${PD_BENCH_REPEAT:-5}
 TSHARK_MB=${PD_BENCH_TSHARK_MB:-100}
 TCPTRACE_MB=${PD_BENCH_TCPTRACE_MB:-1000}
 STRICT=${PD_BENCH_STRICT:-0}
+# One goal's line in the awk programs below, a miss counted for STRICT.
+VERDICT_AWK='function verdict(ok, what) { printf "  %-4s %s\n", ok ? "ok" : "MISS", what; if (!ok) miss++ }'
 FLOOR=${PD_BENCH_FLOOR:-0}
 FRONTEND=${PD_BENCH_FRONTEND:-0}
 FE_SLICES=${PD_BENCH_FE_SLICES:-"fe10k:12000:1000 fe100k:180000:2000"}
@@ -241,13 +243,12 @@ END {
 
 # Goals from the issue: >= 0.5 of bare, >= 5x tcptrace, >= 40x tshark,
 # peak RSS under 64 MiB and flat across slices.
-[ -s "$ROWS" ] && { awk -v strict="$STRICT" '
+[ -s "$ROWS" ] && { awk -v strict="$STRICT" "$VERDICT_AWK"'
 {
 	pps = ($3 > 0 ? $4 / $3 : $4 / 0.001)
 	v[$1, $2] = pps; r[$1, $2] = $6 / 1024; has[$1, $2] = 1
 	if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 }
 }
-function verdict(ok, what) { printf "  %-4s %s\n", ok ? "ok" : "MISS", what; if (!ok) miss++ }
 END {
 	print "goals:"
 	for (i = 1; i <= k; i++) {
@@ -381,8 +382,7 @@ if [ "$FRONTEND" != 0 ]; then
 	# The table. vs bare = packets/s over the bare loop's; bytes per live
 	# flow = (peak RSS - RSS on an empty capture) / the bare loop's peak of
 	# live flows (TCP until FIN both ways or RST or 300 s idle, UDP 120 s idle).
-	awk -v csv="${CSV:+${CSV%.csv}-frontend.csv}" -v strict="$STRICT" '
-	function verdict(ok, what) { printf "  %-4s %s\n", ok ? "ok" : "MISS", what; if (!ok) miss++ }
+	awk -v csv="${CSV:+${CSV%.csv}-frontend.csv}" -v strict="$STRICT" "$VERDICT_AWK"'
 	BEGIN {
 		label["bare"] = "bare_loop"; label["pd"] = "pcapdoc"; label["pd1"] = "pcapdoc-1t"
 		label["pd2"] = "pcapdoc-2t"; label["tcptrace"] = "tcptrace"
