@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "dissect/dissect.h"
 #include "engine.h"
@@ -47,6 +48,7 @@ typedef struct worker_thread {
 	GThread *thread;
 	GAsyncQueue *in, *out; /* batches; NULL batch in `in`: stop */
 	batch *cur; /* the batch the run is filling */
+	double cpu_s; /* the thread's CPU time, once it stopped (--stats) */
 } worker_thread;
 
 struct pd_run {
@@ -83,6 +85,10 @@ struct pd_run {
 	 * in done_q, and its batches in spare_q. */
 	GThread *collector_thread;
 	GAsyncQueue *collect_q, *done_q, *spare_q;
+	/* CPU time of the reading thread up to the workers' stop (set-up,
+	 * reading, counting, routing; with one thread, everything but the end
+	 * passes) and of the collector (--stats) */
+	double reader_cpu_s, collector_cpu_s;
 	/* The reader the collector reads ahead in between epochs (plain pcap
 	 * files): the pread copies leave the reading thread. NULL once the
 	 * reader closes; under ahead_lock. */
@@ -142,6 +148,15 @@ static void batch_free(batch *b)
 	g_free(b);
 }
 
+/* The calling thread's CPU time so far, in seconds. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The worker's thread: each batch's messages in order, then the flows that
  * ended go back with it. */
 static gpointer worker_main(gpointer arg)
@@ -171,6 +186,7 @@ static gpointer worker_main(gpointer arg)
 		b->ended = pd_worker_take_ended(t->w);
 		g_async_queue_push(t->out, b);
 	}
+	t->cpu_s = thread_cpu_s();
 	return NULL;
 }
 
@@ -326,6 +342,7 @@ static gpointer collector_main(gpointer arg)
 			;
 		g_mutex_unlock(&run->ahead_lock);
 	}
+	run->collector_cpu_s = thread_cpu_s();
 	return NULL;
 }
 
@@ -569,8 +586,10 @@ static void stop_workers(pd_run *run)
 	pd_router_flush(run->router);
 	deliver_held(run, UINT64_MAX - 1);
 	deliver_all(run, MSG_END, UINT64_MAX, run->last_ts);
-	if (!run->wt)
+	if (!run->wt) {
+		run->reader_cpu_s = thread_cpu_s();
 		return;
+	}
 	send_epoch(run);
 	g_async_queue_push(run->collect_q, STOP_TOKEN);
 	g_thread_join(run->collector_thread);
@@ -586,6 +605,7 @@ static void stop_workers(pd_run *run)
 		batch_free(t->cur);
 		t->cur = NULL;
 	}
+	run->reader_cpu_s = thread_cpu_s(); /* it only waited since the last epoch */
 }
 
 /* A note built piece by piece in both languages. */
@@ -808,6 +828,30 @@ static char *note_udp_encap(const pd_coverage *cv, uint64_t packets, char **zh)
 	return g_string_free(b.en, FALSE);
 }
 
+/* Where the CPU went, by thread: with workers, the reading and collecting
+ * threads are the serial parts, so their times say what more workers (and
+ * cores) can still gain. */
+static void print_cpu(const pd_run *run)
+{
+	if (!run->wt) {
+		fprintf(stderr, "pcapdoc: stats: CPU: one thread %.2f s (all but the end-of-capture passes)\n",
+			run->reader_cpu_s);
+		return;
+	}
+	GString *w = g_string_new(NULL);
+	double sum = 0;
+	for (uint32_t i = 0; i < run->n_workers; i++) {
+		g_string_append_printf(w, "%s%.2f", i ? " + " : "", run->wt[i].cpu_s);
+		sum += run->wt[i].cpu_s;
+	}
+	double serial = MAX(run->reader_cpu_s, run->collector_cpu_s);
+	fprintf(stderr,
+		"pcapdoc: stats: CPU: reading and routing %.2f s, workers %s s, collector %.2f s; with cores and "
+		"workers enough, a run takes at least %.2f s (the busier serial thread), the workers' %.2f s spread over them\n",
+		run->reader_cpu_s, w->str, run->collector_cpu_s, serial, sum);
+	g_string_free(w, TRUE);
+}
+
 /* --stats: what the engine kept, for the benchmark and for sizing a run:
  * flows at their peak and the bytes the engine itself accounts for them
  * (flow, its halves and eager blocks, payload blocks, tables), the nDPI states
@@ -845,6 +889,7 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 			fprintf(stderr, "pcapdoc: stats: detector %-12s %5zu bytes per flow%s\n", d->name,
 				d->flow_state_size, d->from_payload ? " (from the first payload)" : "");
 	}
+	print_cpu(run);
 }
 
 static void add_notes(pd_run *run, const pd_worker_stats *st)
