@@ -91,20 +91,28 @@ pd_app_label *pd_app_label_new(void)
 	pd_app_label *kept = pool_take();
 	if (kept)
 		return kept;
+	/* Workers start their modules on their own threads, and starting one
+	 * is not thread-safe: nDPI 4.2 fills process-wide tables (the DGA
+	 * check's letter pairs, libgcrypt) behind a plain flag. */
+	static GMutex init_lock;
+	g_mutex_lock(&init_lock);
 	struct ndpi_detection_module_struct *mod;
 #if PD_NDPI_AT_LEAST(4, 10)
 	mod = ndpi_init_detection_module(NULL);
 #else
 	mod = ndpi_init_detection_module(ndpi_no_prefs);
 #endif
+	if (mod) {
+#if !PD_NDPI_AT_LEAST(4, 12)
+		NDPI_PROTOCOL_BITMASK all;
+		NDPI_BITMASK_SET_ALL(all);
+		ndpi_set_protocol_detection_bitmask2(mod, &all);
+#endif
+		ndpi_finalize_initialization(mod);
+	}
+	g_mutex_unlock(&init_lock);
 	if (!mod)
 		return NULL;
-#if !PD_NDPI_AT_LEAST(4, 12)
-	NDPI_PROTOCOL_BITMASK all;
-	NDPI_BITMASK_SET_ALL(all);
-	ndpi_set_protocol_detection_bitmask2(mod, &all);
-#endif
-	ndpi_finalize_initialization(mod);
 	pd_app_label *n = g_new0(pd_app_label, 1);
 	n->mod = mod;
 	n->flow_size = ndpi_detection_get_sizeof_ndpi_flow_struct();

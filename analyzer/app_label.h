@@ -1,7 +1,9 @@
 /* The application protocol of each flow, through nDPI. Only the first
  * packets that carry payload are fed; once nDPI names the flow (or gives
  * up) its per-flow state is released, so nDPI costs nothing on long flows.
- * One module per worker: nDPI is not shared between threads. */
+ * One module per worker: nDPI is not shared between threads. A worker
+ * starts its module at its first flow, on its own thread (modules start
+ * one at a time: nDPI's start is not thread-safe). */
 #ifndef PD_APP_LABEL_H
 #define PD_APP_LABEL_H
 
@@ -12,7 +14,7 @@ typedef struct pd_app_label pd_app_label;
 pd_app_label *pd_app_label_new(void); /* NULL if nDPI cannot start; flows stay "Unknown" */
 void pd_app_label_free(pd_app_label *n);
 
-/* Starting nDPI costs about 10 ms. A process that runs many small analyses
+/* Starting nDPI costs 10-25 ms and about 5 MiB. A process that runs many small analyses
  * one after another (the fuzzer) may keep up to n released modules for the
  * next runs: pd_app_label_new then takes one back instead of starting nDPI.
  * A kept module is used by one worker at a time, as any module; it keeps

@@ -135,6 +135,7 @@ void pd_worker_recycle(pd_worker *w, pd_flow_slot *s);
 typedef struct pd_worker_stats {
 	uint64_t flows_evicted, half_open_evicted, app_skipped;
 	uint64_t app_peak; /* nDPI states at once: the sum of the shards' peaks */
+	uint32_t app_modules; /* workers that started nDPI (at their first flow) */
 	uint64_t evicted_frame; /* the first flow evicted by the cap: the frame that made room */
 	pd_time evicted_ts;
 	uint64_t live, peak_live; /* flows in its tables */

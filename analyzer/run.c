@@ -878,8 +878,9 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 		cfg->data_size);
 	fprintf(stderr,
 		"pcapdoc: stats: nDPI states at once %" G_GUINT64_FORMAT " (sum of the shards' peaks) x %zu bytes = %.1f MiB; "
-		"%" G_GUINT64_FORMAT " flows not labelled (budget)\n",
-		st->app_peak, ndpi, (double)st->app_peak * (double)ndpi / 1048576.0, st->app_skipped);
+		"%" G_GUINT64_FORMAT " flows not labelled (budget); nDPI started by %u of %u worker(s)\n",
+		st->app_peak, ndpi, (double)st->app_peak * (double)ndpi / 1048576.0, st->app_skipped, st->app_modules,
+		run->n_workers);
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
 		if (d->payload_state_size)

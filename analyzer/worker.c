@@ -33,7 +33,11 @@ struct pd_worker {
 	const pd_engine_cfg *cfg;
 	uint32_t index, n_workers;
 	shard **shards; /* [n_shards]; NULL where another worker owns it */
+	/* nDPI, started by the worker's first flow (on its own thread: a
+	 * module takes about 25 ms and 5 MiB to start, and a worker that never
+	 * sees a TCP or UDP flow does not pay them); app_started: tried once */
 	pd_app_label *app;
+	bool app_started;
 	pd_ctx ctx; /* the flow hooks': no store */
 	pd_flow_slot *ended, *ended_tail;
 	uint64_t pos, seq; /* the current delivery: where in the capture, its number */
@@ -144,10 +148,20 @@ pd_worker *pd_worker_new(const pd_engine_cfg *cfg, uint32_t index, uint32_t n_wo
 		sh->app.cap = cfg->app_live_per_shard;
 		w->shards[s] = sh;
 	}
-	w->app = cfg->no_app_label ? NULL : pd_app_label_new();
 	w->ctx.start = cfg->start;
 	w->ctx.snaplen = cfg->snaplen;
 	return w;
+}
+
+/* The worker's nDPI module, started on first use (NULL: off, or it could
+ * not start). */
+static pd_app_label *worker_app(pd_worker *w)
+{
+	if (!w->app_started) {
+		w->app_started = true;
+		w->app = w->cfg->no_app_label ? NULL : pd_app_label_new();
+	}
+	return w->app;
 }
 
 void pd_worker_free(pd_worker *w)
@@ -417,7 +431,7 @@ static void end_flow(pd_worker *w, shard *sh, pd_flow_slot *s, uint64_t pos, uin
 {
 	s->flow.end_reason = (uint8_t)why;
 	pd_flowtable_remove(sh->ft, s);
-	pd_app_label_finish(w->app, s, &sh->app);
+	pd_app_label_finish(worker_app(w), s, &sh->app);
 	w->live_bytes -= slot_bytes(w, s);
 	w->st.live--;
 	s->end_pos = pos;
@@ -727,7 +741,7 @@ static void handle_tcp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	pd_tcp_engine_update(&s->flow, dir, pkt, &seg);
 	seg.flags |= extra;
 	pd_flowtable_touch(sh->ft, s, flow_queue(s));
-	pd_app_label_feed(w->app, s, pkt, &sh->app);
+	pd_app_label_feed(worker_app(w), s, pkt, &sh->app);
 	tcp_hooks(w, s, pkt, &seg);
 }
 
@@ -769,7 +783,7 @@ static void handle_udp(pd_worker *w, shard *sh, const pd_packet *pkt, const pd_r
 	if (dup)
 		seg.flags |= PD_SEG_CAPTURE_DUP;
 	pd_flowtable_touch(sh->ft, s, Q_UDP);
-	pd_app_label_feed(w->app, s, pkt, &sh->app);
+	pd_app_label_feed(worker_app(w), s, pkt, &sh->app);
 	udp_hooks(w, s, pkt, &seg);
 }
 
@@ -895,6 +909,7 @@ void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
 	sum->peak_bytes += st->peak_bytes;
 	sum->packed += st->packed;
 	sum->packed_bytes += st->packed_bytes;
+	sum->app_modules += w->app != NULL;
 	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
 		if (w->shards[i]) {
 			sum->app_skipped += w->shards[i]->app.skipped;

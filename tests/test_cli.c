@@ -546,6 +546,52 @@ Test(cli, stats_count_live_flows)
 	cr_expect_eq(peak[0], peak[1], "peaks differ: %ld with one worker, %ld with two", peak[0], peak[1]);
 }
 
+/* A worker starts nDPI at its first flow, on its own thread: 16 workers on
+ * a 5-connection capture start it at most 5 times (each took 25 ms and 5
+ * MiB on the reading thread when all started up front), the labels are
+ * nDPI's all the same, and --stats says where the CPU went, by thread. */
+Test(cli, stats_ndpi_started_by_flows)
+{
+	const char *cap = "testdata/captures/healthy-http/healthy-http.pcap";
+	char *want = NULL;
+	char *cmd = g_strdup_printf("\"$PCAPDOC\" --format json --flows --threads 1 %s", cap);
+	cr_assert_eq(sh(cmd, &want, NULL), 0);
+	g_free(cmd);
+	cJSON *doc = cJSON_Parse(want);
+	cr_assert_not_null(doc);
+	int http = 0;
+	const cJSON *fl;
+	cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(doc, "flows"))
+	{
+		const cJSON *app = cJSON_GetObjectItemCaseSensitive(fl, "application");
+		http += cJSON_IsString(app) && strcmp(app->valuestring, "HTTP") == 0;
+	}
+	cJSON_Delete(doc);
+	cr_assert(http >= 1, "no flow labelled HTTP:\n%s", want);
+	for (int t = 1; t <= 16; t *= 4) {
+		char *out = NULL, *err = NULL;
+		cmd = g_strdup_printf("\"$PCAPDOC\" --stats --format json --flows --threads %d %s", t, cap);
+		cr_assert_eq(sh(cmd, &out, &err), 0);
+		cr_expect_str_eq(out, want, "threads %d: the report changed", t);
+		const char *p = strstr(err, "nDPI started by ");
+		cr_assert_not_null(p, "threads %d: no nDPI line in:\n%s", t, err);
+		unsigned started = 0, workers = 0;
+		cr_assert_eq(sscanf(p, "nDPI started by %u of %u worker(s)", &started, &workers), 2, "%s", p);
+		cr_expect_eq(workers, (unsigned)t);
+		cr_expect(started >= 1 && started <= 5 && started <= workers, "threads %d: nDPI started by %u", t,
+			  started);
+		if (t == 1)
+			cr_expect(strstr(err, "CPU: one thread "), "no CPU line in:\n%s", err);
+		else
+			cr_expect(strstr(err, "CPU: reading and routing ") && strstr(err, " collector "),
+				  "threads %d: no CPU by thread in:\n%s", t, err);
+		g_free(cmd);
+		g_free(out);
+		g_free(err);
+	}
+	g_free(want);
+}
+
 /* Runs pcapdoc on a pseudo-terminal (stdout and stderr), feeding `path` to
  * its standard input in 20 pieces over about 1.6 s; returns all it wrote. */
 static char *run_on_tty(const char *path, bool quiet)
