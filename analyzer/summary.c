@@ -6,17 +6,11 @@
 #define DUP_WINDOW_NS (10 * 1000 * 1000LL)
 #define DUP_WINDOW6_NS (1000 * 1000LL) /* no IP ID in IPv6: be stricter */
 #define DUP_SLOTS 4096 /* power of two */
-#define MEMO_BITS 10
 
 typedef struct dup_slot {
 	uint64_t sig;
 	pd_time ts;
 } dup_slot;
-
-typedef struct memo {
-	uint64_t key; /* IPv4 source << 32 | destination */
-	uint64_t h; /* sig_addrs of that pair; 0 while empty */
-} memo;
 
 struct pd_summary {
 	pd_capture_summary *cap;
@@ -27,7 +21,6 @@ struct pd_summary {
 	bool have_ts;
 	pd_time max_ts;
 	dup_slot *slots;
-	memo memo[1u << MEMO_BITS];
 	pd_coverage cov;
 };
 
@@ -100,39 +93,33 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-/* The signature's first 16 rounds (one per address byte pair): what the
- * two addresses alone give. */
+/* What the two addresses give the signature: a word at a time (one for
+ * IPv4, four for IPv6), each through a full mixer. */
 static uint64_t sig_addrs(const pd_ip *ip)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < 16; i++)
-		h = mix(h, ((uint64_t)ip->src.bytes[i] << 8) | ip->dst.bytes[i]);
-	return h;
-}
-
-/* sig_addrs through a small memo of recent IPv4 pairs: most packets come
- * from a few host pairs, and the 16 rounds are one dependent chain. */
-static uint64_t sig_addrs_v4(pd_summary *s, const pd_ip *ip)
-{
-	uint32_t a, b;
-	memcpy(&a, ip->src.bytes, 4);
-	memcpy(&b, ip->dst.bytes, 4);
-	uint64_t key = (uint64_t)a << 32 | b;
-	memo *m = &s->memo[(key * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS)];
-	if (m->h && m->key == key)
-		return m->h;
-	uint64_t h = sig_addrs(ip);
-	m->key = key;
-	m->h = h;
+	if (ip->version == 4) {
+		uint32_t a, b;
+		memcpy(&a, ip->src.bytes, 4);
+		memcpy(&b, ip->dst.bytes, 4);
+		return pd_mix64((uint64_t)a << 32 | b);
+	}
+	uint64_t w[4];
+	memcpy(&w[0], ip->src.bytes, 8);
+	memcpy(&w[1], ip->src.bytes + 8, 8);
+	memcpy(&w[2], ip->dst.bytes, 8);
+	memcpy(&w[3], ip->dst.bytes + 8, 8);
+	uint64_t h = 0x6a09e667f3bcc909ull;
+	for (int i = 0; i < 4; i++)
+		h = pd_mix64(h ^ w[i]);
 	return h;
 }
 
 /* What makes a frame the same packet: addresses, IP ID, and for TCP the
  * sequence, ACK, flags, length, window, timestamp and SACK blocks. */
-static uint64_t packet_sig(pd_summary *s, const pd_packet *pkt)
+static uint64_t packet_sig(const pd_packet *pkt)
 {
 	const pd_ip *ip = &pkt->ip;
-	uint64_t h = ip->version == 4 ? sig_addrs_v4(s, ip) : sig_addrs(ip);
+	uint64_t h = sig_addrs(ip);
 	h = mix(h, ((uint64_t)ip->version << 40) | ((uint64_t)ip->proto << 32) | ip->total_len);
 	h = mix(h, ((uint64_t)ip->ident << 16) | ip->frag_offset);
 	if (pkt->l4 == PD_L4_TCP) {
@@ -179,7 +166,7 @@ static bool is_dup(pd_summary *s, const pd_packet *pkt)
 		return false;
 	if (!s->slots)
 		s->slots = g_new0(dup_slot, DUP_SLOTS);
-	uint64_t sig = packet_sig(s, pkt);
+	uint64_t sig = packet_sig(pkt);
 	dup_slot *d = &s->slots[sig & (DUP_SLOTS - 1)];
 	pd_time win = pkt->ip.version == 4 && pkt->ip.ident ? DUP_WINDOW_NS : DUP_WINDOW6_NS;
 	if (d->sig == sig && pkt->ts >= d->ts && pkt->ts - d->ts <= win)
