@@ -14,12 +14,13 @@ typedef struct pd_app_label pd_app_label;
 pd_app_label *pd_app_label_new(void); /* NULL if nDPI cannot start; flows stay "Unknown" */
 void pd_app_label_free(pd_app_label *n);
 
-/* Starting nDPI costs 10-25 ms and about 5 MiB. A process that runs many small analyses
- * one after another (the fuzzer) may keep up to n released modules for the
- * next runs: pd_app_label_new then takes one back instead of starting nDPI.
- * A kept module is used by one worker at a time, as any module; it keeps
- * nDPI's caches (addresses seen by earlier runs), so a label may depend on
- * an earlier run. 0, the default: every module is freed. */
+/* Starting nDPI costs 10-25 ms and about 5 MiB. A process that runs many
+ * small analyses one after another (the fuzzer) may keep up to n released
+ * modules for the next runs: pd_app_label_new then takes one back instead
+ * of starting nDPI. A kept module is used by one worker at a time, as any
+ * module; it keeps nDPI's caches (addresses seen by earlier runs), so a
+ * label may depend on an earlier run. 0, the default: every module is
+ * freed. */
 void pd_app_label_keep(unsigned n);
 
 /* nDPI states alive in one shard (*live) and the shard's cap: past it a
