@@ -258,8 +258,10 @@ size_t pd_pack_into(const pd_pack_layout *l, const uint8_t *src, uint8_t *out)
 	*o++ = pairs;
 	if (!pairs) {
 		uint8_t *p = o + map;
-		for (size_t i = 0; i < words; i += 64)
-			p = keep_words(src, i, in_group(words, i), nonzero_mask(src + 4 * i, in_group(words, i)), o, p);
+		for (size_t i = 0; i < words; i += 64) {
+			size_t k = in_group(words, i);
+			p = keep_words(src, i, k, nonzero_mask(src + 4 * i, k), o, p);
+		}
 		return (size_t)(p - out);
 	}
 	/* the non-zero words first, in order: that read brings the idle

@@ -586,10 +586,8 @@ static void stop_workers(pd_run *run)
 	pd_router_flush(run->router);
 	deliver_held(run, UINT64_MAX - 1);
 	deliver_all(run, MSG_END, UINT64_MAX, run->last_ts);
-	if (!run->wt) {
-		run->reader_cpu_s = thread_cpu_s();
+	if (!run->wt)
 		return;
-	}
 	send_epoch(run);
 	g_async_queue_push(run->collect_q, STOP_TOKEN);
 	g_thread_join(run->collector_thread);
@@ -605,7 +603,6 @@ static void stop_workers(pd_run *run)
 		batch_free(t->cur);
 		t->cur = NULL;
 	}
-	run->reader_cpu_s = thread_cpu_s(); /* it only waited since the last epoch */
 }
 
 /* A note built piece by piece in both languages. */
@@ -936,6 +933,7 @@ pd_report *pd_run_finish(pd_run *run)
 	if (!run->started)
 		start_engine(run, 0);
 	stop_workers(run);
+	run->reader_cpu_s = thread_cpu_s(); /* with workers, it only waited since its last epoch */
 	pd_worker_stats st;
 	memset(&st, 0, sizeof(st));
 	for (uint32_t i = 0; i < run->n_workers; i++)
