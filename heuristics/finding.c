@@ -17,6 +17,7 @@ typedef struct stored {
 	pd_finding pub;
 	bool spill; /* flows past PD_MAX_FLOW_FINDINGS folded in here */
 	double explained_s; /* time lost by the symptoms this one explains */
+	uint64_t span_first, span_last; /* pd_finding_span; span_last 0: not set */
 	uint64_t last_flow; /* id + 1 of the flow added last (detectors repeat themselves) */
 	/* past the listed flows, which flows flow_count counts: a sparse
 	 * bit set over flow ids (frame numbers), chunk -> bits */
@@ -452,6 +453,28 @@ void pd_finding_add_impact(pd_finding *f, double seconds)
 		f->impact_s += seconds;
 }
 
+void pd_finding_span(pd_finding *f, uint64_t first_frame, uint64_t last_frame)
+{
+	stored *s = st(f);
+	if (!first_frame || last_frame < first_frame)
+		return;
+	if (!s->span_last || first_frame < s->span_first)
+		s->span_first = first_frame;
+	if (last_frame > s->span_last)
+		s->span_last = last_frame;
+}
+
+/* Whether the symptom's occurrences all fall in the cause's span. */
+static bool within_span(const stored *cause, const stored *symptom)
+{
+	if (!cause->span_last)
+		return true;
+	uint64_t a = symptom->pub.first.frame, b = symptom->pub.last.frame;
+	if (!a)
+		return true; /* a symptom with no frames: nothing to place */
+	return a >= cause->span_first && (b ? b : a) <= cause->span_last;
+}
+
 /* ---------------------------------------------------------- the end */
 
 static uint64_t first_flow_id(const pd_finding *f)
@@ -586,7 +609,7 @@ static void attribute(GPtrArray *all)
 		GPtrArray *list = g_hash_table_lookup(causes, &id);
 		for (guint j = 0; list && j < list->len; j++) {
 			stored *c = g_ptr_array_index(list, j);
-			if (c == f || !pd_explains(c->pub.def->id, f->pub.def->id))
+			if (c == f || !pd_explains(c->pub.def->id, f->pub.def->id) || !within_span(c, f))
 				continue;
 			f->pub.explained_by = c->pub.def->id;
 			f->pub.severity = PD_SEV_INFO;

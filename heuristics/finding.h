@@ -75,6 +75,13 @@ void pd_finding_set_severity(pd_finding *f, pd_severity sev);
 void pd_finding_set_confidence(pd_finding *f, double confidence);
 /* Seconds the problem cost the user, added to the finding's impact. */
 void pd_finding_add_impact(pd_finding *f, double seconds);
+/* The frames of its flow during which this problem acted (a per-flow
+ * finding; the span grows to cover every call). A symptom on the same
+ * flow is this finding's evidence (knowledge/causality.c) only when the
+ * symptom's first and last occurrences fall inside the span: what
+ * happened on the flow before or after is not this problem's doing.
+ * Never set: the whole flow. */
+void pd_finding_span(pd_finding *f, uint64_t first_frame, uint64_t last_frame);
 
 const char *pd_unit_name(pd_unit u);
 
