@@ -18,6 +18,13 @@ typedef struct stored {
 	bool spill; /* flows past PD_MAX_FLOW_FINDINGS folded in here */
 	double explained_s; /* time lost by the symptoms this one explains */
 	uint64_t span_first, span_last; /* pd_finding_span; span_last 0: not set */
+	/* symptoms on other connections to the listener it explains (their
+	 * time adds to this one's), and whether the total is final */
+	GPtrArray *siblings;
+	bool impact_final;
+	/* the flows of those symptoms: this problem's too, listed at the end */
+	GArray *sibling_flows;
+	uint64_t sibling_count;
 	uint64_t last_flow; /* id + 1 of the flow added last (detectors repeat themselves) */
 	/* past the listed flows, which flows flow_count counts: a sparse
 	 * bit set over flow ids (frame numbers), chunk -> bits */
@@ -46,6 +53,10 @@ pd_store *pd_store_new(void)
 
 static void stored_free(stored *f)
 {
+	if (f->siblings)
+		g_ptr_array_free(f->siblings, TRUE);
+	if (f->sibling_flows)
+		g_array_free(f->sibling_flows, TRUE);
 	if (f->counted)
 		g_hash_table_destroy(f->counted);
 	f->counted = NULL;
@@ -513,19 +524,31 @@ static bool worse(const pd_finding *f, const pd_finding *than)
 	return !than || f->impact_s > than->impact_s || (f->impact_s == than->impact_s && f->severity > than->severity);
 }
 
-/* Many flows with one id become one capture-wide finding. */
-static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same)
+/* Many flows with one id become one capture-wide finding; server: the
+ * server endpoint they all share, or NULL. */
+static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same, const pd_flow_ref *server)
 {
 	g_ptr_array_sort(same, cmp_first);
-	pd_finding *agg = &new_finding(def, true)->pub;
+	stored *sagg = new_finding(def, true);
+	pd_finding *agg = &sagg->pub;
+	agg->members = g_ptr_array_new_with_free_func((GDestroyNotify)pd_finding_free);
+	agg->one_server = server != NULL;
 	agg->severity = PD_SEV_INFO;
 	agg->confidence = 0;
 	agg->n_settings = 0;
 	pd_finding *w = NULL;
 	for (guint i = 0; i < same->len; i++) {
-		pd_finding *f = &((stored *)g_ptr_array_index(same, i))->pub;
+		stored *sf = g_ptr_array_index(same, i);
+		pd_finding *f = &sf->pub;
 		if (worse(f, w))
 			w = f;
+		if (sf->sibling_flows) {
+			if (!sagg->sibling_flows)
+				sagg->sibling_flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_ref));
+			for (guint j = 0; j < sf->sibling_flows->len && sagg->sibling_flows->len < PD_FINDING_MAX_FLOWS; j++)
+				g_array_append_val(sagg->sibling_flows, g_array_index(sf->sibling_flows, pd_flow_ref, j));
+			sagg->sibling_count += sf->sibling_count;
+		}
 		agg->flow_count += f->flow_count;
 		for (guint j = 0; j < f->flows->len && agg->flows->len < PD_FINDING_MAX_FLOWS; j++)
 			g_array_append_val(agg->flows, g_array_index(f->flows, pd_flow_ref, j));
@@ -560,10 +583,19 @@ static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same)
 	g_assert(w); /* same is never empty */
 	memcpy(agg->settings, w->settings, sizeof(agg->settings));
 	agg->n_settings = w->n_settings;
-	agg->detail = g_strdup_printf("%" G_GUINT64_FORMAT " flows; worst: %s", agg->flow_count,
-				      w->detail ? w->detail : def->title_en);
-	agg->detail_zh = g_strdup_printf("%" G_GUINT64_FORMAT " 条流；最严重的一条：%s", agg->flow_count,
-					 w->detail_zh ? w->detail_zh : w->detail ? w->detail : def->title_zh);
+	const char *wen = w->detail ? w->detail : def->title_en;
+	const char *wzh = w->detail_zh ? w->detail_zh : w->detail ? w->detail : def->title_zh;
+	if (server) {
+		char ep[PD_ENDPOINT_STRLEN];
+		pd_endpoint_str(&server->server, server->server_port, ep, sizeof(ep));
+		agg->detail = g_strdup_printf("%" G_GUINT64_FORMAT " connections to %s; worst: %s", agg->flow_count,
+					      ep, wen);
+		agg->detail_zh = g_strdup_printf("到 %s 的 %" G_GUINT64_FORMAT " 条连接；最严重的一条：%s", ep,
+						 agg->flow_count, wzh);
+	} else {
+		agg->detail = g_strdup_printf("%" G_GUINT64_FORMAT " flows; worst: %s", agg->flow_count, wen);
+		agg->detail_zh = g_strdup_printf("%" G_GUINT64_FORMAT " 条流；最严重的一条：%s", agg->flow_count, wzh);
+	}
 	pd_finding_metric(agg, "flows", (double)agg->flow_count, PD_UNIT_COUNT, PD_AGG_SUM);
 	return agg;
 }
@@ -571,31 +603,154 @@ static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same)
 /* ------------------------------------------------------ root causes */
 
 
+/* A symptom explained: linked both ways, and down to info. */
+static void explain(stored *c, stored *f)
+{
+	f->pub.explained_by = c->pub.def->id;
+	f->pub.severity = PD_SEV_INFO;
+	add_consequence(&c->pub, f->pub.def->id);
+}
+
+static bool is_cause(const stored *c)
+{
+	for (size_t k = 0; k < pd_causalities_len; k++)
+		if (!strcmp(pd_causalities[k].cause, c->pub.def->id))
+			return true;
+	return false;
+}
+
+/* The server endpoint of a flow, as a hash key. */
+typedef struct server_key {
+	pd_addr addr;
+	uint16_t port;
+} server_key;
+
+static GBytes *server_key_of(const pd_flow_ref *r)
+{
+	server_key k;
+	memset(&k, 0, sizeof(k));
+	k.addr = r->server;
+	k.port = r->server_port;
+	return g_bytes_new(&k, sizeof(k));
+}
+
+static bool same_endpoint(const pd_flow_ref *a, const pd_flow_ref *b)
+{
+	return a->server_port == b->server_port && a->proto == b->proto && pd_addr_equal(&a->server, &b->server);
+}
+
+/* A listener's state outlives the packets that show it: SYNs dropped
+ * while it was full are retried a second or three later. */
+#define SIBLING_SLACK_NS (3 * PD_NS_PER_SEC)
+
+/* Whether the symptom (on another connection to the cause's server) falls
+ * in the time the cause's evidence spans. */
+static bool during(const stored *c, const stored *f)
+{
+	pd_time a = c->pub.first.ts - SIBLING_SLACK_NS, b = c->pub.last.ts + SIBLING_SLACK_NS;
+	if (!c->pub.first.frame || !f->pub.first.frame)
+		return false;
+	return f->pub.first.ts >= a && f->pub.first.ts <= b;
+}
+
+/* The flows of a symptom on the listener's other connections become the
+ * cause's (named once each, at most PD_FINDING_MAX_FLOWS kept). */
+static void add_sibling_flows(stored *c, const pd_finding *f)
+{
+	if (!c->sibling_flows)
+		c->sibling_flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_ref));
+	for (guint i = 0; i < f->flows->len && c->sibling_flows->len < PD_FINDING_MAX_FLOWS; i++)
+		g_array_append_val(c->sibling_flows, g_array_index(f->flows, pd_flow_ref, i));
+	c->sibling_count += f->flow_count;
+}
+
+/* At the end, the cause lists them after its own; it now concerns
+ * several flows. */
+static void absorb_sibling_flows(stored *c)
+{
+	if (!c->sibling_flows)
+		return;
+	pd_finding *f = &c->pub;
+	uint64_t added = 0;
+	for (guint i = 0; i < c->sibling_flows->len; i++) {
+		const pd_flow_ref *r = &g_array_index(c->sibling_flows, pd_flow_ref, i);
+		bool listed = false;
+		for (guint j = 0; j < f->flows->len && !listed; j++)
+			listed = g_array_index(f->flows, pd_flow_ref, j).flow_id == r->flow_id;
+		if (listed)
+			continue;
+		added++;
+		if (f->flows->len < PD_FINDING_MAX_FLOWS)
+			g_array_append_val(f->flows, *r);
+	}
+	/* the unlisted ones are distinct flows too (a symptom names each once) */
+	uint64_t unlisted = c->sibling_count > c->sibling_flows->len ? c->sibling_count - c->sibling_flows->len : 0;
+	f->flow_count += added + unlisted;
+	f->capture_wide = true;
+	/* siblings share the cause's server; the cause's own flows may too */
+	bool one = f->flows->len > 0;
+	for (guint j = 1; j < f->flows->len && one; j++)
+		one = same_endpoint(&g_array_index(f->flows, pd_flow_ref, 0), &g_array_index(f->flows, pd_flow_ref, j));
+	f->one_server = one;
+	g_array_free(c->sibling_flows, TRUE);
+	c->sibling_flows = NULL;
+	c->sibling_count = 0;
+}
+
+/* A cause's time: its own or its symptoms' on its flows, whichever is
+ * more, plus that of the symptoms on the listener's other connections
+ * (themselves causes of further symptoms, at most a few links deep). */
+static double final_impact(stored *c, int depth)
+{
+	if (c->impact_final || depth > 8)
+		return c->pub.impact_s;
+	if (c->explained_s > c->pub.impact_s)
+		c->pub.impact_s = c->explained_s;
+	for (guint i = 0; c->siblings && i < c->siblings->len; i++)
+		c->pub.impact_s += final_impact(g_ptr_array_index(c->siblings, i), depth + 1);
+	if (c->siblings)
+		g_ptr_array_free(c->siblings, TRUE);
+	c->siblings = NULL;
+	c->impact_final = true;
+	return c->pub.impact_s;
+}
+
 /* A symptom on a flow whose problem another finding names becomes that
- * finding's evidence: linked both ways, and down to info. The time it
- * cost counts toward the cause: per flow the largest of the symptoms'
- * measures and the cause's own (they describe the same stall), added up
- * over flows. Per-flow findings only, before they are merged; a
- * capture-wide cause explains the flows it lists. */
+ * finding's evidence. The time it cost counts toward the cause: on the
+ * cause's own flows, per flow the largest of the symptoms' measures and
+ * the cause's own (they describe the same stall); on the other
+ * connections to the same listener that a listener-wide cause explains
+ * (a same_server row), the symptom's own time, added. Per-flow findings
+ * only, before they are merged; a capture-wide cause explains the flows
+ * it lists, and through same_server rows the others to those servers. */
 static void attribute(GPtrArray *all)
 {
 	GHashTable *causes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 						   (GDestroyNotify)g_ptr_array_unref);
+	GHashTable *by_server = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref,
+						      (GDestroyNotify)g_ptr_array_unref);
 	for (guint i = 0; i < all->len; i++) {
 		stored *c = g_ptr_array_index(all, i);
-		bool is_cause = false;
-		for (size_t k = 0; k < pd_causalities_len && !is_cause; k++)
-			is_cause = !strcmp(pd_causalities[k].cause, c->pub.def->id);
-		if (!is_cause)
+		if (!is_cause(c))
 			continue;
 		for (guint j = 0; j < c->pub.flows->len; j++) {
-			gint64 id = (gint64)g_array_index(c->pub.flows, pd_flow_ref, j).flow_id;
+			const pd_flow_ref *r = &g_array_index(c->pub.flows, pd_flow_ref, j);
+			gint64 id = (gint64)r->flow_id;
 			GPtrArray *list = g_hash_table_lookup(causes, &id);
 			if (!list) {
 				list = g_ptr_array_new();
 				g_hash_table_insert(causes, g_memdup2(&id, sizeof(id)), list);
 			}
 			g_ptr_array_add(list, c);
+			GBytes *sk = server_key_of(r);
+			GPtrArray *at = g_hash_table_lookup(by_server, sk);
+			if (!at) {
+				at = g_ptr_array_new();
+				g_hash_table_insert(by_server, g_bytes_ref(sk), at);
+			}
+			if (!at->len || g_ptr_array_index(at, at->len - 1) != c)
+				g_ptr_array_add(at, c);
+			g_bytes_unref(sk);
 		}
 	}
 	/* (cause, flow) -> the largest symptom's time on that flow */
@@ -603,17 +758,28 @@ static void attribute(GPtrArray *all)
 						     g_free);
 	for (guint i = 0; i < all->len && g_hash_table_size(causes); i++) {
 		stored *f = g_ptr_array_index(all, i);
-		if (f->pub.capture_wide || f->spill || f->pub.flows->len != 1)
+		if (f->spill || !f->pub.flows->len)
 			continue;
-		gint64 id = (gint64)g_array_index(f->pub.flows, pd_flow_ref, 0).flow_id;
+		const pd_flow_ref *r = &g_array_index(f->pub.flows, pd_flow_ref, 0);
+		bool done = false;
+		if (f->pub.capture_wide) {
+			/* one listener's symptom over several of its connections */
+			for (guint j = 1; j < f->pub.flows->len; j++)
+				if (!same_endpoint(r, &g_array_index(f->pub.flows, pd_flow_ref, j)))
+					done = true;
+			if (done || f->pub.flow_count > f->pub.flows->len)
+				continue;
+			goto siblings;
+		}
+		if (f->pub.flows->len != 1)
+			continue;
+		gint64 id = (gint64)r->flow_id;
 		GPtrArray *list = g_hash_table_lookup(causes, &id);
-		for (guint j = 0; list && j < list->len; j++) {
+		for (guint j = 0; list && j < list->len && !done; j++) {
 			stored *c = g_ptr_array_index(list, j);
 			if (c == f || !pd_explains(c->pub.def->id, f->pub.def->id) || !within_span(c, f))
 				continue;
-			f->pub.explained_by = c->pub.def->id;
-			f->pub.severity = PD_SEV_INFO;
-			add_consequence(&c->pub, f->pub.def->id);
+			explain(c, f);
 			struct {
 				const stored *c;
 				gint64 flow;
@@ -629,16 +795,105 @@ static void attribute(GPtrArray *all)
 				*most = f->pub.impact_s;
 			}
 			g_bytes_unref(k);
-			break;
+			done = true;
+		}
+		if (done)
+			continue;
+	siblings:;
+		/* another connection to a listener a cause names */
+		GBytes *sk = server_key_of(r);
+		GPtrArray *at = g_hash_table_lookup(by_server, sk);
+		g_bytes_unref(sk);
+		for (guint j = 0; at && j < at->len && !done; j++) {
+			stored *c = g_ptr_array_index(at, j);
+			if (c == f || !pd_explains_sibling(c->pub.def->id, f->pub.def->id) || !during(c, f))
+				continue;
+			explain(c, f);
+			if (!c->siblings)
+				c->siblings = g_ptr_array_new();
+			g_ptr_array_add(c->siblings, f);
+			add_sibling_flows(c, &f->pub);
+			done = true;
 		}
 	}
-	for (guint i = 0; i < all->len; i++) {
-		stored *c = g_ptr_array_index(all, i);
-		if (c->explained_s > c->pub.impact_s)
-			c->pub.impact_s = c->explained_s;
-	}
+	for (guint i = 0; i < all->len; i++)
+		final_impact(g_ptr_array_index(all, i), 0);
 	g_hash_table_destroy(per_flow);
+	g_hash_table_destroy(by_server);
 	g_hash_table_destroy(causes);
+}
+
+static const char *first_setting_of(const pd_finding *f)
+{
+	return f->n_settings ? f->settings[0] : NULL;
+}
+
+/* The store's bookkeeping of a finding dropped; what the report reads stays. */
+static void strip(stored *f)
+{
+	if (f->counted)
+		g_hash_table_destroy(f->counted);
+	f->counted = NULL;
+	if (f->siblings)
+		g_ptr_array_free(f->siblings, TRUE);
+	f->siblings = NULL;
+	if (f->sibling_flows)
+		g_array_free(f->sibling_flows, TRUE);
+	f->sibling_flows = NULL;
+}
+
+/* Takes the findings of `same` out of `all`: they were merged into agg,
+ * whose members the first PD_FINDING_MAX_FLOWS of them become. */
+static void take_merged(GPtrArray *all, GPtrArray *same, pd_finding *agg)
+{
+	for (guint i = 0; i < same->len; i++) {
+		stored *f = g_ptr_array_index(same, i);
+		for (guint j = 0; j < all->len; j++)
+			if (g_ptr_array_index(all, j) == f)
+				g_ptr_array_index(all, j) = NULL;
+		if (f->spill || f->pub.members || agg->members->len >= PD_FINDING_MAX_FLOWS) {
+			stored_free(f);
+			continue;
+		}
+		strip(f);
+		g_ptr_array_add(agg->members, &f->pub);
+	}
+}
+
+/* One problem on several connections to one server: per-flow findings of
+ * one id on the same server endpoint, with the same first setting (the
+ * same probable cause) and explained by the same cause, are one finding
+ * whose flows are its evidence. */
+static void group_by_server(GPtrArray *out, GPtrArray *all, const pd_finding_def *def, GPtrArray *same,
+			    const char *by)
+{
+	for (guint i = 0; i < same->len; i++) {
+		stored *f = g_ptr_array_index(same, i);
+		if (!f || f->pub.capture_wide || f->pub.flows->len != 1)
+			continue;
+		const pd_flow_ref *r = &g_array_index(f->pub.flows, pd_flow_ref, 0);
+		GPtrArray *group = g_ptr_array_new();
+		g_ptr_array_add(group, f);
+		for (guint j = i + 1; j < same->len; j++) {
+			stored *g = g_ptr_array_index(same, j);
+			if (!g || g->pub.capture_wide || g->pub.flows->len != 1)
+				continue;
+			if (same_endpoint(r, &g_array_index(g->pub.flows, pd_flow_ref, 0)) &&
+			    g_strcmp0(first_setting_of(&f->pub), first_setting_of(&g->pub)) == 0) {
+				g_ptr_array_add(group, g);
+				g_ptr_array_index(same, j) = NULL;
+			}
+		}
+		if (group->len > 1) {
+			pd_finding *agg = merge_same(def, group, r);
+			agg->explained_by = by;
+			if (by)
+				agg->severity = PD_SEV_INFO;
+			g_ptr_array_add(out, agg);
+			take_merged(all, group, agg);
+		}
+		g_ptr_array_free(group, TRUE);
+	}
 }
 
 GPtrArray *pd_store_take(pd_store *s)
@@ -654,12 +909,19 @@ GPtrArray *pd_store_take(pd_store *s)
 	g_ptr_array_sort(all, cmp_first);
 	attribute(all);
 
-	/* Per id, and apart for the symptoms each cause explains: */
+	/* Per id, and apart for the symptoms each cause explains: many flows
+	 * become one capture-wide finding; a few to one server, one finding
+	 * per server. */
 	GPtrArray *out = g_ptr_array_new();
 	for (size_t d = 0; d < pd_catalog_len; d++) {
 		const pd_finding_def *def = &pd_catalog[d];
 		for (size_t c = 0; c <= pd_causalities_len; c++) {
 			const char *by = c < pd_causalities_len ? pd_causalities[c].cause : NULL;
+			bool seen = false;
+			for (size_t e = 0; by && e < c && !seen; e++)
+				seen = !strcmp(pd_causalities[e].cause, by);
+			if (seen)
+				continue; /* a cause with several rows: once */
 			GPtrArray *same = g_ptr_array_new();
 			for (guint i = 0; i < all->len; i++) {
 				stored *f = g_ptr_array_index(all, i);
@@ -668,18 +930,14 @@ GPtrArray *pd_store_take(pd_store *s)
 					g_ptr_array_add(same, f);
 			}
 			if (same->len > PD_AGGREGATE_MIN_FLOWS) {
-				pd_finding *agg = merge_same(def, same);
+				pd_finding *agg = merge_same(def, same, NULL);
 				agg->explained_by = by;
 				if (by)
 					agg->severity = PD_SEV_INFO;
 				g_ptr_array_add(out, agg);
-				for (guint i = 0; i < same->len; i++) {
-					stored *f = g_ptr_array_index(same, i);
-					for (guint j = 0; j < all->len; j++)
-						if (g_ptr_array_index(all, j) == f)
-							g_ptr_array_index(all, j) = NULL;
-					stored_free(f);
-				}
+				take_merged(all, same, agg);
+			} else if (same->len > 1) {
+				group_by_server(out, all, def, same, by);
 			}
 			g_ptr_array_free(same, TRUE);
 		}
@@ -688,10 +946,12 @@ GPtrArray *pd_store_take(pd_store *s)
 		stored *f = g_ptr_array_index(all, i);
 		if (!f)
 			continue;
-		if (f->counted)
-			g_hash_table_destroy(f->counted);
-		f->counted = NULL;
 		g_ptr_array_add(out, &f->pub);
+	}
+	for (guint i = 0; i < out->len; i++) {
+		stored *f = st(g_ptr_array_index(out, i));
+		absorb_sibling_flows(f);
+		strip(f);
 	}
 	g_ptr_array_free(all, TRUE);
 	return out;

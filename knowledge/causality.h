@@ -14,6 +14,10 @@ typedef struct pd_causality {
 	const char *cause; /* a catalogue id */
 	/* ids it explains when they concern the same flow, NULL-terminated */
 	const char *consequences[PD_MAX_CONSEQUENCES];
+	/* The row also holds for the other connections to the server endpoint
+	 * of a flow the cause concerns, while the cause lasted: a listener's
+	 * state (its queues) is shared by all of them. */
+	bool same_server;
 } pd_causality;
 
 extern const pd_causality pd_causalities[];
@@ -21,5 +25,8 @@ extern const size_t pd_causalities_len;
 
 /* Whether a finding `cause` on a flow explains a finding `symptom` on it. */
 bool pd_explains(const char *cause, const char *symptom);
+/* Whether it explains `symptom` on another connection to the same server
+ * endpoint (a same_server row). */
+bool pd_explains_sibling(const char *cause, const char *symptom);
 
 #endif

@@ -114,6 +114,65 @@ static cJSON *setting_json(const char *name)
 	return o;
 }
 
+static cJSON *metrics_json(const pd_finding *f)
+{
+	cJSON *metrics = cJSON_CreateObject();
+	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
+		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
+		if (!m->key)
+			continue;
+		cJSON *mo = cJSON_CreateObject();
+		add_num(mo, "value", m->value);
+		cJSON_AddItemToObject(mo, "unit", cJSON_CreateString(m->unit ? m->unit : ""));
+		/* a repeated key keeps its first position and its latest value */
+		if (cJSON_GetObjectItemCaseSensitive(metrics, m->key))
+			cJSON_ReplaceItemInObjectCaseSensitive(metrics, m->key, mo);
+		else
+			cJSON_AddItemToObject(metrics, m->key, mo);
+	}
+	return metrics;
+}
+
+static cJSON *evidence_json(const pd_finding *f)
+{
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddItemToObject(ev, "first", evidence(&f->first, false));
+	cJSON_AddItemToObject(ev, "last", evidence(&f->last, false));
+	cJSON *ex = cJSON_AddArrayToObject(ev, "examples");
+	for (guint i = 0; f->examples && i < f->examples->len; i++)
+		cJSON_AddItemToArray(ex, evidence(&g_array_index(f->examples, pd_evidence, i), true));
+	return ev;
+}
+
+/* One flow's part of a problem found on several: its own facts, without
+ * what the finding says once for all (texts, settings in full). */
+static cJSON *member_json(const pd_finding *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *fo = cJSON_AddObjectToObject(o, "flow");
+	if (m->flows && m->flows->len)
+		add_flow_ref(fo, &g_array_index(m->flows, pd_flow_ref, 0));
+	cJSON_AddItemToObject(o, "severity", cJSON_CreateString(pd_severity_name(m->severity)));
+	double conf = pd_r_finite(m->confidence);
+	add_num(o, "confidence", conf < 0 ? 0 : conf > 1 ? 1 : conf);
+	cJSON_AddItemToObject(o, "detail", safe_string(m->detail));
+	if (m->detail_zh && m->detail && strcmp(m->detail_zh, m->detail))
+		cJSON_AddItemToObject(o, "detail_zh", safe_string(m->detail_zh));
+	add_u64(o, "occurrences", m->occurrences);
+	cJSON_AddItemToObject(o, "evidence", evidence_json(m));
+	cJSON_AddItemToObject(o, "metrics", metrics_json(m));
+	add_num(o, "impact_s", m->impact_s < 0 ? 0 : m->impact_s);
+	cJSON *settings = cJSON_AddArrayToObject(o, "settings");
+	const char *names[PD_FINDING_MAX_SETTINGS + PD_DEF_MAX_SETTINGS];
+	size_t n = pd_r_settings(m, names);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *so = cJSON_CreateObject();
+		cJSON_AddItemToObject(so, "name", safe_string(names[i]));
+		cJSON_AddItemToArray(settings, so);
+	}
+	return o;
+}
+
 static cJSON *finding_json(const pd_finding *f)
 {
 	const pd_finding_def *d = f->def;
@@ -129,7 +188,8 @@ static cJSON *finding_json(const pd_finding *f)
 	cJSON_AddItemToObject(o, "detail", safe_string(f->detail));
 	if (f->detail_zh && f->detail && strcmp(f->detail_zh, f->detail))
 		cJSON_AddItemToObject(o, "detail_zh", safe_string(f->detail_zh));
-	cJSON_AddItemToObject(o, "scope", cJSON_CreateString(f->capture_wide ? "capture" : "flow"));
+	cJSON_AddItemToObject(o, "scope",
+			      cJSON_CreateString(f->one_server ? "server" : f->capture_wide ? "capture" : "flow"));
 	add_str_or_null(o, "explained_by", f->explained_by);
 	cJSON *cons = cJSON_AddArrayToObject(o, "consequences");
 	for (size_t i = 0; i < f->n_consequences; i++)
@@ -143,28 +203,8 @@ static cJSON *finding_json(const pd_finding *f)
 		cJSON_AddItemToArray(flows, fo);
 	}
 	add_u64(o, "occurrences", f->occurrences);
-
-	cJSON *ev = cJSON_AddObjectToObject(o, "evidence");
-	cJSON_AddItemToObject(ev, "first", evidence(&f->first, false));
-	cJSON_AddItemToObject(ev, "last", evidence(&f->last, false));
-	cJSON *ex = cJSON_AddArrayToObject(ev, "examples");
-	for (guint i = 0; f->examples && i < f->examples->len; i++)
-		cJSON_AddItemToArray(ex, evidence(&g_array_index(f->examples, pd_evidence, i), true));
-
-	cJSON *metrics = cJSON_AddObjectToObject(o, "metrics");
-	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
-		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
-		if (!m->key)
-			continue;
-		cJSON *mo = cJSON_CreateObject();
-		add_num(mo, "value", m->value);
-		cJSON_AddItemToObject(mo, "unit", cJSON_CreateString(m->unit ? m->unit : ""));
-		/* a repeated key keeps its first position and its latest value */
-		if (cJSON_GetObjectItemCaseSensitive(metrics, m->key))
-			cJSON_ReplaceItemInObjectCaseSensitive(metrics, m->key, mo);
-		else
-			cJSON_AddItemToObject(metrics, m->key, mo);
-	}
+	cJSON_AddItemToObject(o, "evidence", evidence_json(f));
+	cJSON_AddItemToObject(o, "metrics", metrics_json(f));
 	add_num(o, "impact_s", f->impact_s < 0 ? 0 : f->impact_s);
 
 	cJSON *settings = cJSON_AddArrayToObject(o, "settings");
@@ -188,6 +228,9 @@ static cJSON *finding_json(const pd_finding *f)
 		cJSON_AddItemToArray(ctrs, co);
 	}
 	cJSON_AddItemToObject(o, "known", cJSON_CreateBool(f->known));
+	cJSON *members = cJSON_AddArrayToObject(o, "members");
+	for (guint i = 0; f->members && i < f->members->len; i++)
+		cJSON_AddItemToArray(members, member_json(g_ptr_array_index(f->members, i)));
 	return o;
 }
 

@@ -113,6 +113,8 @@ void pd_finding_free(pd_finding *f)
 		g_array_unref(f->examples);
 	if (f->metrics)
 		g_array_unref(f->metrics);
+	if (f->members)
+		g_ptr_array_free(f->members, TRUE);
 	g_free(f);
 }
 

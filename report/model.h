@@ -14,7 +14,7 @@
 #include "report/text.h"
 #include "knowledge/catalog.h"
 
-#define PD_SCHEMA_VERSION "1.0"
+#define PD_SCHEMA_VERSION "1.1"
 
 /* A flow as a finding or the flow table names it. */
 typedef struct pd_flow_ref {
@@ -76,6 +76,13 @@ typedef struct pd_finding {
 	const char *explained_by;
 	const char *consequences[PD_FINDING_MAX_CONSEQUENCES];
 	size_t n_consequences;
+	/* One problem on several flows is one finding: all its flows go to
+	 * one server endpoint (scope "server"), and members holds the
+	 * findings of one flow each that were merged into it, with each flow's
+	 * own detail, evidence and metrics (pd_finding*, owned, at most
+	 * PD_FINDING_MAX_FLOWS; NULL when it was made as it is). */
+	bool one_server;
+	GPtrArray *members;
 } pd_finding;
 
 typedef struct pd_linktype_count {

@@ -137,6 +137,15 @@ char *pd_r_json_finding_key(const cJSON *finding)
 	GString *key = g_string_new(jstr(finding, "id"));
 	if (strcmp(jstr(finding, "scope"), "capture") == 0)
 		return g_string_free(key, FALSE);
+	if (strcmp(jstr(finding, "scope"), "server") == 0) {
+		/* one problem at one server, whichever of its clients showed it */
+		const cJSON *f0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(finding, "flows"), 0);
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f0, "server");
+		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(s, "port");
+		g_string_append_printf(key, "|@%s %s:%d", jstr(f0, "proto"), jstr(s, "ip"),
+				       cJSON_IsNumber(sp) ? sp->valueint : 0);
+		return g_string_free(key, FALSE);
+	}
 
 	GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
 	const cJSON *flows = cJSON_GetObjectItemCaseSensitive(finding, "flows");

@@ -318,6 +318,130 @@ Test(model, merged_findings_keep_extremes)
 	pd_store_free(store);
 }
 
+/* Store tests: a flow to server 10.0.0.SRV:PORT, its finding of id with
+ * one occurrence at frame (time = frame seconds), impact and a first setting. */
+static pd_finding *put(pd_ctx *run, pd_flow *flow, uint64_t id, uint8_t srv, uint16_t port, const char *fid,
+		       uint64_t frame, double impact, const char *setting)
+{
+	flow->id = id;
+	flow->proto = 6;
+	flow->addr[PD_CLIENT] = v4(10, 0, 1, (uint8_t)id);
+	flow->addr[PD_SERVER] = v4(10, 0, 0, srv);
+	flow->port[PD_CLIENT] = (uint16_t)(40000 + id);
+	flow->port[PD_SERVER] = port;
+	pd_finding *f = pd_finding_get(run, fid, flow);
+	pd_finding_occurrence(f, frame, (pd_time)frame * PD_NS_PER_SEC, "x", NULL);
+	pd_finding_add_impact(f, impact);
+	if (setting)
+		pd_finding_settings(f, setting, NULL);
+	return f;
+}
+
+static const pd_finding *taken(GPtrArray *found, const char *id, int n)
+{
+	for (guint i = 0; i < found->len; i++) {
+		const pd_finding *f = g_ptr_array_index(found, i);
+		if (!strcmp(f->def->id, id) && n-- == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static void free_taken(GPtrArray *found)
+{
+	for (guint i = 0; i < found->len; i++)
+		pd_finding_free(g_ptr_array_index(found, i));
+	g_ptr_array_free(found, TRUE);
+}
+
+/* The same problem on a few connections to one server is one finding
+ * (scope server) whose members are the flows' own; another server, or
+ * another first setting (another probable cause), stays apart. */
+Test(model, one_problem_per_server)
+{
+	pd_store *store = pd_store_new();
+	pd_ctx ctx = {.store = store};
+	pd_flow *flow = g_malloc0(sizeof(pd_flow));
+	put(&ctx, flow, 1, 2, 443, "syn-retransmit", 10, 2.0, "firewall dropping SYN/SYN-ACK");
+	put(&ctx, flow, 2, 2, 443, "syn-retransmit", 20, 2.5, "firewall dropping SYN/SYN-ACK");
+	put(&ctx, flow, 3, 2, 443, "syn-retransmit", 30, 1.5, "firewall dropping SYN/SYN-ACK");
+	put(&ctx, flow, 4, 3, 443, "syn-retransmit", 40, 2.0, "firewall dropping SYN/SYN-ACK");
+	put(&ctx, flow, 5, 2, 443, "syn-retransmit", 50, 2.0, "net.core.somaxconn");
+	g_free(flow);
+	GPtrArray *found = pd_store_take(store);
+	cr_assert_eq(found->len, 3);
+	const pd_finding *g = taken(found, "syn-retransmit", 0);
+	cr_assert_eq(g->flow_count, 3);
+	cr_assert(g->one_server && g->capture_wide);
+	cr_assert_eq(g->members->len, 3);
+	cr_assert_eq(g->first.frame, 10);
+	cr_assert_eq(g->last.frame, 30);
+	cr_assert_float_eq(g->impact_s, 6.0, 1e-9);
+	cr_assert_str_eq(g->settings[0], "firewall dropping SYN/SYN-ACK");
+	cr_assert(g_str_has_prefix(g->detail, "3 connections to 10.0.0.2:443; worst: "), "%s", g->detail);
+	const pd_finding *m = g_ptr_array_index(g->members, 1);
+	cr_assert_eq(g_array_index(m->flows, pd_flow_ref, 0).flow_id, 2);
+	cr_assert_eq(m->first.frame, 20);
+	for (int i = 1; i < 3; i++) {
+		const pd_finding *o = taken(found, "syn-retransmit", i);
+		cr_assert_eq(o->flow_count, 1);
+		cr_assert(!o->one_server && !o->members);
+	}
+	free_taken(found);
+	pd_store_free(store);
+}
+
+/* A cause explains a symptom on its flow only inside the frames it spans;
+ * a listener-wide cause also explains another connection's SYN retries to
+ * the same server while it lasted, whose flow and time become its own. */
+Test(model, causes_need_their_own_evidence)
+{
+	pd_store *store = pd_store_new();
+	pd_ctx ctx = {.store = store};
+	pd_flow *flow = g_malloc0(sizeof(pd_flow));
+	pd_finding *aq = put(&ctx, flow, 1, 2, 80, "accept-queue-overflow", 10, 3.0, NULL);
+	pd_finding_occurrence(aq, 20, 20 * PD_NS_PER_SEC, "y", NULL);
+	pd_finding_span(aq, 10, 20);
+	pd_finding *in = pd_finding_get(&ctx, "rto-timeouts", flow);
+	pd_finding_occurrence(in, 12, 12 * PD_NS_PER_SEC, "r", NULL);
+	pd_finding_occurrence(in, 18, 18 * PD_NS_PER_SEC, "r", NULL);
+	pd_finding_add_impact(in, 2.0);
+	pd_finding *out = pd_finding_get(&ctx, "retransmissions", flow);
+	pd_finding_occurrence(out, 15, 15 * PD_NS_PER_SEC, "r", NULL);
+	pd_finding_occurrence(out, 40, 40 * PD_NS_PER_SEC, "r", NULL);
+	/* another client of the listener, retrying 1 s after the stall began */
+	put(&ctx, flow, 2, 2, 80, "syn-retransmit", 11, 1.5, NULL);
+	/* one long after it: not the same overflow */
+	put(&ctx, flow, 3, 2, 80, "syn-retransmit", 90, 1.0, NULL);
+	/* and one to another server */
+	put(&ctx, flow, 4, 3, 80, "syn-retransmit", 12, 1.0, NULL);
+	g_free(flow);
+	GPtrArray *found = pd_store_take(store);
+	const pd_finding *c = taken(found, "accept-queue-overflow", 0);
+	cr_assert_not_null(c);
+	cr_assert_str_eq(taken(found, "rto-timeouts", 0)->explained_by, "accept-queue-overflow");
+	cr_assert_null(taken(found, "retransmissions", 0)->explained_by, "loss after the stall is its own");
+	cr_assert_eq(c->flow_count, 2);
+	cr_assert(c->one_server);
+	cr_assert_float_eq(c->impact_s, 3.0 + 1.5, 1e-9);
+	int explained = 0, apart = 0;
+	for (int i = 0; i < 3; i++) {
+		const pd_finding *s = taken(found, "syn-retransmit", i);
+		cr_assert_not_null(s);
+		if (s->explained_by) {
+			explained++;
+			cr_assert_eq(s->first.frame, 11);
+			cr_assert_eq(s->severity, PD_SEV_INFO);
+		} else {
+			apart++;
+		}
+	}
+	cr_assert_eq(explained, 1);
+	cr_assert_eq(apart, 2);
+	free_taken(found);
+	pd_store_free(store);
+}
+
 Test(model, names_and_parse)
 {
 	cr_expect_str_eq(pd_severity_name(PD_SEV_INFO), "info");

@@ -136,6 +136,103 @@ const cJSON *pd_test_finding(const cJSON *report, const char *id, int n)
 	return NULL;
 }
 
+/* Calls back on each part of id until it returns true; returns that part. */
+static const cJSON *each_part(const cJSON *report, const char *id,
+			      bool (*cb)(const cJSON *parent, const cJSON *part, void *arg), void *arg)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(report, "findings"))
+	{
+		const cJSON *fid = cJSON_GetObjectItemCaseSensitive(f, "id");
+		if (!cJSON_IsString(fid) || strcmp(fid->valuestring, id))
+			continue;
+		const cJSON *members = cJSON_GetObjectItemCaseSensitive(f, "members");
+		if (cJSON_GetArraySize(members) == 0) {
+			if (cb(f, f, arg))
+				return f;
+			continue;
+		}
+		const cJSON *m;
+		cJSON_ArrayForEach(m, members)
+		{
+			if (cb(f, m, arg))
+				return m;
+		}
+	}
+	return NULL;
+}
+
+static bool count_cb(const cJSON *parent, const cJSON *part, void *arg)
+{
+	(void)parent;
+	(void)part;
+	(*(int *)arg)++;
+	return false;
+}
+
+int pd_test_count_parts(const cJSON *report, const char *id)
+{
+	int n = 0;
+	each_part(report, id, count_cb, &n);
+	return n;
+}
+
+static bool nth_cb(const cJSON *parent, const cJSON *part, void *arg)
+{
+	(void)parent;
+	(void)part;
+	return (*(int *)arg)-- == 0;
+}
+
+const cJSON *pd_test_part(const cJSON *report, const char *id, int n)
+{
+	return each_part(report, id, nth_cb, &n);
+}
+
+static bool port_cb(const cJSON *parent, const cJSON *part, void *arg)
+{
+	(void)parent;
+	int want = *(int *)arg;
+	const cJSON *one = cJSON_GetObjectItemCaseSensitive(part, "flow");
+	if (one) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(one, "client"), "port");
+		return cJSON_IsNumber(p) && p->valueint == want;
+	}
+	const cJSON *fl;
+	cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(part, "flows"))
+	{
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(fl, "client"), "port");
+		if (cJSON_IsNumber(p) && p->valueint == want)
+			return true;
+	}
+	return false;
+}
+
+const cJSON *pd_test_part_for_port(const cJSON *report, const char *id, int client_port)
+{
+	return each_part(report, id, port_cb, &client_port);
+}
+
+typedef struct parent_arg {
+	const cJSON *part, *parent;
+} parent_arg;
+
+static bool parent_cb(const cJSON *parent, const cJSON *part, void *arg)
+{
+	parent_arg *a = arg;
+	if (part != a->part)
+		return false;
+	a->parent = parent;
+	return true;
+}
+
+const cJSON *pd_test_parent(const cJSON *report, const char *id, const cJSON *part)
+{
+	parent_arg a = {part, NULL};
+	each_part(report, id, parent_cb, &a);
+	return a.parent;
+}
+
 static int rank(const char *s)
 {
 	if (!s)

@@ -34,6 +34,17 @@ GPtrArray *pd_test_list_captures(const char *dir);
 /* Findings with the given id in a JSON report (count) and the n-th one. */
 int pd_test_count_findings(const cJSON *report, const char *id);
 const cJSON *pd_test_finding(const cJSON *report, const char *id, int n);
+/* One problem on several flows is one finding whose members are each
+ * flow's part. The parts of id: every member of every finding with that
+ * id, or the finding itself where it has no members (one flow, or made
+ * capture-wide as it is); n-th of them, in report order. A member has
+ * "flow" (one flow_ref) where a finding has "flows". */
+int pd_test_count_parts(const cJSON *report, const char *id);
+const cJSON *pd_test_part(const cJSON *report, const char *id, int n);
+/* The part of id whose flow has that client port, or NULL. */
+const cJSON *pd_test_part_for_port(const cJSON *report, const char *id, int client_port);
+/* The finding of id that holds part (itself, or the one it is a member of). */
+const cJSON *pd_test_parent(const cJSON *report, const char *id, const cJSON *part);
 /* The value of a finding's metric; the test fails when it is missing or
  * not a number. */
 double pd_test_metric(const cJSON *finding, const char *key);
