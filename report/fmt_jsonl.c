@@ -281,7 +281,7 @@ static cJSON *finding_line(const pd_finding *f, const capture_id *cap,
 	add_float(fi, "impact_s", f->impact_s > 0 ? f->impact_s : 0);
 	add_int(fi, "occurrences", (int64_t)f->occurrences);
 	add_int(fi, "flow_count", (int64_t)f->flow_count);
-	add_str(fi, "scope", f->capture_wide ? "capture" : "flow");
+	add_str(fi, "scope", f->one_server ? "server" : f->capture_wide ? "capture" : "flow");
 	cJSON_AddItemToObject(fi, "detail", safe_string(f->detail));
 	cJSON_AddItemToObject(fi, "known", cJSON_CreateBool(f->known));
 	if (f->first.frame) {
