@@ -9,7 +9,15 @@
  * default 28232 ports) or as a measured fact (a small contiguous block of
  * ports cycled through and reused while in TIME_WAIT). All tables are
  * bounded (the least recently used entry gives way); port bitmaps are
- * capped in number. */
+ * capped in number.
+ *
+ * Churn is counted over connections that were set up (a SYN nobody
+ * answered carried no request) and is a warning only where it cost
+ * something the packets measure: a 4-tuple reused while the previous
+ * connection on it could be in TIME_WAIT, SYNs that failed or had to be
+ * retried, or handshakes that were a large share of the exchanges (a long
+ * round trip paid once more per request). Many short connections on a LAN
+ * that cost none of these are a note. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +34,14 @@
 #define CH_MIN_CONNS 50
 #define CH_MIN_PEAK 10 /* connections in the busiest second */
 #define CH_SHORT_SHARE 0.8
+/* handshakes that cost: at least this share of the short exchanges' time,
+ * and at least this long on average (a LAN's tens of microseconds are
+ * no cost whatever their share) */
+#define CH_HS_SHARE 0.25
+#define CH_HS_MIN_S 0.001
+/* SYNs that failed or were retried: at least this many, and this share */
+#define CH_MIN_SYN_FAILS 3
+#define CH_SYN_FAIL_SHARE 0.01
 
 typedef struct ch_fs {
 	bool counted;
@@ -37,6 +53,7 @@ typedef struct ch_fs {
 	uint8_t first_fin; /* 0 none, 1 client, 2 server */
 	uint8_t last_data; /* 0 none, 1 client, 2 server */
 	uint16_t turns; /* changes of the direction data flows in */
+	pd_time last_payload_ts; /* the last new data either way (a FIN is none) */
 	uint32_t data_segs[2];
 } ch_fs;
 
@@ -50,6 +67,8 @@ typedef struct ch_ent {
 	pd_addr c, s;
 	uint16_t sp;
 	uint32_t conns, ended, short_conns;
+	uint32_t established; /* set up: a SYN-ACK, and the client's ACK or data after it */
+	uint32_t syn_failed, syn_retried; /* no SYN-ACK at all; SYN sent more than once */
 	pd_time first_syn, last_syn;
 	uint64_t first_frame; /* of first_syn */
 	pd_rate_1s rate; /* busiest sliding second */
@@ -62,6 +81,8 @@ typedef struct ch_ent {
 	uint32_t reuses, reuse_fail, reuse_tw_client, reuse_tw_server;
 	pd_time min_reuse_gap;
 	double hs_time_s; /* handshake round trips paid by short connections */
+	double exch_time_s; /* their first SYN to last data, for those with a handshake time */
+	uint32_t hs_conns; /* short connections with a handshake time */
 } ch_ent;
 
 /* How a 4-tuple's last connection ended. */
@@ -156,8 +177,30 @@ static void ch_port(ch_g *g, ch_ent *e, uint16_t port)
 
 static bool ch_is_churn(const ch_ent *e)
 {
-	return e->conns >= CH_MIN_CONNS && e->ended && e->rate.peak >= CH_MIN_PEAK &&
-	       (double)e->short_conns >= CH_SHORT_SHARE * (double)e->ended;
+	return e->established >= CH_MIN_CONNS && e->rate.peak >= CH_MIN_PEAK &&
+	       (double)e->short_conns >= CH_SHORT_SHARE * (double)e->established;
+}
+
+/* The handshakes' share of the short exchanges' time. */
+static double ch_hs_share(const ch_ent *e)
+{
+	return e->exch_time_s > 0 ? e->hs_time_s / e->exch_time_s : 0;
+}
+
+static double ch_hs_mean(const ch_ent *e)
+{
+	return e->hs_conns ? e->hs_time_s / e->hs_conns : 0;
+}
+
+static bool ch_hs_costly(const ch_ent *e)
+{
+	return ch_hs_share(e) >= CH_HS_SHARE && ch_hs_mean(e) >= CH_HS_MIN_S;
+}
+
+static bool ch_syns_failing(const ch_ent *e)
+{
+	uint32_t n = e->syn_failed + e->syn_retried;
+	return n >= CH_MIN_SYN_FAILS && (double)n >= CH_SYN_FAIL_SHARE * (double)e->conns;
 }
 
 /* A small, dense block of ports cycled through with reuse in TIME_WAIT:
@@ -199,6 +242,7 @@ static void ch_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 		fs->first_fin = (uint8_t)(seg->dir + 1);
 	if (t->payload_len && (seg->flags & PD_SEG_NEW_DATA)) {
 		fs->data_segs[seg->dir]++;
+		fs->last_payload_ts = pkt->ts;
 		if (fs->last_data && fs->last_data != seg->dir + 1)
 			fs->turns++;
 		fs->last_data = (uint8_t)(seg->dir + 1);
@@ -254,12 +298,25 @@ static void ch_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fsv
 	if (!e)
 		return;
 	e->ended++;
-	bool is_short = fs->turns <= 1 && fs->data_segs[PD_CLIENT] <= 4 &&
+	const pd_tcp_half *c = &flow->half[PD_CLIENT];
+	if (!flow->synack_frame)
+		e->syn_failed++;
+	else if (c->syn_count > 1)
+		e->syn_retried++;
+	/* set up: the client went on after the SYN-ACK (a SYN nobody answered
+	 * carried no request and is no churn) */
+	bool established = flow->synack_frame && c->pkts > c->syn_count;
+	if (established)
+		e->established++;
+	bool is_short = established && fs->turns <= 1 && fs->data_segs[PD_CLIENT] <= 4 &&
 			flow->last_ts - flow->first_ts < 10 * PD_NS_PER_SEC;
 	if (is_short) {
 		e->short_conns++;
-		if (flow->hs_rtt > 0)
+		if (flow->hs_rtt > 0 && fs->last_payload_ts > fs->syn_ts) {
 			e->hs_time_s += (double)flow->hs_rtt / 1e9;
+			e->exch_time_s += (double)(fs->last_payload_ts - fs->syn_ts) / 1e9;
+			e->hs_conns++;
+		}
 	}
 	if (fs->reused) {
 		e->reuses++;
@@ -338,26 +395,51 @@ static void ch_on_end(pd_ctx *ctx, void *gv)
 		pd_finding_metric(f, "connections", e->conns, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "busiest_second_connections", e->rate.peak, PD_UNIT_COUNT, PD_AGG_MAX);
 		pd_finding_metric(f, "duration_s", dur, PD_UNIT_S, PD_AGG_SUM);
-		pd_finding_metric(f, "short_share", (double)e->short_conns / (double)e->ended, PD_UNIT_RATIO, PD_AGG_MAX);
+		pd_finding_metric(f, "established", e->established, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "short_share", (double)e->short_conns / (double)e->established, PD_UNIT_RATIO,
+				  PD_AGG_MAX);
 		pd_finding_metric(f, "distinct_client_ports", e->distinct_ports, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_metric(f, "reused_4tuples", e->reuses, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "syns_failed", e->syn_failed, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "syns_retried", e->syn_retried, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "handshake_time_s", e->hs_time_s, PD_UNIT_S, PD_AGG_SUM);
+		pd_finding_metric(f, "handshake_share", ch_hs_share(e), PD_UNIT_RATIO, PD_AGG_MAX);
 		pd_finding_add_impact(f, e->hs_time_s);
 		/* flows end in any order: the entry's first connection opens it */
 		pd_finding_occurrence(f, e->first_frame, e->first_syn, "first connection", "第一条连接");
 		pd_finding_set_confidence(f, 0.8);
-		bool bad = e->rate.peak >= 50 || e->reuses || ch_port_pressure(e);
-		pd_finding_set_severity(f, bad ? PD_SEV_WARNING : PD_SEV_INFO);
+		bool costly = ch_hs_costly(e), failing = ch_syns_failing(e);
+		pd_finding_set_severity(f, e->reuses || failing || costly ? PD_SEV_WARNING : PD_SEV_INFO);
 		pd_finding_detail(f,
 				  "%s opened %u connections to %s:%u within %.1f s (%u in the busiest "
-				  "second); %u of %u carried one request/response or less; %u distinct "
-				  "source ports, %u 4-tuples reused within 60 s; each paid a handshake "
-				  "(%.3f s in all) and leaves a TIME_WAIT socket for 60 s",
+				  "second); %u of the %u set up carried one request/response or less; %u "
+				  "distinct source ports, %u 4-tuples reused within 60 s; each paid a "
+				  "handshake (%.3f s in all, %.2f ms each on average, %.0f%% of the time "
+				  "from SYN to the last data) and leaves a TIME_WAIT socket for 60 s",
 				  "%1$s 在 %5$.1f 秒内向 %3$s:%4$u 建立了 %2$u 个连接（最忙的一秒 %6$u 个）；"
-				  "其中 %7$u/%8$u 个只承载了一次请求/响应或更少；用了 %9$u 个不同的源端口，60 秒内"
-				  "复用了 %10$u 个四元组；每个连接都要付出一次握手（合计 %11$.3f 秒），并留下一个持续 "
-				  "60 秒的 TIME_WAIT 套接字",
-				  c, e->conns, s, e->sp, dur, e->rate.peak, e->short_conns, e->ended,
-				  e->distinct_ports, e->reuses, e->hs_time_s);
+				  "建立成功的 %8$u 个中有 %7$u 个只承载了一次请求/响应或更少；用了 %9$u 个不同的源端口，"
+				  "60 秒内复用了 %10$u 个四元组；每个连接都要付出一次握手（合计 %11$.3f 秒，平均每次 "
+				  "%12$.2f 毫秒，占从 SYN 到最后一个数据的时间的 %13$.0f%%），并留下一个持续 60 秒的 "
+				  "TIME_WAIT 套接字",
+				  c, e->conns, s, e->sp, dur, e->rate.peak, e->short_conns, e->established,
+				  e->distinct_ports, e->reuses, e->hs_time_s, ch_hs_mean(e) * 1e3,
+				  100.0 * ch_hs_share(e));
+		if (e->syn_failed + e->syn_retried)
+			pd_finding_append(f, "; %u connection attempt(s) got no SYN-ACK and %u had to retry their SYN",
+					  "；其中 %u 次建连没有收到 SYN-ACK，%u 次不得不重传 SYN", e->syn_failed,
+					  e->syn_retried);
+		if (costly)
+			pd_finding_append(f,
+					  "; the handshakes cost %.0f%% of these exchanges' time: one more round trip "
+					  "per request that a reused connection would not pay",
+					  "；握手占这些交互时间的 %.0f%%：每个请求都多付出一次往返，复用连接则不必",
+					  100.0 * ch_hs_share(e));
+		if (!e->reuses && !failing && !costly)
+			pd_finding_append(f,
+					  "; here it cost nothing measurable (no 4-tuple came back within 60 s, no "
+					  "SYN failed, the handshakes were short): a note, not a problem",
+					  "；在这里没有造成可测量的代价（60 秒内没有四元组被复用，没有 SYN 失败，"
+					  "握手很短）：仅作提示，不是问题");
 		pd_finding_settings(f, "connection pooling / keep-alive", "net.ipv4.ip_local_port_range",
 				    "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets", NULL);
 	}
