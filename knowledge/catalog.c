@@ -178,6 +178,34 @@ const pd_finding_def pd_catalog[] = {
 		  "TcpExtListenDrops", "TcpExtTCPSynRetrans"),
 	},
 	{
+		.id = "state-table-full",
+		.category = PD_CAT_HANDSHAKE,
+		.severity = PD_SEV_ERROR,
+		.title_en = "New connections dropped while open ones work: a state table is full",
+		.title_zh = "新连接被丢弃而已有连接正常：状态表已满",
+		.explain_en = "From one moment on no new connection got through from any of several clients: "
+			      "their SYNs got no SYN-ACK, no RST and no ICMP error, while the connections "
+			      "already open kept exchanging data both ways. Something every new connection "
+			      "passes through and that counts connections was full: a connection-tracking "
+			      "table (nf_conntrack_max, on a router, a firewall or the server itself), a "
+			      "firewall's connection limit, a NAT gateway's or a load balancer's. It drops "
+			      "the first packet of each new flow and lets the known ones pass.",
+		.explain_zh = "从某一刻起，多个客户端的新连接都无法建立：它们的 SYN 既没有 SYN-ACK，也没有 RST "
+			      "或 ICMP 差错，而已经打开的连接仍在双向交换数据。每个新连接都要经过、并且会计数"
+			      "连接的某个东西满了：连接跟踪表（nf_conntrack_max，在路由器、防火墙或服务端本机"
+			      "上）、防火墙的连接数上限、NAT 网关或负载均衡的上限。它丢弃每个新流的首包，"
+			      "放行已知的流。",
+		S("net.netfilter.nf_conntrack_max", "firewall connection limit"),
+		AEN("A firewall rule limiting connections (nft ct count, iptables connlimit), or one that "
+		    "began to drop new connections",
+		    "A cloud NAT gateway out of ports or connections for this destination",
+		    "A load balancer at its connection limit",
+		    "One listener that stopped accepting (only if a single server endpoint failed)"),
+		AZH("限制连接数的防火墙规则（nft ct count、iptables connlimit），或开始丢弃新连接的规则",
+		    "云 NAT 网关针对该目的地的端口或连接数用完", "负载均衡达到连接数上限",
+		    "某个不再 accept 的监听端（仅当只有一个服务端端点失败时）"),
+	},
+	{
 		.id = "syn-rejected-icmp",
 		.category = PD_CAT_HANDSHAKE,
 		.severity = PD_SEV_ERROR,

@@ -20,6 +20,12 @@ const pd_causality pd_causalities[] = {
 	/* The listener's drops are why these clients retried their SYNs. */
 	{.cause = "listener-overload", .consequences = {"syn-retransmit", "syn-unanswered", NULL}, .same_server = true},
 	{.cause = "syn-flood", .consequences = {"syn-retransmit", "syn-unanswered", NULL}, .same_server = true},
+	/* A full state table drops every new connection's SYN on the way: the
+	 * clients' retries, their giving up, and many clients retrying toward
+	 * one listener at once, are that table's doing. */
+	{.cause = "state-table-full",
+	 .consequences = {"syn-retransmit", "syn-unanswered", "listener-overload", NULL},
+	 .same_server = true},
 	/* Full-size segments vanish in the black hole: every resend of them is
 	 * a timeout, and the flow stalls until the MSS shrinks. */
 	{.cause = "pmtu-blackhole", .consequences = {"retransmissions", "rto-timeouts", "tail-loss", NULL}},

@@ -315,15 +315,42 @@ const pd_setting pd_kb[] = {
 			     "且两个方向都由无状态规则匹配的流量：不被跟踪的报文不会做 NAT，匹配的是 "
 			     "ct state untracked 而不是 established。",
 		.caveat_en = "Only exists when the nf_conntrack module is loaded, and is read-only in a "
-			     "container's network namespace: change it on the host. When the table is "
+			     "container's network namespace: change it on the host (each namespace's "
+			     "entries are counted against it separately). When the table is "
 			     "full new flows' first packets (SYNs) are dropped for every client at once; "
 			     "each entry costs a few hundred bytes of kernel memory. The conntrack "
 			     "timeouts (nf_conntrack_tcp_timeout_*) decide how long entries stay.",
 		.caveat_zh = "仅在加载 nf_conntrack 模块时存在，且在容器的网络命名空间中只读："
-			     "需在宿主机上修改。表满时所有客户端新连接的首包（SYN）都会被丢弃；"
+			     "需在宿主机上修改（每个命名空间的表项分别与它比较）。表满时所有客户端新连接的首包（SYN）都会被丢弃；"
 			     "每个表项占用几百字节内核内存。conntrack 的各类超时"
 			     "（nf_conntrack_tcp_timeout_*）决定表项保留多久。",
-		CAUSES("syn-retransmit", "syn-unanswered", "listener-overload"),
+		CAUSES("syn-retransmit", "syn-unanswered", "listener-overload", "state-table-full"),
+	},
+	{
+		.name = "firewall connection limit",
+		.kind = PD_KB_FIREWALL,
+		.side = PD_SIDE_PATH,
+		.default_value = NULL,
+		.check = "nft list ruleset (ct count, limit and meter rules and their counters); iptables -S "
+			 "(connlimit, hashlimit); a cloud NAT gateway's or load balancer's connection and "
+			 "port metrics (active connections, dropped connections, port allocation errors)",
+		.check_zh = "nft list ruleset（ct count、limit 与 meter 规则及其计数）；iptables -S"
+			    "（connlimit、hashlimit）；云 NAT 网关或负载均衡的连接与端口指标（活动连接数、"
+			    "丢弃或端口分配错误）",
+		.change_en = "Raise the limit (nft ct count over N, iptables connlimit --connlimit-above N, "
+			     "the NAT gateway's ports per instance or its size, the load balancer's connection "
+			     "limit) to what the service needs, or spread the clients over more addresses.",
+		.change_zh = "把上限（nft ct count over N、iptables connlimit --connlimit-above N、NAT "
+			     "网关每个实例的端口数或其规格、负载均衡的连接数上限）调到业务所需，"
+			     "或把客户端分散到更多地址上。",
+		.caveat_en = "Such a limit drops (or rejects) the first packet of every new connection over "
+			     "it while the connections it already counts go on: in a capture it looks exactly "
+			     "like a full conntrack table; conntrack -S shows no drops then. A per-source limit "
+			     "stops one client at a time, a global one all of them at once.",
+		.caveat_zh = "这类上限会丢弃（或拒绝）超出上限的每个新连接的首包，而已计入的连接照常进行："
+			     "在抓包里与 conntrack 表满完全一样；此时 conntrack -S 不会显示丢弃。"
+			     "按源地址的上限一次只挡住一个客户端，全局上限则同时挡住所有客户端。",
+		CAUSES("state-table-full"),
 	},
 	{
 		.name = "firewall dropping SYN/SYN-ACK",
