@@ -1,0 +1,4 @@
+#!/bin/bash
+# statetable-full-router.pcap is written by ../statetable-full-client/gen.sh (VARIANT=problem SITE=router), which captures all the vantage points of one run at
+# once; this wrapper runs it. Run as root.
+VARIANT=problem SITE=router exec "$(dirname "$(readlink -f "$0")")/../statetable-full-client/gen.sh" "$@"

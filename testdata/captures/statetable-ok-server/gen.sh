@@ -1,0 +1,4 @@
+#!/bin/bash
+# statetable-ok-server.pcap is written by ../statetable-full-client/gen.sh (VARIANT=ok SITE=server), which captures all the vantage points of one run at
+# once; this wrapper runs it. Run as root.
+VARIANT=ok SITE=server exec "$(dirname "$(readlink -f "$0")")/../statetable-full-client/gen.sh" "$@"
