@@ -16,7 +16,26 @@
  * Two such rejections make the finding. Where the capture sees what R
  * received, the segment's TSval is older than S's previous one (the step
  * back is measured); where it sees what S sent, S's TSvals rise and R
- * echoes an older one: the step happened on the path. */
+ * echoes an older one: the step happened on the path.
+ *
+ * An older TSecr alone is also what loss looks like. R echoes the last
+ * TSval it took in order (ts_recent moves only for a segment that starts
+ * at or before the ACK it last sent: RFC 7323, Linux's
+ * tcp_replace_ts_recent), so the duplicate ACK that a later segment draws
+ * when the one at R's ACK was lost after the capture point echoes a TSval
+ * older than the lost one's and, with SACK off, has no SACK block either.
+ * A duplicate ACK is taken as the segment's rejection only when one of
+ * these says that nothing else drew it:
+ *  - its TSecr is newer than the segment's TSval: R already holds a later
+ *    timestamp than this segment carries, which no loss explains;
+ *  - the capture shows the segment's TSval stepping back below S's own
+ *    earlier ones (what R received, where the capture is next to it);
+ *  - SACK is on (a segment out of order draws a SACK block), or every
+ *    later segment S sent since R's ACK last moved has had its duplicate
+ *    ACK already: R answers each segment out of order at once, so the ACKs
+ *    after those answers are for the segment at its ACK.
+ * Otherwise the duplicate ACK goes to the later segment, and the stall is
+ * the loss detector's (retransmissions, rto-timeouts). */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +52,7 @@ typedef struct pw_dir {
 	uint64_t cand_frame;
 	pd_time cand_ts;
 	bool cand_back; /* its TSval is older than S's previous one */
+	bool cand_sack; /* SACK on when it was sent */
 	uint32_t cand_prev_tsval;
 	uint64_t cand_prev_frame;
 	pd_time cand_prev_ts;
@@ -44,8 +64,12 @@ typedef struct pw_dir {
 	uint32_t recent_tsval[PW_RECENT];
 	uint64_t recent_frame[PW_RECENT];
 	uint32_t recent_n;
+	/* S's segments that do not start at R's ACK, sent since R's ACK last
+	 * moved with nothing beyond it, and not yet answered by a duplicate ACK:
+	 * each can draw one of R's duplicate ACKs */
+	uint32_t others;
 	/* R's rejections of S's data */
-	uint32_t rejects, copies_back;
+	uint32_t rejects, copies_back, newer;
 	uint32_t rej_seq, stuck_tsecr, first_tsval;
 	bool stuck_same; /* every rejection echoed the same TSecr */
 	uint64_t first_data_frame, first_ack_frame, last_data_frame, last_ack_frame;
@@ -91,13 +115,28 @@ static void pw_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	pw_dir *me = &st->d[d], *other = &st->d[r];
 
 	/* As receiver R of the other direction: does this ACK reject its data? */
-	if (other->cand && (t->flags & PD_TCP_ACK) && !t->payload_len && !(t->flags & PD_TCP_FIN)) {
+	bool pure_ack = (t->flags & PD_TCP_ACK) && !t->payload_len && !(t->flags & PD_TCP_FIN);
+	/* R's ACK moved past everything S sent: nothing of S's is left to draw an answer */
+	if ((t->flags & PD_TCP_ACK) && flow->half[r].seq_valid && t->ack == flow->half[r].next_seq)
+		other->others = 0;
+	bool drawn_by_other = false;
+	if (other->cand && pure_ack && t->ack == other->cand_seq && (seg->flags & PD_SEG_DUP_ACK) && t->has_ts &&
+	    !t->sack_count && t->tsecr != other->cand_tsval) {
+		bool newer = pd_seq_lt(other->cand_tsval, t->tsecr);
+		/* a later segment of S's still unanswered may have drawn it */
+		drawn_by_other = !newer && !other->cand_back && !other->cand_sack && other->others;
+	}
+	if (pure_ack && (seg->flags & PD_SEG_DUP_ACK) && other->others && (drawn_by_other || !other->cand))
+		other->others--;
+	if (other->cand && pure_ack && !drawn_by_other) {
 		if (pd_seq_lt(other->cand_seq, t->ack)) {
 			if (other->rejects)
 				other->recovered = true, other->recovered_frame = pkt->frame_no;
 			other->cand = false;
 		} else if (t->ack == other->cand_seq && (seg->flags & PD_SEG_DUP_ACK) && t->has_ts &&
 			   !t->sack_count && t->tsecr != other->cand_tsval) {
+			if (pd_seq_lt(other->cand_tsval, t->tsecr))
+				other->newer++;
 			if (!other->rejects) {
 				other->first_data_frame = other->cand_frame;
 				other->first_ack_frame = pkt->frame_no;
@@ -132,7 +171,11 @@ static void pw_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		}
 	}
 
-	/* As sender S: a segment R can take at once */
+	/* As sender S: a segment that does not start at R's ACK can draw one of
+	 * R's duplicate ACKs */
+	if (t->payload_len && flow->half[r].ack_valid && t->seq != flow->half[r].last_ack && me->others < UINT32_MAX)
+		me->others++;
+	/* a segment R can take at once */
 	if (t->payload_len && t->has_ts) {
 		const pd_tcp_half *hr = &flow->half[r], *hs = &flow->half[d];
 		bool sack = hs->sack_permitted && hr->sack_permitted;
@@ -141,6 +184,7 @@ static void pw_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		bool room = hr->win_known && hr->win >= t->payload_len;
 		if (at_edge && room && (sack || latest)) {
 			me->cand = true;
+			me->cand_sack = sack;
 			me->cand_seq = t->seq;
 			me->cand_tsval = t->tsval;
 			me->cand_len = t->payload_len;
@@ -235,6 +279,16 @@ static void pw_report(pd_ctx *ctx, const pd_flow *flow, int s, const pw_dir *p)
 				break;
 			}
 		}
+	} else if (p->newer) {
+		pd_finding_append(f,
+				  "; TSecr %u is newer than the TSval %u the segment carries: the receiver had "
+				  "already accepted a later timestamp than the sender now sends (its timestamp "
+				  "clock went back, or another host's segments on the same 4-tuple moved the "
+				  "receiver's reference), and its PAWS check (RFC 7323) drops older ones",
+				  "；TSecr %u 比该报文携带的 TSval %u 更新：接收端已经接受过比发送端现在所发更晚的"
+				  "时间戳（发送端的时间戳时钟回退了，或同一四元组上另一台主机的报文推高了接收端的"
+				  "参照值），其 PAWS 检查（RFC 7323）会丢弃更旧的报文",
+				  p->stuck_tsecr, p->first_tsval);
 	} else if (p->echoed_frame) {
 		pd_finding_append(f,
 				  "; TSecr %u is the TSval of frame %llu, sent before, while the sender's "
