@@ -42,6 +42,9 @@
 #define LS_ID_NEAR 64 /* IDs this close tell the order even before they are known to count up */
 #define LS_ID_MIN_STEPS 8 /* consecutive data segments before IDs are trusted to count up */
 #define LS_BACKOFF_RATIO 1.5 /* a gap this many times the one before: the timer backed off */
+/* Duplicate ACKs a sender without SACK waits for before it retransmits fast
+ * (Reno/NewReno; Linux's net.ipv4.tcp_reordering default). */
+#define LS_DUPTHRESH 3
 
 typedef struct ls_hole {
 	uint32_t start, end;
@@ -711,6 +714,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	pd_time tlp_floor = ls_max(rtt + rtt / 2, 5 * LS_MS);
 	pd_time stall_start = ls_stall_start(d, s, quiet_from);
 	bool sack_on = flow->half[dir].sack_permitted && flow->half[r].sack_permitted;
+	bool sack_off = !sack_on && flow->half[dir].syn_seen && flow->half[r].syn_seen;
 	if (len < d->max_len && ls_recent_pmtu(st, d, dir, pkt->ts)) {
 		/* resent smaller right after a too-big message: PMTU discovery,
 		 * even when duplicate ACKs or SACK (for the small segments that
@@ -726,6 +730,17 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		/* a probe only resends the last segment, and nothing came back
 		 * to trigger a fast retransmit: the timer, whatever its floor */
 		ls_series_start(d, LS_T_RTO, false, last, dup_evidence, s, e, quiet, stall_start, pkt);
+	} else if (at_una && sack_off && hr->ack_valid && !d->in_recovery && d->dup_since_adv < LS_DUPTHRESH &&
+		   pkt->ts - stall_start >= floor_default) {
+		/* SACK off: fast retransmit needs LS_DUPTHRESH duplicate ACKs, and
+		 * neither a loss probe nor RACK runs without SACK, so a resend of
+		 * the oldest byte after fewer is the timer, running since that
+		 * segment went out (or the last ACK that advanced), however
+		 * recently new data was sent after it */
+		if (!filled && !(seg->flags & PD_SEG_SPURIOUS) && pd_seq_lt(hr->last_ack, e) &&
+		    pd_flow_vantage(flow) == r)
+			d->rcv_drop++; /* the first copy reached the receiver's capture */
+		ls_series_start(d, LS_T_RTO, false, last, dup_evidence, s, e, pkt->ts - stall_start, stall_start, pkt);
 	} else if (d->in_recovery && d->rec_after_rto) {
 		d->rto_follow++; /* resent in slow start after the timeout */
 		if ((seg->flags & PD_SEG_SPURIOUS) && !sack_on)

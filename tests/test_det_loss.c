@@ -3,7 +3,9 @@
  * back as duplicate ACKs with SACK and are resent by fast retransmit, or,
  * at the tail, by the retransmission timer. */
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -133,4 +135,103 @@ Test(det_loss, a_lost_tail_waits_for_the_timer)
 	cr_expect(fabs(pd_harness_metric(f, "backoff_factor") - 2) < 1e-6);
 	cr_expect_eq(f->first.frame, resend);
 	pd_report_free(rep);
+}
+
+/* The handshake of pd_harness_connect, the server's SYN-ACK without
+ * SACK-permitted: SACK off on the connection. */
+static pd_hflow connect_nosack(pd_harness *h)
+{
+	pd_hflow c;
+	memset(&c, 0, sizeof(c));
+	g_strlcpy(c.client, "10.0.0.1:40000", sizeof(c.client));
+	g_strlcpy(c.server, "10.0.0.2:5001", sizeof(c.server));
+	c.next[PD_CLIENT] = 1000;
+	c.next[PD_SERVER] = 900000;
+	c.tsval[PD_CLIENT] = 5000;
+	c.tsval[PD_SERVER] = 700000;
+	c.ts = true;
+	c.rtt = RTT;
+	pd_hseg s = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_SYN, 0);
+	s.ack = 0;
+	s.tsecr = 0;
+	s.win = 64240;
+	s.mss = 1460;
+	s.sack_ok = true;
+	pd_harness_send(h, &c, PD_CLIENT, &s);
+	pd_harness_later(h, RTT);
+	s = pd_harness_seg(h, &c, PD_SERVER, PD_TCP_SYN | PD_TCP_ACK, 0);
+	s.win = 65160;
+	s.mss = 1460;
+	pd_harness_send(h, &c, PD_SERVER, &s);
+	pd_harness_later(h, 0.0001);
+	pd_harness_ack(h, &c, PD_CLIENT);
+	return c;
+}
+
+/* A message stream with SACK off, 200 bytes every 100 ms, ACKed one by
+ * one: twice a message is lost after the capture point and the next
+ * `later` messages each draw a duplicate ACK; the lost one is resent (with
+ * what followed it) 230 ms after it was first sent, or 2 ms after the
+ * third duplicate ACK when `later` is 3. */
+static pd_report *nosack_stream(int later)
+{
+	pd_harness *h = pd_harness_new("loss");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = connect_nosack(h);
+	double t = 1.1;
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; k < 3; k++, t += 0.1) {
+			pd_harness_at(h, t);
+			pd_harness_data(h, &c, PD_CLIENT, 200);
+			ack_at(h, &c, t + RTT, c.next[PD_CLIENT], 0, 0);
+		}
+		uint32_t lost = c.next[PD_CLIENT];
+		double lost_at = t;
+		pd_harness_at(h, t);
+		pd_harness_data(h, &c, PD_CLIENT, 200);
+		for (int k = 0; k < later; k++) {
+			t += later == 3 ? 0.03 : 0.1;
+			pd_harness_at(h, t);
+			pd_harness_data(h, &c, PD_CLIENT, 200);
+			ack_at(h, &c, t + RTT, lost, 0, 0);
+		}
+		double at = later == 3 ? t + RTT + 0.002 : lost_at + 0.23;
+		pd_harness_at(h, at);
+		pd_hseg r = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, c.next[PD_CLIENT] - lost);
+		r.seq = lost;
+		pd_harness_send(h, &c, PD_CLIENT, &r);
+		ack_at(h, &c, at + RTT, c.next[PD_CLIENT], 0, 0);
+		t = at + 0.1;
+	}
+	return pd_harness_finish(h);
+}
+
+/* Two duplicate ACKs are too few for a fast retransmit without SACK, and
+ * there is no loss probe without SACK: the resends are the timer's, 230 ms
+ * after the lost segment went out, although new data left 30 ms before. */
+Test(det_loss, sack_off_fewer_than_three_dupacks_is_the_timer)
+{
+	pd_report *r = nosack_stream(2);
+	const pd_finding *f = pd_harness_finding(r, "rto-timeouts", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING);
+	cr_expect_eq(pd_harness_metric(f, "rto_count"), 2);
+	cr_expect(fabs(pd_harness_metric(f, "rto_min_ms") - 230) < 1e-3, "%f", pd_harness_metric(f, "rto_min_ms"));
+	const pd_finding *x = pd_harness_finding(r, "retransmissions", 0);
+	cr_assert_not_null(x);
+	cr_expect_eq(pd_harness_metric(x, "fast_retransmissions"), 0);
+	cr_expect_eq(pd_harness_metric(x, "rto_retransmissions"), 2);
+	pd_report_free(r);
+}
+
+/* The near miss: three duplicate ACKs, the resend right after the third:
+ * Reno's fast retransmit, no timeout. */
+Test(det_loss, sack_off_three_dupacks_is_fast_retransmit)
+{
+	pd_report *r = nosack_stream(3);
+	cr_expect_eq(pd_harness_count(r, "rto-timeouts"), 0);
+	const pd_finding *x = pd_harness_finding(r, "retransmissions", 0);
+	cr_assert_not_null(x);
+	cr_expect_eq(pd_harness_metric(x, "fast_retransmissions"), 2);
+	pd_report_free(r);
 }
