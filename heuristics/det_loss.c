@@ -63,11 +63,24 @@ typedef struct ls_ev {
 	uint8_t kind;
 } ls_ev;
 
+/* A segment counted as a retransmission, with its IPv4 ID: a later copy of
+ * the same bytes with a lower ID was sent before it (its first copy,
+ * overtaken on the path), which makes this one the resend. */
+#define LS_COPIES 16
+typedef struct ls_copy {
+	uint32_t start, end;
+	uint64_t frame;
+	uint16_t id;
+	bool unseen; /* counted as a resend whose original the capture never saw */
+} ls_copy;
+
 /* Allocated on the first gap or retransmission of a direction, so that
  * the common loss-free flow costs only the counters below. */
 typedef struct ls_more {
 	ls_hole holes[LS_HOLES];
 	uint32_t n_holes;
+	ls_copy copies[LS_COPIES];
+	uint32_t n_copies; /* written so far; the ring keeps the latest */
 	ls_ev ev_retx[LS_EV], ev_rto[LS_EV], ev_unseen[LS_EV], ev_spur[LS_EV], ev_tail[LS_EV];
 } ls_more;
 
@@ -86,6 +99,11 @@ typedef struct ls_dir {
 	uint32_t max_len, max_total; /* largest payload S sent, largest IP packet */
 	bool hi_valid;
 	uint32_t hi; /* highest seq_end sent by S as captured */
+	/* the latest segment that moved hi, with its IPv4 ID (0: none) */
+	uint32_t hi_seg_start;
+	uint16_t hi_seg_id;
+	uint64_t hi_seg_frame;
+	pd_time hi_seg_ts;
 	ls_more *x;
 	/* S's IPv4 IDs: they order copies only when they count up */
 	bool id_seen;
@@ -440,6 +458,91 @@ static bool ls_delayed_original(const ls_dir *d, const ls_hole *h, const pd_pack
 	return pkt->ts - h->ts < thr && s == h->start;
 }
 
+/* id was given before ref by a sender whose IPv4 IDs count up: lower,
+ * modulo 2^16, by at most LS_ID_WINDOW. Equal IDs are the same datagram
+ * captured twice, not an earlier one. */
+static bool ls_id_before(uint16_t id, uint16_t ref)
+{
+	uint16_t below = (uint16_t)(ref - id);
+	return id && ref && below >= 1 && below <= LS_ID_WINDOW;
+}
+
+static void ls_copy_put(ls_more *x, uint32_t s, uint32_t e, uint64_t frame, uint16_t id, bool unseen)
+{
+	x->copies[x->n_copies++ % LS_COPIES] = (ls_copy){s, e, frame, id, unseen};
+}
+
+/* The latest retransmission remembered that overlaps [s,e), or NULL. */
+static ls_copy *ls_copy_find(ls_more *x, uint32_t s, uint32_t e)
+{
+	uint32_t n = x->n_copies < LS_COPIES ? x->n_copies : LS_COPIES;
+	for (uint32_t i = 0; i < n; i++) {
+		ls_copy *c = &x->copies[(x->n_copies - 1 - i) % LS_COPIES];
+		if (pd_seq_lt(s, c->end) && pd_seq_lt(c->start, e))
+			return c;
+	}
+	return NULL;
+}
+
+static void ls_ev_drop(ls_ev *arr, uint32_t *n, uint64_t frame)
+{
+	uint32_t k = *n < LS_EV ? *n : LS_EV;
+	for (uint32_t i = 0; i < k; i++) {
+		if (arr[i].frame != frame)
+			continue;
+		if (*n <= LS_EV) { /* the list is complete: keep it in order */
+			memmove(&arr[i], &arr[i + 1], (k - i - 1) * sizeof(*arr));
+			(*n)--;
+		}
+		return;
+	}
+}
+
+static void ls_hi_seg(ls_dir *d, uint32_t s, const pd_packet *pkt)
+{
+	d->hi_seg_start = s;
+	d->hi_seg_id = pkt->ip.version == 4 ? (uint16_t)pkt->ip.ident : 0;
+	d->hi_seg_frame = pkt->frame_no;
+	d->hi_seg_ts = pkt->ts;
+}
+
+/* A segment below the highest sequence, in no hole: bytes the capture saw
+ * before. With IPv4 IDs that count up it is their first copy, overtaken on
+ * the path, when its ID is lower than the earlier copy's (Linux and
+ * Windows number a socket's packets in the order they are sent, resends
+ * too): that copy was the resend. A resend counted as such whose original
+ * "never appeared" has now appeared; the latest segment that moved the
+ * highest sequence (a tail resent by a probe or the timer, captured before
+ * its late original) becomes the retransmission. IPv6, an ID of 0 (some
+ * stacks with DF), IDs that do not count up, or the same ID (the same
+ * datagram captured twice) leave the segment a retransmission. */
+static bool ls_late_original(ls_dir *d, const pd_packet *pkt, uint32_t s, uint32_t e)
+{
+	if (pkt->ip.version != 4 || !pkt->ip.ident || !ls_ids_count_up(d))
+		return false;
+	uint16_t id = (uint16_t)pkt->ip.ident;
+	ls_copy *c = d->x ? ls_copy_find(d->x, s, e) : NULL;
+	if (c) {
+		if (!ls_id_before(id, c->id))
+			return false;
+		if (c->unseen) {
+			c->unseen = false;
+			if (d->unseen)
+				d->unseen--;
+			ls_ev_drop(d->x->ev_unseen, &d->n_ev_unseen, c->frame);
+		}
+		return true;
+	}
+	if (!pd_seq_lt(d->hi_seg_start, e) || !ls_id_before(id, d->hi_seg_id))
+		return false;
+	d->retrans++;
+	d->other++;
+	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, d->hi_seg_frame, d->hi_seg_ts, 0, LS_OC_RETX);
+	ls_copy_put(d->x, d->hi_seg_start, d->hi, d->hi_seg_frame, d->hi_seg_id, false);
+	d->hi_seg_id = 0;
+	return true;
+}
+
 static void ls_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
 {
 	(void)ctx;
@@ -618,6 +721,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (!d->hi_valid) {
 		d->hi_valid = true;
 		d->hi = e;
+		ls_hi_seg(d, s, pkt);
 		d->adv_first_valid = true;
 		d->adv_first_seq = s;
 		d->adv_first_ts = pkt->ts;
@@ -666,6 +770,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		if (!d->lost_frame)
 			d->lost_frame = pkt->frame_no;
 		d->hi = e;
+		ls_hi_seg(d, s, pkt);
 		return;
 	}
 	if (!pd_seq_lt(s, d->hi)) {
@@ -678,6 +783,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 			d->resume_frame = pkt->frame_no;
 		}
 		d->hi = e; /* in order */
+		ls_hi_seg(d, s, pkt);
 		return;
 	}
 	if (pd_seq_lt(d->hi, e))
@@ -698,8 +804,12 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 			ls_resume_commit(d);
 		d->unseen++;
 		ls_ev_put(ls_x(d)->ev_unseen, &d->n_ev_unseen, pkt->frame_no, pkt->ts, pkt->ts - was.ts, LS_OC_UNSEEN);
+	} else if (ls_late_original(d, pkt, s, e)) {
+		d->reorder++;
+		return;
 	}
 	d->retrans++;
+	ls_copy_put(ls_x(d), s, e, pkt->frame_no, pkt->ip.version == 4 ? (uint16_t)pkt->ip.ident : 0, filled);
 	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, pkt->frame_no, pkt->ts, quiet, LS_OC_RETX);
 	if (seg->flags & PD_SEG_SPURIOUS)
 		d->spurious++;

@@ -235,3 +235,162 @@ Test(det_loss, sack_off_three_dupacks_is_fast_retransmit)
 	cr_expect_eq(pd_harness_metric(x, "fast_retransmissions"), 2);
 	pd_report_free(r);
 }
+
+/* Ten segments from the client, IPv4 IDs id0, id0 + 1, ...; the third is
+ * held on the path: the next seven arrive first and draw SACKs, the third
+ * of those triggers its resend (ID id0 + 10), whose ACK covers the round;
+ * then the held first copy arrives with ID `late_id` (gap segments later
+ * when `gap`, a new segment each) and the receiver reports it by D-SACK. */
+static void round_late(pd_harness *h, pd_hflow *c, double t, uint16_t id0, uint16_t late_id, int gap)
+{
+	uint32_t start = c->next[PD_CLIENT], s2 = start + 2 * SEG;
+	for (int j = 0; j < 10; j++) {
+		pd_harness_at(h, t + 0.0001 * j);
+		pd_hseg d = pd_harness_seg(h, c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+		d.seq = start + SEG * (uint32_t)j;
+		d.ipid = (uint16_t)(id0 + j);
+		if (j != 2)
+			pd_harness_send(h, c, PD_CLIENT, &d);
+	}
+	c->next[PD_CLIENT] = start + 10 * SEG;
+	for (int j = 0; j < 10; j++) {
+		uint32_t end = start + SEG * (uint32_t)(j + 1);
+		double at = t + 0.0001 * j + RTT;
+		if (j < 2) {
+			ack_at(h, c, at, end, 0, 0);
+		} else if (j > 2) {
+			ack_at(h, c, at, s2, s2 + SEG, end);
+			if (j == 5) {
+				pd_hseg r = pd_harness_seg(h, c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+				r.seq = s2;
+				r.ipid = (uint16_t)(id0 + 10);
+				pd_harness_send(h, c, PD_CLIENT, &r);
+			}
+		}
+	}
+	double t1 = t + 0.0005 + 2 * RTT;
+	ack_at(h, c, t1, start + 10 * SEG, 0, 0);
+	for (int k = 0; k < gap; k++) {
+		pd_harness_at(h, t1 + 0.0001 * (k + 1));
+		pd_hseg d = pd_harness_seg(h, c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+		d.ipid = (uint16_t)(id0 + 11 + k);
+		pd_harness_send(h, c, PD_CLIENT, &d);
+	}
+	pd_harness_at(h, t1 + 0.002);
+	pd_hseg o = pd_harness_seg(h, c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+	o.seq = s2;
+	o.ipid = late_id;
+	pd_harness_send(h, c, PD_CLIENT, &o);
+	uint32_t acked = c->next[PD_CLIENT];
+	if (gap)
+		ack_at(h, c, t1 + 0.002 + RTT - 0.0005, acked, 0, 0);
+	ack_at(h, c, t1 + 0.002 + RTT, acked, s2, s2 + SEG); /* D-SACK */
+}
+
+/* Three rounds; late(i) is the ID the held copy of round i carries. */
+static pd_report *upload_late(uint16_t (*late)(uint16_t id0), int gap)
+{
+	pd_harness *h = pd_harness_new("loss");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:5001", RTT);
+	uint16_t id = 0xffd0; /* the third round's IDs wrap past 65535 */
+	for (int i = 0; i < 3; i++) {
+		round_late(h, &c, 1.1 + 0.1 * i, id, late(id), gap);
+		id = (uint16_t)(id + 11 + gap);
+	}
+	return pd_harness_finish(h);
+}
+
+static uint16_t first_copy(uint16_t id0)
+{
+	return (uint16_t)(id0 + 2);
+}
+
+static uint16_t resend_id(uint16_t id0)
+{
+	return (uint16_t)(id0 + 10);
+}
+
+static uint16_t newer_id(uint16_t id0)
+{
+	return (uint16_t)(id0 + 20);
+}
+
+/* The held copies carry lower IDs than their resends: first copies sent
+ * before them and overtaken on the path, not more resends. What was resent
+ * was resent spuriously (D-SACK) and nothing was lost: no retransmission
+ * finding, and no original "never seen" (no local drop). */
+Test(det_loss, a_first_copy_behind_its_resend_is_reordering)
+{
+	pd_report *r = upload_late(first_copy, 0);
+	cr_expect_eq(pd_harness_count(r, "retransmissions"), 0);
+	cr_expect_eq(pd_harness_count(r, "local-drop"), 0);
+	const pd_finding *f = pd_harness_finding(r, "spurious-retransmissions", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(pd_harness_metric(f, "spurious"), 3);
+	pd_report_free(r);
+}
+
+/* Near misses: the held copy has the resend's ID (the same datagram
+ * captured again, here 10 segments later), or a higher one (sent after
+ * it: a second resend). Both stay retransmissions. */
+Test(det_loss, the_same_or_a_higher_id_is_no_first_copy)
+{
+	pd_report *r = upload_late(resend_id, 10);
+	const pd_finding *f = pd_harness_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(pd_harness_metric(f, "retransmitted_segments"), 6);
+	cr_expect_eq(pd_harness_metric(f, "reordered"), 0);
+	pd_report_free(r);
+	r = upload_late(newer_id, 0);
+	f = pd_harness_finding(r, "retransmissions", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(pd_harness_metric(f, "retransmitted_segments"), 6);
+	cr_expect_eq(pd_harness_metric(f, "reordered"), 0);
+	pd_report_free(r);
+}
+
+/* The tail of a burst held on the path: its resend (a loss probe, 3 RTT
+ * later) is the first copy the capture sees, then the held first copy
+ * (lower ID) and the D-SACK for it, three times. The resend was the
+ * retransmission, spurious; the late copy is no probe or timeout. */
+Test(det_loss, a_late_tail_behind_its_probe_is_reordering)
+{
+	pd_harness *h = pd_harness_new("loss");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:5001", RTT);
+	uint16_t id = 500;
+	for (int i = 0; i < 3; i++) {
+		double t = 1.1 + 0.5 * i;
+		uint32_t start = c.next[PD_CLIENT], tail = start + 9 * SEG;
+		for (int j = 0; j < 9; j++) {
+			pd_harness_at(h, t + 0.0001 * j);
+			pd_hseg d = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+			d.ipid = id++;
+			pd_harness_send(h, &c, PD_CLIENT, &d);
+			ack_at(h, &c, t + 0.0001 * j + RTT, start + SEG * (uint32_t)(j + 1), 0, 0);
+		}
+		uint16_t held = id++;
+		pd_harness_at(h, t + 0.0009 + 3 * RTT);
+		pd_hseg p = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+		p.seq = tail;
+		p.ipid = id++;
+		pd_harness_send(h, &c, PD_CLIENT, &p);
+		ack_at(h, &c, t + 0.0009 + 4 * RTT, tail + SEG, 0, 0);
+		pd_harness_at(h, t + 0.0019 + 4 * RTT);
+		pd_hseg o = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+		o.seq = tail;
+		o.ipid = held;
+		pd_harness_send(h, &c, PD_CLIENT, &o);
+		ack_at(h, &c, t + 0.0019 + 5 * RTT, tail + SEG, tail, tail + SEG);
+	}
+	pd_report *r = pd_harness_finish(h);
+	cr_expect_eq(pd_harness_count(r, "retransmissions"), 0);
+	cr_expect_eq(pd_harness_count(r, "tail-loss"), 0);
+	cr_expect_eq(pd_harness_count(r, "rto-timeouts"), 0);
+	const pd_finding *f = pd_harness_finding(r, "spurious-retransmissions", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(pd_harness_metric(f, "spurious"), 3);
+	cr_expect(strstr(f->detail, "3 of 10.0.0.1:40000's 3 retransmissions") != NULL, "%s", f->detail);
+	pd_report_free(r);
+}
