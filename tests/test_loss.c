@@ -40,6 +40,52 @@ Test(loss, reordering_is_not_loss)
 	}
 }
 
+Test(loss, first_copy_behind_its_resend_is_reordering)
+{
+	/* reorder-late README: 4 segments held 70 ms on a 40 ms path; the
+	 * sender resends each (4 fast retransmits, all reported back by
+	 * D-SACK) and 3 first copies arrive after their resend with lower IPv4
+	 * IDs. Seen at the receiver and at a router after the hold. */
+	const char *caps[] = {"testdata/captures/reorder-late-client/reorder-late-client.pcap",
+			      "testdata/captures/reorder-late-router/reorder-late-router.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = pd_test_report(caps[i]);
+		for (size_t k = 0; k < 4; k++)
+			cr_expect_eq(pd_test_count_findings(r, loss_ids[k]), 0, "%s: %s reported", caps[i], loss_ids[k]);
+		const cJSON *f = pd_test_finding(r, "spurious-retransmissions", 0);
+		cr_assert_not_null(f, "%s", caps[i]);
+		PD_TEST_NEAR(pd_test_metric(f, "spurious"), 4, 0);
+		PD_TEST_NEAR(pd_test_metric(f, "dsack"), 4, 0);
+		cr_expect(strstr(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "detail")),
+				 "4 of 10.202.149.2:5191's 4 retransmissions") != NULL,
+			  "%s", caps[i]);
+		cJSON_Delete(r);
+	}
+}
+
+Test(loss, sack_off_loss_with_old_tsecr_is_a_timeout)
+{
+	/* lost-nosack-stream README: two messages lost after the capture
+	 * point with SACK off, each resent 228 ms after it went out and after
+	 * 2 duplicate ACKs (the kernel counts 2 timeouts, no fast retransmit);
+	 * the duplicate ACKs echo an older TSecr, which is not PAWS. */
+	const char *caps[] = {"testdata/captures/lost-nosack-stream-client/lost-nosack-stream-client.pcap",
+			      "testdata/captures/lost-nosack-stream-server/lost-nosack-stream-server.pcap"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *r = pd_test_report(caps[i]);
+		cr_expect_eq(pd_test_count_findings(r, "paws-rejected-data"), 0, "%s", caps[i]);
+		const cJSON *f = pd_test_finding(r, "rto-timeouts", 0);
+		cr_assert_not_null(f, "%s", caps[i]);
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "severity")), "warning");
+		PD_TEST_NEAR(pd_test_metric(f, "rto_count"), 2, 0);
+		PD_TEST_NEAR(pd_test_first_frame(f), 27, 0);
+		f = pd_test_finding(r, "retransmissions", 0);
+		cr_assert_not_null(f);
+		PD_TEST_NEAR(pd_test_metric(f, "fast_retransmissions"), 0, 0);
+		cJSON_Delete(r);
+	}
+}
+
 Test(loss, receiver_loss_is_still_loss)
 {
 	/* the same hole-filling logic on real loss: 39 originals never reached
