@@ -40,6 +40,8 @@
  * was given to a packet sent before it: a delayed original. */
 #define LS_ID_WINDOW 4096
 #define LS_ID_NEAR 64 /* IDs this close tell the order even before they are known to count up */
+/* A first copy overtaken by its resend comes within 2 RTT of it, or this long */
+#define LS_LATE_NS (50 * 1000 * 1000LL)
 #define LS_ID_MIN_STEPS 8 /* consecutive data segments before IDs are trusted to count up */
 #define LS_BACKOFF_RATIO 1.5 /* a gap this many times the one before: the timer backed off */
 /* Duplicate ACKs a sender without SACK waits for before it retransmits fast
@@ -70,7 +72,9 @@ typedef struct ls_ev {
 typedef struct ls_copy {
 	uint32_t start, end;
 	uint64_t frame;
+	pd_time ts;
 	uint16_t id;
+	uint16_t open_id; /* the ID of the segment that opened the hole it filled; 0 none */
 	bool unseen; /* counted as a resend whose original the capture never saw */
 } ls_copy;
 
@@ -467,9 +471,10 @@ static bool ls_id_before(uint16_t id, uint16_t ref)
 	return id && ref && below >= 1 && below <= LS_ID_WINDOW;
 }
 
-static void ls_copy_put(ls_more *x, uint32_t s, uint32_t e, uint64_t frame, uint16_t id, bool unseen)
+static void ls_copy_put(ls_more *x, uint32_t s, uint32_t e, const pd_packet *pkt, uint16_t open_id, bool unseen)
 {
-	x->copies[x->n_copies++ % LS_COPIES] = (ls_copy){s, e, frame, id, unseen};
+	uint16_t id = pkt->ip.version == 4 ? (uint16_t)pkt->ip.ident : 0;
+	x->copies[x->n_copies++ % LS_COPIES] = (ls_copy){s, e, pkt->frame_no, pkt->ts, id, open_id, unseen};
 }
 
 /* The latest retransmission remembered that overlaps [s,e), or NULL. */
@@ -516,14 +521,21 @@ static void ls_hi_seg(ls_dir *d, uint32_t s, const pd_packet *pkt)
  * its late original) becomes the retransmission. IPv6, an ID of 0 (some
  * stacks with DF), IDs that do not count up, or the same ID (the same
  * datagram captured twice) leave the segment a retransmission. */
-static bool ls_late_original(ls_dir *d, const pd_packet *pkt, uint32_t s, uint32_t e)
+static bool ls_late_original(ls_dir *d, const pd_packet *pkt, uint32_t s, uint32_t e, pd_time rtt)
 {
 	if (pkt->ip.version != 4 || !pkt->ip.ident || !ls_ids_count_up(d))
 		return false;
 	uint16_t id = (uint16_t)pkt->ip.ident;
+	/* soon after the copy it was overtaken by: a lower ID much later may
+	 * be a counter shared with other traffic that went round (a resend
+	 * after a long timeout) */
+	pd_time soon = ls_max(2 * rtt, LS_LATE_NS);
 	ls_copy *c = d->x ? ls_copy_find(d->x, s, e) : NULL;
 	if (c) {
-		if (!ls_id_before(id, c->id))
+		if (!ls_id_before(id, c->id) || pkt->ts - c->ts > soon)
+			return false;
+		/* a first copy was sent before the segment that jumped past it */
+		if (c->open_id && !ls_id_before(id, c->open_id))
 			return false;
 		if (c->unseen) {
 			c->unseen = false;
@@ -533,12 +545,14 @@ static bool ls_late_original(ls_dir *d, const pd_packet *pkt, uint32_t s, uint32
 		}
 		return true;
 	}
-	if (!pd_seq_lt(d->hi_seg_start, e) || !ls_id_before(id, d->hi_seg_id))
+	if (!pd_seq_lt(d->hi_seg_start, e) || !ls_id_before(id, d->hi_seg_id) || pkt->ts - d->hi_seg_ts > soon)
 		return false;
 	d->retrans++;
 	d->other++;
 	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, d->hi_seg_frame, d->hi_seg_ts, 0, LS_OC_RETX);
-	ls_copy_put(d->x, d->hi_seg_start, d->hi, d->hi_seg_frame, d->hi_seg_id, false);
+	ls_more *x = d->x;
+	x->copies[x->n_copies++ % LS_COPIES] =
+		(ls_copy){d->hi_seg_start, d->hi, d->hi_seg_frame, d->hi_seg_ts, d->hi_seg_id, 0, false};
 	d->hi_seg_id = 0;
 	return true;
 }
@@ -804,12 +818,12 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 			ls_resume_commit(d);
 		d->unseen++;
 		ls_ev_put(ls_x(d)->ev_unseen, &d->n_ev_unseen, pkt->frame_no, pkt->ts, pkt->ts - was.ts, LS_OC_UNSEEN);
-	} else if (ls_late_original(d, pkt, s, e)) {
+	} else if (ls_late_original(d, pkt, s, e, rtt)) {
 		d->reorder++;
 		return;
 	}
 	d->retrans++;
-	ls_copy_put(ls_x(d), s, e, pkt->frame_no, pkt->ip.version == 4 ? (uint16_t)pkt->ip.ident : 0, filled);
+	ls_copy_put(ls_x(d), s, e, pkt, filled && was.id_valid ? was.open_id : 0, filled);
 	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, pkt->frame_no, pkt->ts, quiet, LS_OC_RETX);
 	if (seg->flags & PD_SEG_SPURIOUS)
 		d->spurious++;

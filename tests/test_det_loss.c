@@ -394,3 +394,35 @@ Test(det_loss, a_late_tail_behind_its_probe_is_reordering)
 	cr_expect(strstr(f->detail, "3 of 10.0.0.1:40000's 3 retransmissions") != NULL, "%s", f->detail);
 	pd_report_free(r);
 }
+
+/* Near miss in time: a host whose IPv4 IDs come from one counter for all
+ * its traffic can go round between two timer resends seconds apart, so the
+ * second carries a lower ID than the first. A first copy overtaken by its
+ * resend comes soon after it (2 RTT, at least 50 ms); this is the timer
+ * again. */
+Test(det_loss, a_lower_id_long_after_is_the_timer_again)
+{
+	pd_harness *h = pd_harness_new("loss");
+	pd_harness_at(h, 1.0);
+	pd_hflow c = pd_harness_connect(h, "10.0.0.1:40000", "10.0.0.2:5001", RTT);
+	for (int i = 0; i < 3; i++) /* enough segments to see the IDs count up */
+		round10(h, &c, 1.1 + 0.03 * i, false);
+	pd_harness_at(h, 1.2);
+	uint32_t seq = c.next[PD_CLIENT];
+	pd_harness_data(h, &c, PD_CLIENT, SEG);
+	uint16_t ids[] = {64000, 63900};
+	double at[] = {1.4, 1.8};
+	for (int i = 0; i < 2; i++) {
+		pd_harness_at(h, at[i]);
+		pd_hseg r = pd_harness_seg(h, &c, PD_CLIENT, PD_TCP_ACK | PD_TCP_PSH, SEG);
+		r.seq = seq;
+		r.ipid = ids[i];
+		pd_harness_send(h, &c, PD_CLIENT, &r);
+	}
+	ack_at(h, &c, 1.8 + RTT, seq + SEG, 0, 0);
+	pd_report *rep = pd_harness_finish(h);
+	const pd_finding *f = pd_harness_finding(rep, "rto-timeouts", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(pd_harness_metric(f, "rto_count"), 2);
+	pd_report_free(rep);
+}
