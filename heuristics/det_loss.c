@@ -14,12 +14,17 @@
  * when it comes less than half an RTT after the hole opened and fills it
  * from its start; otherwise it is a retransmission of data lost before the
  * capture point (on a capture taken at the sender: dropped inside the
- * sending host, local-drop).
+ * sending host, local-drop). A copy of bytes already seen whose IPv4 ID is
+ * lower than the resend's that came just before it is that resend's first
+ * copy, overtaken on the path: reordering, and the resend's original did
+ * appear after all.
  *
  * Timer-driven resends are told apart by what the capture shows first:
  * the same segment resent again without progress is the retransmission
  * timer (a tail-loss probe is sent once), its gaps doubling is backoff,
- * and a probe only ever resends the last segment sent. Only a single
+ * and a probe only ever resends the last segment sent; with SACK off there
+ * is no probe and a fast retransmit needs 3 duplicate ACKs, so a resend of
+ * the oldest byte after fewer is the timer. Only a single
  * silent resend of the last segment leans on Linux's default 200 ms RTO
  * floor, and the details say so. */
 #include <glib.h>
