@@ -338,10 +338,15 @@ const pd_finding_def pd_catalog[] = {
 		S("net.ipv4.tcp_timestamps", "middlebox rewriting TCP timestamps", "NAT source-port reuse"),
 		AEN("A receiver that drops the data for lack of buffer space (then its duplicate ACKs echo "
 		    "the segment's own timestamp and it counts TcpExtTCPRcvQDrop)",
-		    "A sender whose timestamp clock went backwards (VM migration, a restored snapshot)"),
+		    "A sender whose timestamp clock went backwards (VM migration, a restored snapshot)",
+		    "Plain loss with SACK off: the duplicate ACKs that later segments draw echo the last "
+		    "in-order timestamp, older than the lost segment's, and carry no SACK block either "
+		    "(then TcpExtPAWSEstab stays at 0)"),
 		AZH("接收端因缓冲区不足而丢弃数据（此时其重复 ACK 回显的是该报文自己的时间戳，并计入 "
 		    "TcpExtTCPRcvQDrop）",
-		    "发送端的时间戳时钟回退（虚拟机迁移、从快照恢复）"),
+		    "发送端的时间戳时钟回退（虚拟机迁移、从快照恢复）",
+		    "SACK 未启用时的普通丢包：后续报文引出的重复 ACK 回显的是最后一个按序到达报文的时间戳，"
+		    "比丢失报文的更旧，同样不带 SACK 块（此时 TcpExtPAWSEstab 保持为 0）"),
 		C("TcpExtPAWSEstab", "TcpRetransSegs", "TcpExtTCPTimeouts"),
 	},
 	/* ================= connection churn ================= */
