@@ -984,7 +984,8 @@ static bool ls_peer_silent(const pd_flow *flow, const ls_dir *d, int r)
 	return !hr->seen || hr->last_pkt_ts < d->ser_first_ts;
 }
 
-static void ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s, uint32_t spurious, uint32_t real)
+static pd_finding *ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s, uint32_t spurious,
+				     uint32_t real)
 {
 	int r = pd_peer(s);
 	char sname[64], rname[64];
@@ -1093,7 +1094,13 @@ static void ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s
 	if (real_rate >= 0.1 && d->data_segs >= 20)
 		pd_finding_set_severity(f, PD_SEV_ERROR);
 	pd_finding_set_confidence(f, 0.8);
-	if (d->rcv_drop * 2 >= real)
+	bool window_open = !flow->half[r].zero_win && !flow->half[s].win_full;
+	if (d->rcv_drop * 2 >= real && window_open)
+		/* a receiver whose window never closed nor filled had room:
+		 * something in the host before the socket dropped them */
+		pd_finding_settings(f, "local netfilter drops", "net.ipv4.tcp_rmem", "SO_RCVBUF",
+				    "slow-reading application", NULL);
+	else if (d->rcv_drop * 2 >= real)
 		pd_finding_settings(f, "net.ipv4.tcp_rmem", "SO_RCVBUF", "slow-reading application", "local netfilter drops",
 				    NULL);
 	else if (vantage == s && d->unseen * 2 >= real)
@@ -1111,9 +1118,10 @@ static void ls_report_retrans(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s
 	else
 		pd_finding_settings(f, "lossy path", "net.ipv4.tcp_congestion_control", "NIC ring buffers",
 				    "net.core.netdev_max_backlog", "qdisc limit", NULL);
+	return f;
 }
 
-static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
+static pd_finding *ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 {
 	int r = pd_peer(s);
 	char sname[64], rname[64];
@@ -1252,9 +1260,16 @@ static void ls_report_rto(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 	else
 		pd_finding_settings(f, "net.ipv4.tcp_early_retrans", "net.ipv4.tcp_recovery", "net.ipv4.tcp_sack",
 				    "net.ipv4.tcp_retries2", NULL);
+	return f;
 }
 
-static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
+/* The findings one flow's losses made, to say which is the problem. */
+typedef struct ls_made {
+	pd_finding *retrans, *rto;
+	bool silent; /* the peer went silent while the sender timed out */
+} ls_made;
+
+static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s, ls_made *made)
 {
 	int r = pd_peer(s);
 	if ((!d->retrans && !d->dsack) || !d->x)
@@ -1273,9 +1288,11 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s)
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 
 	if (real > 0) /* all spurious or PMTU resends: reported elsewhere */
-		ls_report_retrans(ctx, flow, d, s, spurious, real);
-	if (d->rto)
-		ls_report_rto(ctx, flow, d, s);
+		made->retrans = ls_report_retrans(ctx, flow, d, s, spurious, real);
+	if (d->rto) {
+		made->rto = ls_report_rto(ctx, flow, d, s);
+		made->silent |= ls_peer_silent(flow, d, r);
+	}
 
 	if (d->tail && tail_s > 0) {
 		pd_finding *f = pd_finding_get(ctx, "tail-loss", flow);
@@ -1391,13 +1408,23 @@ static void ls_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 	ls_flow *st = fs;
 	if (flow->proto != 6)
 		return;
+	ls_made made = {0};
 	for (int s = 0; s < 2; s++) {
 		ls_dir *d = &st->d[s];
 		if (d->first_pending)
 			ls_first_commit(d, d->first_kind); /* nothing came after it to tell */
-		ls_report(ctx, flow, d, s);
+		ls_report(ctx, flow, d, s, &made);
 		g_free(d->x);
 		d->x = NULL;
+	}
+	/* Resends and timeouts on one flow are one problem: a peer that went
+	 * silent is named by its timeouts, a path that lost segments by its
+	 * retransmissions (the timeouts are what recovering cost). */
+	if (made.retrans && made.rto) {
+		if (made.silent)
+			pd_finding_explained_by(made.retrans, made.rto);
+		else
+			pd_finding_explained_by(made.rto, made.retrans);
 	}
 }
 

@@ -22,6 +22,7 @@ typedef struct stored {
 	 * time adds to this one's), and whether the total is final */
 	GPtrArray *siblings;
 	bool impact_final;
+	struct stored *declared_cause; /* pd_finding_explained_by */
 	/* the flows of those symptoms: this problem's too, listed at the end */
 	GArray *sibling_flows;
 	uint64_t sibling_count;
@@ -296,10 +297,14 @@ void pd_finding_drop(pd_ctx *ctx, pd_finding *f)
 	GHashTableIter it;
 	gpointer k, v;
 	g_hash_table_iter_init(&it, store->findings);
+	bool removed = false;
 	while (g_hash_table_iter_next(&it, &k, &v)) {
-		if (v == s) {
+		stored *o = v;
+		if (o->declared_cause == s)
+			o->declared_cause = NULL;
+		if (v == s && !removed) {
 			g_hash_table_iter_remove(&it);
-			break;
+			removed = true;
 		}
 	}
 	stored_free(s);
@@ -475,6 +480,18 @@ void pd_finding_span(pd_finding *f, uint64_t first_frame, uint64_t last_frame)
 		s->span_last = last_frame;
 }
 
+void pd_finding_explained_by(pd_finding *symptom, pd_finding *cause)
+{
+	if (!symptom || !cause || symptom == cause || st(symptom)->spill || st(cause)->spill ||
+	    symptom->capture_wide || cause->capture_wide)
+		return; /* one flow's findings only */
+	if (!pd_explains_declared(cause->def->id, symptom->def->id))
+		g_error("pcapdoc: '%s' is declared to explain '%s', which knowledge/causality.c has no row for",
+			cause->def->id, symptom->def->id);
+	st(symptom)->declared_cause = st(cause);
+	st(cause)->declared_cause = NULL; /* never both ways */
+}
+
 /* Whether the symptom's occurrences all fall in the cause's span. */
 static bool within_span(const stored *cause, const stored *symptom)
 {
@@ -606,6 +623,9 @@ static pd_finding *merge_same(const pd_finding_def *def, GPtrArray *same, const 
 /* A symptom explained: linked both ways, and down to info. */
 static void explain(stored *c, stored *f)
 {
+	/* the problem is as grave as the worst of what it caused */
+	if (f->pub.severity > c->pub.severity)
+		c->pub.severity = f->pub.severity;
 	f->pub.explained_by = c->pub.def->id;
 	f->pub.severity = PD_SEV_INFO;
 	add_consequence(&c->pub, f->pub.def->id);
@@ -775,9 +795,14 @@ static void attribute(GPtrArray *all)
 			continue;
 		gint64 id = (gint64)r->flow_id;
 		GPtrArray *list = g_hash_table_lookup(causes, &id);
-		for (guint j = 0; list && j < list->len && !done; j++) {
-			stored *c = g_ptr_array_index(list, j);
-			if (c == f || !pd_explains(c->pub.def->id, f->pub.def->id) || !within_span(c, f))
+		/* a root cause another detector found first; the detector's own
+		 * word on which of its findings is the problem after */
+		for (guint j = 0; list && j < 2 * list->len && !done; j++) {
+			bool second = j >= list->len;
+			stored *c = g_ptr_array_index(list, second ? j - list->len : j);
+			bool ok = second ? f->declared_cause == c
+					 : c != f->declared_cause && pd_explains(c->pub.def->id, f->pub.def->id);
+			if (c == f || c->declared_cause == f || !ok || !within_span(c, f))
 				continue;
 			explain(c, f);
 			struct {

@@ -82,6 +82,10 @@ void pd_finding_add_impact(pd_finding *f, double seconds);
  * happened on the flow before or after is not this problem's doing.
  * Never set: the whole flow. */
 void pd_finding_span(pd_finding *f, uint64_t first_frame, uint64_t last_frame);
+/* The detector made both findings on one flow and its evidence says which
+ * is the problem: symptom is cause's evidence (knowledge/causality.c must
+ * have a row cause -> symptom; rows marked declared apply only so). */
+void pd_finding_explained_by(pd_finding *symptom, pd_finding *cause);
 
 const char *pd_unit_name(pd_unit u);
 

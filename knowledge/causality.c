@@ -55,16 +55,24 @@ const pd_causality pd_causalities[] = {
 	/* The receiver drops every segment whose timestamp went backwards and
 	 * only re-ACKs: the sender resends them until it times out. */
 	{.cause = "paws-rejected-data", .consequences = {"retransmissions", "rto-timeouts", "tail-loss", "spurious-retransmissions", NULL}},
+	/* Lost data recovered on the retransmission timer: the resends and the
+	 * timeouts are one problem. Which one names it is the loss detector's
+	 * call on the flow: a peer that went silent is the timeouts' (how long
+	 * the sender keeps trying), a path that lost some segments is the
+	 * retransmissions' (the timeouts are what recovering cost). */
+	{.cause = "rto-timeouts", .consequences = {"retransmissions", "tail-loss", NULL}, .declared = true},
+	{.cause = "retransmissions", .consequences = {"rto-timeouts", "tail-loss", NULL}, .declared = true},
 	/* First copies dropped inside the sending host are why it resent. */
 	{.cause = "local-drop", .consequences = {"retransmissions", "rto-timeouts", "tail-loss", NULL}},
 };
 
 const size_t pd_causalities_len = sizeof pd_causalities / sizeof pd_causalities[0];
 
-static bool explains(const char *cause, const char *symptom, bool sibling)
+static bool explains(const char *cause, const char *symptom, bool sibling, bool declared)
 {
 	for (size_t i = 0; i < pd_causalities_len; i++) {
-		if (strcmp(pd_causalities[i].cause, cause) || (sibling && !pd_causalities[i].same_server))
+		if (strcmp(pd_causalities[i].cause, cause) || (sibling && !pd_causalities[i].same_server) ||
+		    (pd_causalities[i].declared && !declared))
 			continue;
 		for (const char *const *c = pd_causalities[i].consequences; *c; c++)
 			if (!strcmp(*c, symptom))
@@ -75,10 +83,15 @@ static bool explains(const char *cause, const char *symptom, bool sibling)
 
 bool pd_explains(const char *cause, const char *symptom)
 {
-	return explains(cause, symptom, false);
+	return explains(cause, symptom, false, false);
+}
+
+bool pd_explains_declared(const char *cause, const char *symptom)
+{
+	return explains(cause, symptom, false, true);
 }
 
 bool pd_explains_sibling(const char *cause, const char *symptom)
 {
-	return explains(cause, symptom, true);
+	return explains(cause, symptom, true, false);
 }

@@ -18,13 +18,19 @@ typedef struct pd_causality {
 	 * of a flow the cause concerns, while the cause lasted: a listener's
 	 * state (its queues) is shared by all of them. */
 	bool same_server;
+	/* The row holds only where the detector that made both findings says
+	 * so for that flow (pd_finding_explained_by): the two name one problem
+	 * and which one is the cause depends on evidence only it holds. */
+	bool declared;
 } pd_causality;
 
 extern const pd_causality pd_causalities[];
 extern const size_t pd_causalities_len;
 
-/* Whether a finding `cause` on a flow explains a finding `symptom` on it. */
+/* Whether a finding `cause` on a flow explains a finding `symptom` on it
+ * (declared: also the rows that hold only when a detector declares them). */
 bool pd_explains(const char *cause, const char *symptom);
+bool pd_explains_declared(const char *cause, const char *symptom);
 /* Whether it explains `symptom` on another connection to the same server
  * endpoint (a same_server row). */
 bool pd_explains_sibling(const char *cause, const char *symptom);

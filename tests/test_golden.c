@@ -151,6 +151,13 @@ static GString *check(const char *name, const char *pcap, const expectation *e, 
 			g_string_append_printf(why, "missing %s; ", id);
 			continue;
 		}
+		/* the planted problem is a root cause, not another's symptom */
+		const cJSON *by = cJSON_GetObjectItemCaseSensitive(f, "explained_by");
+		if (cJSON_IsString(by)) {
+			t->missed++;
+			g_string_append_printf(why, "%s is only a symptom of %s; ", id, by->valuestring);
+			continue;
+		}
 		if (strcmp(want, "-") && strcmp(first_setting(f), want)) {
 			t->found_wrong_setting++;
 			g_string_append_printf(why, "%s ranks '%s' first, not '%s'; ", id, first_setting(f), want);

@@ -442,6 +442,44 @@ Test(model, causes_need_their_own_evidence)
 	pd_store_free(store);
 }
 
+/* Two findings of one detector on one flow that name one problem: the
+ * detector says which is the cause; the cause takes the worse severity,
+ * and the time is counted once. A declared row never applies on its own. */
+Test(model, declared_cause_and_worst_severity)
+{
+	pd_store *store = pd_store_new();
+	pd_ctx ctx = {.store = store};
+	pd_flow *flow = g_malloc0(sizeof(pd_flow));
+	pd_finding *retx = put(&ctx, flow, 1, 2, 80, "retransmissions", 10, 4.0, NULL);
+	pd_finding_set_severity(retx, PD_SEV_INFO);
+	pd_finding *rto = put(&ctx, flow, 1, 2, 80, "rto-timeouts", 12, 4.0, NULL);
+	pd_finding_set_severity(rto, PD_SEV_WARNING);
+	pd_finding_explained_by(rto, retx);
+	/* the same pair on another flow, undeclared: two findings */
+	put(&ctx, flow, 2, 3, 80, "retransmissions", 30, 1.0, NULL);
+	put(&ctx, flow, 2, 3, 80, "rto-timeouts", 31, 1.0, NULL);
+	g_free(flow);
+	GPtrArray *found = pd_store_take(store);
+	int linked = 0;
+	for (int i = 0; i < 2; i++) {
+		const pd_finding *c = taken(found, "retransmissions", i);
+		const pd_finding *t = taken(found, "rto-timeouts", i);
+		cr_assert(c && t);
+		if (g_array_index(c->flows, pd_flow_ref, 0).flow_id != 1)
+			continue;
+		linked++;
+		cr_assert_eq(c->severity, PD_SEV_WARNING);
+		cr_assert_float_eq(c->impact_s, 4.0, 1e-9);
+	}
+	cr_assert_eq(linked, 1);
+	int explained = 0;
+	for (int i = 0; i < 2; i++)
+		explained += taken(found, "rto-timeouts", i)->explained_by != NULL;
+	cr_assert_eq(explained, 1);
+	free_taken(found);
+	pd_store_free(store);
+}
+
 Test(model, names_and_parse)
 {
 	cr_expect_str_eq(pd_severity_name(PD_SEV_INFO), "info");
