@@ -659,6 +659,14 @@ static bool same_endpoint(const pd_flow_ref *a, const pd_flow_ref *b)
 	return a->server_port == b->server_port && a->proto == b->proto && pd_addr_equal(&a->server, &b->server);
 }
 
+static bool names_flow(const stored *c, uint64_t flow_id)
+{
+	for (guint i = 0; i < c->pub.flows->len; i++)
+		if (g_array_index(c->pub.flows, pd_flow_ref, i).flow_id == flow_id)
+			return true;
+	return false;
+}
+
 /* A listener's state outlives the packets that show it: SYNs dropped
  * while it was full are retried a second or three later. */
 #define SIBLING_SLACK_NS (3 * PD_NS_PER_SEC)
@@ -831,8 +839,9 @@ static void attribute(GPtrArray *all)
 		g_bytes_unref(sk);
 		for (guint j = 0; at && j < at->len && !done; j++) {
 			stored *c = g_ptr_array_index(at, j);
-			if (c == f || !pd_explains_sibling(c->pub.def->id, f->pub.def->id) || !during(c, f))
-				continue;
+			if (c == f || !pd_explains_sibling(c->pub.def->id, f->pub.def->id) || !during(c, f) ||
+			    names_flow(c, r->flow_id))
+				continue; /* its own flows: only inside its span (above) */
 			explain(c, f);
 			if (!c->siblings)
 				c->siblings = g_ptr_array_new();
