@@ -840,7 +840,7 @@ static void attribute(GPtrArray *all)
 		for (guint j = 0; at && j < at->len && !done; j++) {
 			stored *c = g_ptr_array_index(at, j);
 			if (c == f || !pd_explains_sibling(c->pub.def->id, f->pub.def->id) || !during(c, f) ||
-			    names_flow(c, r->flow_id))
+			    (!f->pub.capture_wide && names_flow(c, r->flow_id)))
 				continue; /* its own flows: only inside its span (above) */
 			explain(c, f);
 			if (!c->siblings)
