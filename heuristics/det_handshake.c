@@ -42,7 +42,17 @@
 #define HS_FLOW_MOMENTS 3
 #define HS_MOMENT_GAP (PD_NS_PER_SEC / 10)
 #define HS_SRV_MOMENTS 32
-#define HS_SRV_PENDING 8 /* stalled connections of a server awaiting that evidence */
+#define HS_SRV_PENDING 16 /* stalled connections of a server awaiting that evidence */
+#define HS_AFTER_KEPT 4 /* SYN-ACKs re-sent after the handshake ACK kept per flow */
+/* Connections of a server whose handshake the listener took at once,
+ * kept per server: one whose ACK came just after a stalled connection's
+ * shows the accept queue had room then. */
+#define HS_SRV_ROOMS 16
+#define HS_ROOM_WINDOW (PD_NS_PER_SEC / 10)
+/* A SYN-ACK this soon after a client SYN retransmission (in round trips
+ * from the capture point to the server, plus a little) answers that SYN
+ * (tcp_check_req re-sends at once), not the SYN-ACK timer. */
+#define HS_ANSWER_SLACK (PD_NS_PER_SEC / 200)
 
 enum { HS_REJECT_NONE = 0, HS_REJECT_PROHIBITED, HS_REJECT_PORT, HS_REJECT_UNREACH };
 
@@ -79,10 +89,7 @@ typedef struct hs_fs {
 	uint32_t syn_tsv[HS_MAX_SYNS]; /* their TSvals, when syn_has_ts */
 	uint32_t last_synack_ipid;
 	pd_time last_synack_ts;
-	/* first SYN-ACK re-sent after the client's ACK, first SYN-ACK
-	 * retransmit (offsets) */
-	uint32_t synack_after_ack_fr, synack_after_ack_us;
-	uint32_t synack_retx_fr, synack_retx_us;
+	uint32_t synack_retx_fr, synack_retx_us; /* first SYN-ACK retransmit (offsets) */
 	uint32_t dup_frames; /* the same packet captured twice */
 	uint32_t syn_after_synack; /* client SYN retransmits after a SYN-ACK was seen */
 	pd_time synack_last_before_ack_ts;
@@ -101,7 +108,25 @@ typedef struct hs_fs {
 	uint8_t n_moments;
 	uint32_t moment_us[HS_FLOW_MOMENTS];
 	uint32_t moment_fr[HS_FLOW_MOMENTS];
-	struct hs_rare *rare; /* made at the first late SYN-ACK or ICMP error */
+	/* The client's first data segment (sequence ISN + 1) before the
+	 * server's first answer: its first copy (offset) and TSval, how many
+	 * copies went, the last copy's TSval; the client's first data
+	 * retransmission (offset, 0 none) */
+	uint32_t c0_us, c0_tsval, c0_last_tsval, retx0_us;
+	uint16_t c0_copies;
+	bool c0_has_ts;
+	/* the server's first answer acknowledged that first copy (no copy
+	 * resent before it, or it echoes the first copy's TSval only), or it
+	 * carried a D-SACK of client data */
+	bool first_copy_taken, first_answer_dsack;
+	uint32_t srv_rtt_us; /* least client packet -> server answer round trip (0 none) */
+	/* the client's latest TSval and when it was first sent (offset): a
+	 * server segment echoing it is a round-trip sample, retransmission or not */
+	uint32_t c_tsval, c_tsval_us;
+	bool c_tsval_seen;
+	bool hs_ack_plain; /* the handshake ACK had sequence ISN + 1 and no FIN */
+	bool client_fin; /* the client sent a FIN */
+	struct hs_rare *rare; /* made at the first late SYN-ACK, SYN-ACK re-sent after the ACK or ICMP error */
 } hs_fs;
 
 /* What few flows have, kept out of the block every flow (floods
@@ -116,6 +141,9 @@ typedef struct hs_rare {
 	pd_addr icmp_src;
 	uint32_t icmp_fr, icmp_us, icmp_last_fr, icmp_last_us;
 	pd_time icmp_delay;
+	/* SYN-ACKs re-sent after the client's handshake ACK, the first few */
+	uint8_t n_after;
+	uint32_t after_us[HS_AFTER_KEPT], after_fr[HS_AFTER_KEPT];
 } hs_rare;
 
 static pd_time hs_syn_ts(const hs_fs *fs, uint32_t i)
@@ -186,6 +214,16 @@ typedef struct hs_moment {
 	pd_addr caddr;
 } hs_moment;
 
+/* A connection whose handshake the listener took at once: its handshake
+ * ACK, and its first data segment, which the server acknowledged on its
+ * first copy soon after: the accept queue had room in between. */
+typedef struct hs_room {
+	pd_time ack_ts, c0_ts;
+	uint64_t frame; /* its handshake ACK */
+	uint32_t client;
+	uint16_t cport;
+} hs_room;
+
 typedef struct hs_srv_key {
 	pd_addr addr;
 	uint16_t port;
@@ -220,6 +258,8 @@ typedef struct hs_srv {
 	 * (indexes into hs_g.kept) still waiting for evidence */
 	hs_moment *moments; /* [HS_SRV_MOMENTS], made at the first answer */
 	uint8_t n_moments, next_moment;
+	struct hs_room *rooms; /* [HS_SRV_ROOMS], made at the first */
+	uint8_t n_rooms, next_room;
 	uint16_t pending[HS_SRV_PENDING];
 	uint8_t n_pending;
 } hs_srv;
@@ -228,11 +268,15 @@ typedef struct hs_kept {
 	pd_finding *f;
 	pd_addr addr;
 	uint16_t port;
-	uint8_t kind; /* 0 syn-retransmit, 1 syn-unanswered, 2 silent server after the ACK */
+	/* 0 syn-retransmit, 1 syn-unanswered, 2 silent server after the ACK,
+	 * 3 accept-queue overflow shown by the listener (SYN-ACK re-sent after
+	 * the ACK, or the abort RST) */
+	uint8_t kind;
 	/* kind 2: the stall, its client, and another connection the server
 	 * answered meanwhile (0: none found) */
 	bool long_silence;
 	bool at_server; /* captured near the server: the client's packets visibly arrived */
+	bool answered; /* the server answered the connection in the end */
 	pd_time stall_from, stall_to;
 	uint32_t client;
 	uint16_t cport;
@@ -241,6 +285,11 @@ typedef struct hs_kept {
 	uint16_t other_cport;
 	bool other_same_client;
 	pd_addr other_caddr;
+	/* kinds 2, 3: the handshake ACK, until when another connection's
+	 * handshake taken at once shows the queue had room at this one's
+	 * drop, and the first such connection (its ACK's frame; 0 none) */
+	uint64_t ack_frame, room_frame;
+	pd_time room_to;
 } hs_kept;
 
 typedef struct hs_g {
@@ -265,9 +314,11 @@ static void hs_srv_evict(void *v, void *arg)
 	if (s->retries)
 		g_array_free(s->retries, TRUE);
 	g_free(s->moments);
+	g_free(s->rooms);
 	s->buckets = NULL;
 	s->retries = NULL;
 	s->moments = NULL;
+	s->rooms = NULL;
 }
 
 static void hs_key(hs_srv_key *k, const pd_addr *a, uint16_t port)
@@ -748,9 +799,11 @@ static void hs_server_synack(hs_fs *fs, const pd_flow *flow, const pd_packet *pk
 		if (flow->hs_ack_frame && flow->hs_ack_frame < pkt->frame_no) {
 			if (timer) {
 				fs->synack_retx_after_ack++;
-				if (!fs->synack_after_ack_fr) {
-					fs->synack_after_ack_fr = hs_fr(flow, pkt->frame_no);
-					fs->synack_after_ack_us = hs_us(flow, pkt->ts);
+				hs_rare *r = hs_rare_of(fs);
+				if (r->n_after < HS_AFTER_KEPT) {
+					r->after_us[r->n_after] = hs_us(flow, pkt->ts);
+					r->after_fr[r->n_after] = hs_fr(flow, pkt->frame_no);
+					r->n_after++;
 				}
 			}
 		} else if (timer) {
@@ -779,6 +832,31 @@ static void hs_note_answer(hs_fs *fs, const pd_flow *flow, const pd_packet *pkt)
 	fs->n_moments++;
 }
 
+/* The server's first answer, against the copies of the client's first
+ * data segment sent before it. A listener whose accept queue is full
+ * drops the handshake ACK and every data segment that would complete the
+ * handshake; the connection it finally creates takes a later copy. So an
+ * answer acknowledging the first copy (none resent yet, or echoing only
+ * its TSval), or reporting a duplicate with a D-SACK (an established
+ * socket had an earlier copy already), rules the accept queue out. */
+static void hs_first_answer(hs_fs *fs, const pd_flow *flow, const pd_packet *pkt)
+{
+	const pd_tcp *t = &pkt->tcp;
+	const pd_tcp_half *c = &flow->half[PD_CLIENT];
+	if (!fs->c0_copies || !(t->flags & PD_TCP_ACK) || !pd_seq_lt(c->isn + 1, t->ack))
+		return;
+	if (t->sack_count && pd_seq_le(t->sack_right[0], t->ack) && pd_seq_le(c->isn + 1, t->sack_left[0]) &&
+	    pd_seq_lt(t->sack_left[0], t->sack_right[0])) {
+		fs->first_answer_dsack = true;
+		return;
+	}
+	bool first = fs->c0_copies == 1 || (fs->c0_has_ts && t->has_ts && !t->options_truncated &&
+					    t->tsecr == fs->c0_tsval && fs->c0_last_tsval != fs->c0_tsval);
+	if (!first)
+		return;
+	fs->first_copy_taken = true;
+}
+
 static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_packet *pkt, const pd_seg *seg)
 {
 	(void)ctx;
@@ -793,14 +871,56 @@ static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 			return;
 		}
 		fs->client_other = true;
+		if (t->has_ts && !t->options_truncated && (!fs->c_tsval_seen || t->tsval != fs->c_tsval)) {
+			fs->c_tsval = t->tsval;
+			fs->c_tsval_us = hs_us(flow, pkt->ts);
+			fs->c_tsval_seen = true;
+		}
 		if (rst)
 			fs->client_rst = true;
-		if ((seg->flags & PD_SEG_RETRANS) && t->payload_len && !fs->usable_ts)
+		if (fl & PD_TCP_FIN)
+			fs->client_fin = true;
+		const pd_tcp_half *c = &flow->half[PD_CLIENT];
+		if (pkt->frame_no == flow->hs_ack_frame)
+			fs->hs_ack_plain = c->syn_seen && t->seq == c->isn + 1 && !(fl & (PD_TCP_FIN | PD_TCP_RST));
+		if (!t->payload_len || fs->usable_ts || (seg->flags & (PD_SEG_CAPTURE_COPY | PD_SEG_CAPTURE_DUP)))
+			return;
+		if (seg->flags & PD_SEG_RETRANS) {
 			fs->client_data_retx++;
+			if (!fs->retx0_us) {
+				uint32_t us = hs_us(flow, pkt->ts);
+				fs->retx0_us = us ? us : 1;
+			}
+		}
+		/* the copies of the first data segment before the server answers */
+		if (c->syn_seen && t->seq == c->isn + 1) {
+			if (!fs->c0_copies) {
+				fs->c0_us = hs_us(flow, pkt->ts);
+				fs->c0_has_ts = t->has_ts && !t->options_truncated;
+				fs->c0_tsval = t->tsval;
+			}
+			if (fs->c0_copies < UINT16_MAX)
+				fs->c0_copies++;
+			fs->c0_last_tsval = t->has_ts ? t->tsval : 0;
+		}
 		return;
 	}
 
-	/* server side */
+	/* server side: round-trip samples, the engine's (data to its ACK) and
+	 * by timestamp echo (not a SYN-ACK's: it echoes the SYN that made the
+	 * request socket, whichever SYN it answers) */
+	pd_time rtt = seg->rtt;
+	if (!syn && t->has_ts && !t->options_truncated && fs->c_tsval_seen && t->tsecr == fs->c_tsval) {
+		pd_time d = pkt->ts - hs_at(flow, fs->c_tsval_us);
+		if (d > 0 && (rtt <= 0 || d < rtt))
+			rtt = d;
+	}
+	if (rtt > 0) {
+		pd_time us = rtt / 1000;
+		uint32_t u = us < 1 ? 1 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+		if (!fs->srv_rtt_us || u < fs->srv_rtt_us)
+			fs->srv_rtt_us = u;
+	}
 	if (syn && ack) {
 		hs_server_synack(fs, flow, pkt, seg);
 		return;
@@ -810,8 +930,10 @@ static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 			fs->rst_answer_frame = pkt->frame_no;
 		/* tcp_abort_on_overflow: a bare RST (no ACK flag) whose seq is what the
 		 * client's handshake ACK acknowledged, before the server said anything. */
-		if (!ack && flow->hs_ack_frame && !fs->usable_ts && !fs->abort_rst_fr &&
-		    flow->half[PD_SERVER].syn_seen && t->seq == flow->half[PD_SERVER].isn + 1) {
+		/* Not one answering a client FIN, or a handshake ACK the listener
+		 * could not take for its sequence number (any stack resets those). */
+		if (!ack && flow->hs_ack_frame && !fs->usable_ts && !fs->abort_rst_fr && fs->hs_ack_plain &&
+		    !fs->client_fin && flow->half[PD_SERVER].syn_seen && t->seq == flow->half[PD_SERVER].isn + 1) {
 			fs->abort_rst_fr = hs_fr(flow, pkt->frame_no);
 			fs->abort_rst_us = hs_us(flow, pkt->ts);
 		}
@@ -829,6 +951,7 @@ static void hs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fsv, const pd_pack
 	if (!fs->usable_ts && answers) {
 		fs->usable_ts = pkt->ts;
 		fs->usable_frame = pkt->frame_no;
+		hs_first_answer(fs, flow, pkt);
 	} else if (!fs->usable_ts && flow->hs_ack_frame && flow->hs_ack_frame < pkt->frame_no) {
 		fs->server_spoke_after_ack = true;
 	}
@@ -914,21 +1037,173 @@ static void hs_on_icmp_error(pd_ctx *ctx, const pd_flow *flow, void *fsv, const 
 
 /* ------------------------------------------------------- accept queue */
 
-static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs)
+/* The round trip from the capture point to the server and back, as this
+ * flow shows it: client data to the server's ACK of it (the engine's
+ * samples), and the latest SYN before the first SYN-ACK to it unless
+ * that SYN-ACK's TSecr names an earlier SYN (it answered that one, late);
+ * the smaller. Too small only discounts fewer SYN-ACKs. Near the server
+ * about 0; -1 unknown. */
+static pd_time hs_rtt_to_server(const hs_fs *fs)
+{
+	pd_time best = fs->srv_rtt_us ? (pd_time)fs->srv_rtt_us * 1000 : -1;
+	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
+	for (uint32_t i = kept; fs->synacks && i-- > 0;)
+		if (hs_syn_ts(fs, i) <= fs->first_synack_ts) {
+			pd_time d = fs->first_synack_ts - hs_syn_ts(fs, i);
+			if ((!fs->synack_echo || fs->synack_echo == i + 1) && (best < 0 || d < best))
+				best = d;
+			break;
+		}
+	return best;
+}
+
+/* The SYN-ACKs re-sent after the client's handshake ACK that show the
+ * listener had the ACK and still kept the half-open connection: not one
+ * that left the server before the ACK could have arrived (less than a
+ * round trip to the server after it), and not one answering a client SYN
+ * retransmission (a request socket answers a repeated SYN at once, one
+ * round trip after it). */
+typedef struct hs_resends {
+	uint32_t n; /* those left: the SYN-ACK timer's after the ACK */
+	uint32_t crossed, answered; /* the others */
+	uint64_t first_frame;
+	pd_time first_ts;
+} hs_resends;
+
+static void hs_count_resends(const pd_flow *flow, const hs_fs *fs, hs_resends *o)
+{
+	memset(o, 0, sizeof(*o));
+	const hs_rare *r = fs->rare;
+	if (!r || !r->n_after || !flow->hs_ack_frame)
+		return;
+	pd_time rtt = hs_rtt_to_server(fs);
+	if (rtt < 0)
+		rtt = 0;
+	uint32_t kept = fs->syns < HS_MAX_SYNS ? fs->syns : HS_MAX_SYNS;
+	for (uint8_t i = 0; i < r->n_after; i++) {
+		pd_time t = hs_at(flow, r->after_us[i]);
+		if ((t - flow->hs_ack_ts) * 5 < rtt * 4) {
+			o->crossed++;
+			continue;
+		}
+		bool answer = false;
+		for (uint32_t j = 1; j < kept && !answer; j++) {
+			pd_time sj = hs_syn_ts(fs, j);
+			answer = sj <= t && t - sj <= rtt * 3 / 2 + HS_ANSWER_SLACK;
+		}
+		if (answer) {
+			o->answered++;
+			continue;
+		}
+		if (!o->n++) {
+			o->first_frame = hs_frame(flow, r->after_fr[i]);
+			o->first_ts = t;
+		}
+	}
+	/* past the first few: the timer's */
+	if (o->n && fs->synack_retx_after_ack > r->n_after)
+		o->n += fs->synack_retx_after_ack - r->n_after;
+}
+
+/* The flow as a sibling of stalled connections: its handshake ACK and
+ * its first data segment, acknowledged on its first copy soon after. */
+static bool hs_room_of(const pd_flow *flow, const hs_fs *fs, hs_room *m)
+{
+	if (!flow->hs_ack_frame || !fs->first_copy_taken || fs->abort_rst_fr)
+		return false;
+	pd_time c0 = hs_at(flow, fs->c0_us);
+	if (c0 < flow->hs_ack_ts || c0 - flow->hs_ack_ts > HS_ROOM_WINDOW)
+		return false;
+	memset(m, 0, sizeof(*m));
+	m->ack_ts = flow->hs_ack_ts;
+	m->c0_ts = c0;
+	m->frame = flow->hs_ack_frame;
+	m->client = (uint32_t)pd_addr_hash64(&flow->addr[PD_CLIENT]);
+	m->cport = flow->port[PD_CLIENT];
+	return true;
+}
+
+/* Another connection to the listener sent its handshake ACK after this
+ * stalled one's and the listener took it (its first data copy answered)
+ * before this one could try again, within HS_ROOM_WINDOW: the accept
+ * queue had room right after this one's ACK, so a full queue did not
+ * drop it (an accept() exactly in between aside). */
+static void hs_room_check(hs_kept *k, const hs_room *m)
+{
+	if (!k->f || k->room_frame || (k->kind != 2 && k->kind != 3))
+		return;
+	if (m->ack_ts < k->stall_from || (m->ack_ts == k->stall_from && m->frame <= k->ack_frame))
+		return;
+	if (m->c0_ts > k->room_to || (m->client == k->client && m->cport == k->cport))
+		return;
+	k->room_frame = m->frame;
+}
+
+/* A stalled connection weighed against the listener's other connections:
+ * the ones that ended already, and (pending) those that end later. */
+static void hs_pend(hs_g *g, hs_srv *s, hs_kept *k, const pd_flow *flow, const hs_fs *fs, pd_time win_to)
+{
+	k->ack_frame = flow->hs_ack_frame;
+	k->stall_from = flow->hs_ack_ts;
+	k->client = (uint32_t)pd_addr_hash64(&flow->addr[PD_CLIENT]);
+	k->cport = flow->port[PD_CLIENT];
+	k->room_to = flow->hs_ack_ts + HS_ROOM_WINDOW;
+	if (fs->retx0_us && hs_at(flow, fs->retx0_us) < k->room_to)
+		k->room_to = hs_at(flow, fs->retx0_us);
+	if (win_to < k->room_to)
+		k->room_to = win_to;
+	for (uint8_t i = 0; s->rooms && i < s->n_rooms; i++)
+		hs_room_check(k, &s->rooms[i]);
+	/* a free slot, or one whose connection is decided already */
+	int slot = s->n_pending < HS_SRV_PENDING ? s->n_pending++ : -1;
+	for (int i = 0; slot < 0 && i < HS_SRV_PENDING; i++) {
+		const hs_kept *o = &g->kept[s->pending[i]];
+		if (!o->f || o->room_frame)
+			slot = i;
+	}
+	if (slot >= 0)
+		s->pending[slot] = (uint16_t)(k - g->kept);
+}
+
+/* The flow's handshake taken at once, remembered for its server and
+ * weighed against the stalls of the server's other connections. */
+static void hs_note_room(hs_g *g, const pd_flow *flow, const hs_fs *fs)
+{
+	hs_room m;
+	if (!hs_room_of(flow, fs, &m))
+		return;
+	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
+	for (uint8_t j = 0; j < s->n_pending; j++)
+		hs_room_check(&g->kept[s->pending[j]], &m);
+	if (!s->rooms)
+		s->rooms = g_new0(hs_room, HS_SRV_ROOMS);
+	s->rooms[s->next_room] = m;
+	s->next_room = (uint8_t)((s->next_room + 1) % HS_SRV_ROOMS);
+	if (s->n_rooms < HS_SRV_ROOMS)
+		s->n_rooms++;
+}
+
+/* The listener's own doing after the handshake ACK: the abort RST, or its
+ * SYN-ACK timer re-sending while the client's ACK and data go unanswered. */
+static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs, const hs_resends *rs)
 {
 	pd_finding *f = hs_flow_finding(ctx, g, "accept-queue-overflow", 3, flow);
 	if (!f)
 		return;
 	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
 	s->aq_flows++;
+	hs_kept *k = hs_keep(g, f, flow, 3);
 	if (fs->abort_rst_fr) {
 		uint64_t rst_frame = hs_frame(flow, fs->abort_rst_fr);
 		pd_time rst_ts = hs_at(flow, fs->abort_rst_us);
+		if (k)
+			hs_pend(g, s, k, flow, fs, rst_ts);
+		pd_finding_span(f, flow->hs_ack_frame, rst_frame);
 		pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", "握手 ACK");
 		pd_finding_occurrence(f, rst_frame, rst_ts, "RST right after the ACK", "紧随 ACK 之后的 RST");
 		double after = hs_sec(rst_ts - flow->hs_ack_ts);
 		pd_finding_metric(f, "rst_after_ack_ms", after * 1e3, PD_UNIT_MS, PD_AGG_MAX);
-		pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, PD_UNIT_COUNT, PD_AGG_SUM);
+		pd_finding_metric(f, "synack_retransmits_after_ack", rs->n, PD_UNIT_COUNT, PD_AGG_SUM);
 		pd_finding_add_impact(f, hs_sec(rst_ts - flow->syn_ts));
 		pd_finding_set_confidence(f, 0.8);
 		pd_finding_detail(f,
@@ -945,15 +1220,18 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 				    "net.ipv4.tcp_abort_on_overflow", NULL);
 		return;
 	}
+	uint64_t end_frame = fs->usable_ts ? fs->usable_frame : flow->last_frame;
+	pd_time end = fs->usable_ts ? fs->usable_ts : flow->last_ts;
+	if (k)
+		hs_pend(g, s, k, flow, fs, rs->first_ts);
+	pd_finding_span(f, flow->hs_ack_frame, end_frame);
 	pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", "握手 ACK");
-	uint64_t again = hs_frame(flow, fs->synack_after_ack_fr);
-	pd_finding_occurrence(f, again, hs_at(flow, fs->synack_after_ack_us), "SYN-ACK resent after the ACK",
-			      "ACK 之后重发的 SYN-ACK");
-	pd_time stuck = (fs->usable_ts ? fs->usable_ts : flow->last_ts) - flow->hs_ack_ts;
+	pd_finding_occurrence(f, rs->first_frame, rs->first_ts, "SYN-ACK resent after the ACK", "ACK 之后重发的 SYN-ACK");
+	pd_time stuck = end - flow->hs_ack_ts;
 	if (stuck < 0)
 		stuck = 0;
 	pd_finding_add_impact(f, hs_sec(stuck));
-	pd_finding_metric(f, "synack_retransmits_after_ack", fs->synack_retx_after_ack, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "synack_retransmits_after_ack", rs->n, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "client_data_retransmits", fs->client_data_retx, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "stalled_s", hs_sec(stuck), PD_UNIT_S, PD_AGG_SUM);
 	pd_finding_set_confidence(f, fs->client_data_retx ? 0.8 : 0.7);
@@ -966,8 +1244,8 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 				  "客户端已确认 SYN-ACK（帧 %llu），服务端之后却又重发了 %u 次 SYN-ACK"
 				  "（首次在帧 %llu），直到后来才应答；客户端重发了 %u 次数据都没有得到应答；"
 				  "连接在 ACK 之后 %.2f 秒才可用",
-				  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
-				  (unsigned long long)again, fs->client_data_retx, hs_sec(stuck));
+				  (unsigned long long)flow->hs_ack_frame, rs->n, (unsigned long long)rs->first_frame,
+				  fs->client_data_retx, hs_sec(stuck));
 	else
 		pd_finding_detail(f,
 				  "the client ACKed the SYN-ACK (frame %llu) but the server re-sent its SYN-ACK %u "
@@ -977,18 +1255,32 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 				  "客户端已确认 SYN-ACK（帧 %llu），服务端之后却又重发了 %u 次 SYN-ACK"
 				  "（首次在帧 %llu），并且从未确认任何数据；客户端重发了 %u 次数据都没有得到应答；"
 				  "直到流结束（ACK 之后 %.2f 秒）连接仍然卡住",
-				  (unsigned long long)flow->hs_ack_frame, fs->synack_retx_after_ack,
-				  (unsigned long long)again, fs->client_data_retx, hs_sec(stuck));
-	/* a client that sent nothing: a TCP_DEFER_ACCEPT listener also drops the
-	 * bare ACK and re-sends its SYN-ACK when the deferring period ends */
-	bool quiet = flow->half[PD_CLIENT].payload_bytes == 0;
+				  (unsigned long long)flow->hs_ack_frame, rs->n, (unsigned long long)rs->first_frame,
+				  fs->client_data_retx, hs_sec(stuck));
+	if (rs->crossed + rs->answered)
+		pd_finding_append(f,
+				  "; %u other SYN-ACK(s) after the ACK are not counted: they left the server "
+				  "before the ACK could reach it, or answered a SYN retransmission of the client",
+				  "；ACK 之后另有 %u 个 SYN-ACK 未计入：它们在 ACK 到达服务端之前就已发出，"
+				  "或是对客户端重传 SYN 的应答",
+				  rs->crossed + rs->answered);
+	/* A client that sent nothing: a TCP_DEFER_ACCEPT listener drops the
+	 * bare ACK too, but re-sends its SYN-ACK once, when the deferring
+	 * ends, and takes the ACK answering it (only one re-send never
+	 * gets here). */
+	bool quiet = !fs->c0_copies;
 	if (quiet) {
 		pd_finding_append(f,
-				  "; the client sent no data, and a listener with TCP_DEFER_ACCEPT waiting for it "
-				  "looks the same (on the server TcpExtTCPDeferAcceptDrop, not "
-				  "TcpExtListenOverflows, counts that)",
-				  "；客户端没有发送数据，而开启了 TCP_DEFER_ACCEPT、正在等待数据的监听端看起来也是"
-				  "这样（这种情况在服务端计入 TcpExtTCPDeferAcceptDrop，而不是 TcpExtListenOverflows）");
+				  "; the client sent no data: a listener with TCP_DEFER_ACCEPT also ignores a bare "
+				  "ACK, but it re-sends its SYN-ACK only once and then takes the ACK that answers "
+				  "it, so %u re-sends point at the accept queue (unless the client's answers were "
+				  "lost; on the server TcpExtTCPDeferAcceptDrop counts deferred ACKs, "
+				  "TcpExtListenOverflows the accept queue's drops)",
+				  "；客户端没有发送数据：开启 TCP_DEFER_ACCEPT 的监听端同样会忽略不带数据的 ACK，"
+				  "但它只重发一次 SYN-ACK，随后就接受应答它的那个 ACK，所以 %u 次重发指向全连接队列"
+				  "（除非客户端的应答丢了；服务端 TcpExtTCPDeferAcceptDrop 计的是被推迟的 ACK，"
+				  "TcpExtListenOverflows 计的是全连接队列的丢弃）",
+				  rs->n);
 		pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop", "TCP_DEFER_ACCEPT",
 				    "net.ipv4.tcp_abort_on_overflow", NULL);
 	} else {
@@ -1001,7 +1293,7 @@ static void hs_accept_queue(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
  * server answered that one while this one got nothing. */
 static void hs_stall_evidence(hs_kept *k, const hs_moment *m)
 {
-	if (m->ts <= k->stall_from || m->ts >= k->stall_to)
+	if (k->kind != 2 || m->ts <= k->stall_from || m->ts >= k->stall_to)
 		return;
 	bool same = m->client == k->client;
 	if (same && m->cport == k->cport)
@@ -1019,9 +1311,12 @@ static void hs_stall_evidence(hs_kept *k, const hs_moment *m)
  * the server said nothing at all on this connection, not even a SYN-ACK
  * retransmission: the listener dropped the client's ACK and data (accept
  * queue full; when the SYN-ACK was a SYN cookie no request socket is left
- * to re-send it), or the path lost them. Kept (decided in hs_on_end) when
- * the server answered another connection during the stall, or when the
- * same listener overflowed visibly on another flow. */
+ * to re-send it; else the client's retransmission got in before the
+ * SYN-ACK timer fired), or the path lost them. Kept (decided in
+ * hs_on_end) when the capture was taken at the server (the packets
+ * reached its host), when the server answered another connection during
+ * the stall, or when the same listener overflowed visibly on another
+ * flow. */
 static void hs_cookie_stall(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs)
 {
 	pd_time end = fs->usable_ts ? fs->usable_ts : flow->last_ts;
@@ -1037,23 +1332,13 @@ static void hs_cookie_stall(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 	hs_srv *s = hs_srv_get(g, &flow->addr[PD_SERVER], flow->port[PD_SERVER]);
 	k->long_silence = silence >= HS_COOKIE_SILENCE;
 	k->at_server = pd_flow_vantage(flow) == PD_SERVER;
-	k->stall_from = flow->hs_ack_ts;
+	k->answered = fs->usable_ts != 0;
 	k->stall_to = end;
-	k->client = (uint32_t)pd_addr_hash64(&flow->addr[PD_CLIENT]);
-	k->cport = flow->port[PD_CLIENT];
+	hs_pend(g, s, k, flow, fs, end);
 	for (uint8_t i = 0; s->moments && i < s->n_moments; i++)
 		hs_stall_evidence(k, &s->moments[i]);
-	/* wait for the answers of connections that end later, in a free slot or
-	 * one whose stall has the best evidence already */
-	int slot = k->other_same_client ? HS_SRV_PENDING : s->n_pending < HS_SRV_PENDING ? s->n_pending++ : -1;
-	for (int i = 0; slot < 0 && i < HS_SRV_PENDING; i++) {
-		const hs_kept *o = &g->kept[s->pending[i]];
-		if (!o->f || o->other_same_client)
-			slot = i;
-	}
-	if (slot >= 0 && slot < HS_SRV_PENDING)
-		s->pending[slot] = (uint16_t)(k - g->kept);
 
+	pd_finding_span(f, flow->hs_ack_frame, fs->usable_ts ? fs->usable_frame : flow->last_frame);
 	pd_finding_occurrence(f, flow->hs_ack_frame, flow->hs_ack_ts, "handshake ACK", "握手 ACK");
 	if (fs->usable_ts)
 		pd_finding_occurrence(f, fs->usable_frame, fs->usable_ts, "first answer from the server",
@@ -1086,11 +1371,13 @@ static void hs_cookie_stall(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs
 		pd_finding_detail(f,
 				  "the client ACKed the SYN-ACK (frame %llu) and re-sent its data %u time(s) while "
 				  "the server sent nothing on this connection for %.2f s: the listener dropped the "
-				  "client's ACK and data because its accept queue was full (when the SYN-ACK was a "
-				  "SYN cookie, no SYN-ACK retransmission follows) - or they were lost on the path",
+				  "client's ACK and data because its accept queue was full (its SYN-ACK timer "
+				  "re-sends only after about 1 s, and never for a SYN cookie) - or they were lost "
+				  "on the path",
 				  "客户端已确认 SYN-ACK（帧 %llu），并重发了 %u 次数据，而服务端在这个连接上 %.2f 秒"
 				  "内没有发出任何报文：监听端因全连接队列已满而丢弃了客户端的 ACK 和数据"
-				  "（如果 SYN-ACK 是 SYN cookie，之后不会有 SYN-ACK 重传）——也可能是在路径上丢失的",
+				  "（它的 SYN-ACK 定时器约 1 秒后才会重发，SYN cookie 则根本不会重发）——也可能是在"
+				  "路径上丢失的",
 				  (unsigned long long)flow->hs_ack_frame, fs->client_data_retx, hs_sec(silence));
 	if (fs->usable_ts)
 		pd_finding_append(f,
@@ -1584,12 +1871,31 @@ static void hs_flow_end(pd_ctx *ctx, hs_g *g, const pd_flow *flow, hs_fs *fs)
 	if (fs->syns > 1)
 		hs_syn_retx(g, flow, fs);
 
-	/* accept queue: SYN-ACK re-sent after the client's ACK, or the abort RST */
-	if ((fs->synack_retx_after_ack && flow->hs_ack_frame) || fs->abort_rst_fr)
-		hs_accept_queue(ctx, g, flow, fs);
+	/* Accept queue: the abort RST, or the SYN-ACK timer re-sending after
+	 * the ACK (hs_count_resends); not when the server took the first copy
+	 * of the client's data (a full queue drops it too) or reported an
+	 * earlier copy with a D-SACK. A single re-send to a client that sent
+	 * no data before it is TCP_DEFER_ACCEPT's pattern as much as the
+	 * queue's: undecided, and it cost the client nothing it asked for. */
+	hs_resends rs;
+	hs_count_resends(flow, fs, &rs);
+	bool taken = fs->first_copy_taken || fs->first_answer_dsack;
+	pd_time rtt = hs_rtt_to_server(fs);
+	bool data_first = fs->c0_copies && rs.n &&
+			  (hs_at(flow, fs->c0_us) - rs.first_ts) * 5 <= -(rtt > 0 ? rtt : 0) * 4;
+	bool defer_like = rs.n == 1 && !data_first;
+	/* at the server a single retransmission may get in before the SYN-ACK
+	 * timer fires; elsewhere one lost segment is as likely */
+	uint32_t retx_needed = pd_flow_vantage(flow) == PD_SERVER ? 1 : 2;
+	if (fs->abort_rst_fr)
+		hs_accept_queue(ctx, g, flow, fs, &rs);
+	else if (rs.n && !taken && !defer_like)
+		hs_accept_queue(ctx, g, flow, fs, &rs);
 	else if (flow->synack_frame && flow->hs_ack_frame && fs->synacks == 1 && !fs->server_spoke_after_ack &&
-		 fs->client_data_retx >= 2 && !fs->client_rst)
+		 fs->client_data_retx >= retx_needed && !fs->client_rst && !taken)
 		hs_cookie_stall(ctx, g, flow, fs);
+	else if (!rs.n)
+		hs_note_room(g, flow, fs);
 
 	uint32_t retx = fs->syns - 1;
 	bool real_client = fs->syns > 1 || fs->client_other;
@@ -1733,10 +2039,10 @@ static void hs_report_overload(pd_ctx *ctx, hs_srv *s)
 				  "；同一监听端还丢弃了握手 ACK（全连接队列已满）");
 }
 
-/* A stalled connection after the handshake: kept when the server answered
- * another connection of the same client during the stall (the path
- * worked), or another client's when the capture shows this client's
- * packets arriving (taken at the server) or no request socket was left (no
+/* A stalled connection after the handshake: kept when the capture shows
+ * this client's packets arriving (taken at the server), when the server
+ * answered another connection of the same client during the stall (the
+ * path worked), or another client's when no request socket was left (no
  * SYN-ACK retransmission for 1.5 s), or when the listener visibly
  * overflowed on another flow; else path loss is as likely. */
 static void hs_decide_stall(pd_ctx *ctx, hs_kept *k, const hs_srv *s)
@@ -1767,16 +2073,38 @@ static void hs_decide_stall(pd_ctx *ctx, hs_kept *k, const hs_srv *s)
 				  "；与此同时，服务端应答了另一个客户端的连接（%s 端口 %u，帧 %llu，停滞开始后 "
 				  "%.2f 秒）：服务端在正常工作，这个连接的报文却被丢弃了",
 				  other, k->other_cport, (unsigned long long)k->other_frame, into);
-	} else if (s && s->aq_flows && k->long_silence) {
+	} else if (s && s->aq_flows && k->long_silence && !k->at_server) {
 		pd_finding_append(f,
 				  "; the same listener re-sent SYN-ACKs after the client's ACK on %u other "
 				  "connection(s): its accept queue overflowed",
 				  "；同一监听端在另外 %u 个连接上于客户端 ACK 之后重发了 SYN-ACK：它的全连接队列溢出了",
 				  s->aq_flows);
-	} else {
+	} else if (!k->at_server) {
 		pd_finding_drop(ctx, f);
 		k->f = NULL;
+		return;
+	} else {
+		pd_finding_set_confidence(f, 0.6);
 	}
+	/* taken at the server: the packets reached the host, not lost on the path */
+	if (!k->at_server)
+		return;
+	if (k->answered)
+		pd_finding_append(f,
+				  "; this capture was taken at the server: the handshake ACK and the data "
+				  "reached its host, and its TCP said nothing until it took a retransmission "
+				  "as new data, as a listener does with the segments of a handshake its full "
+				  "accept queue cannot take",
+				  "；这个抓包是在服务端抓的：握手 ACK 和数据都到达了服务端主机，而它的 TCP "
+				  "一声不吭，直到把某次重传当作新数据接收——监听端对全连接队列已满、无法接纳的"
+				  "握手报文正是这样处理的");
+	else
+		pd_finding_append(f,
+				  "; this capture was taken at the server: the handshake ACK and the data "
+				  "reached its host, and its TCP never answered them, as a listener does with "
+				  "the segments of a handshake its full accept queue cannot take",
+				  "；这个抓包是在服务端抓的：握手 ACK 和数据都到达了服务端主机，而它的 TCP "
+				  "始终没有应答——监听端对全连接队列已满、无法接纳的握手报文正是这样处理的");
 }
 
 static void hs_on_end(pd_ctx *ctx, void *gv)
@@ -1785,6 +2113,25 @@ static void hs_on_end(pd_ctx *ctx, void *gv)
 	double p50 = hs_hist_quantile(g, 0.5), p99 = hs_hist_quantile(g, 0.99);
 	char srv[64];
 	pd_keytable_foreach(g->srv, hs_peak_cb, NULL);
+
+	/* The accept queue first: a stall another connection's handshake
+	 * taken right after it contradicts is no overflow; what is left
+	 * counts for its listener below. */
+	for (size_t i = 0; i < g->n_kept; i++) {
+		hs_kept *k = &g->kept[i];
+		if (!k->f || (k->kind != 2 && k->kind != 3) || !k->room_frame)
+			continue;
+		hs_srv *s = hs_srv_find(g, &k->addr, k->port);
+		if (k->kind == 3 && s && s->aq_flows)
+			s->aq_flows--;
+		pd_finding_drop(ctx, k->f);
+		k->f = NULL;
+	}
+	for (size_t i = 0; i < g->n_kept; i++) {
+		hs_kept *k = &g->kept[i];
+		if (k->f && k->kind == 2)
+			hs_decide_stall(ctx, k, hs_srv_find(g, &k->addr, k->port));
+	}
 
 	/* Rank settings now that the whole capture is known: a listener that
 	 * overflowed or many clients retrying at once point at the server;
@@ -1795,10 +2142,8 @@ static void hs_on_end(pd_ctx *ctx, void *gv)
 		pd_finding *f = k->f;
 		if (!f)
 			continue;
-		if (k->kind == 2) {
-			hs_decide_stall(ctx, k, s);
+		if (k->kind == 2 || k->kind == 3)
 			continue;
-		}
 		if (k->kind == 0) {
 			pd_finding_metric(f, "connect_p50_ms", p50 * 1e3, PD_UNIT_MS, PD_AGG_MAX);
 			pd_finding_metric(f, "connect_p99_ms", p99 * 1e3, PD_UNIT_MS, PD_AGG_MAX);
