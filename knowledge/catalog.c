@@ -99,14 +99,17 @@ const pd_finding_def pd_catalog[] = {
 		.severity = PD_SEV_ERROR,
 		.title_en = "Listener accept queue full: handshake ACK dropped",
 		.title_zh = "监听端全连接队列已满：握手 ACK 被丢弃",
-		.explain_en = "The client completed the handshake but the server behaved as if it had "
-			      "not: it re-sent its SYN-ACK after the client's ACK (or reset the connection "
-			      "right after it). That is what Linux does when a listener's accept queue is "
-			      "full: the application is not calling accept() fast enough, or the queue is "
-			      "too small for the burst.",
-		.explain_zh = "客户端已经完成握手，但服务端表现得好像没有完成：在客户端 ACK 之后仍重发 "
-			      "SYN-ACK（或紧接着重置连接）。这正是 Linux 在监听套接字全连接队列满时的行为："
-			      "应用 accept() 不够快，或者队列相对突发太小。",
+		.explain_en = "The client completed the handshake but the listener behaved as if it had "
+			      "not: its SYN-ACK timer re-sent the SYN-ACK after the client's ACK had reached "
+			      "it, it reset the connection right after the ACK, or (seen at the server) it "
+			      "said nothing to the ACK and the data until it took a retransmission as new. "
+			      "That is what Linux does when a listener's accept queue is full: the "
+			      "application is not calling accept() fast enough, or the queue is too small "
+			      "for the burst.",
+		.explain_zh = "客户端已经完成握手，但监听端表现得好像没有完成：客户端的 ACK 到达之后，"
+			      "它的 SYN-ACK 定时器仍重发 SYN-ACK；或紧接着 ACK 重置连接；或（在服务端抓包可见）"
+			      "对 ACK 和数据一声不吭，直到把某次重传当作新数据接收。这正是 Linux 在监听套接字"
+			      "全连接队列满时的行为：应用 accept() 不够快，或者队列相对突发太小。",
 		S("net.core.somaxconn", "listen() backlog", "accept loop",
 		  "net.ipv4.tcp_abort_on_overflow", "TCP_DEFER_ACCEPT"),
 		AEN("The client's ACK was lost on the path (rare when it repeats across many clients)",
