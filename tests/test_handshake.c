@@ -1340,3 +1340,52 @@ Test(handshake, listener_overload_relative_to_syn_rate, .timeout = 120)
 	cr_assert_str_eq(top_setting(o), "net.core.somaxconn");
 	cJSON_Delete(r);
 }
+
+/* The issue on accept-queue overflow named only on its own signature
+ * (captures aq-*): the SYN-ACK answering a SYN retry is not counted, the
+ * timer's re-send is; the overflow explains the stall, not the SYN retries
+ * before the ACK (pd_finding_span); at the server an overflow without any
+ * SYN-ACK re-send is found. */
+Test(handshake, accept_queue_signature_only)
+{
+	const char *cap = CAP("aq-synretry-full-client");
+	cJSON *r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 1);
+	const cJSON *f = pd_test_finding(r, "accept-queue-overflow", 0);
+	cr_assert_eq(frame_of(f, "first"), 15);
+	cr_assert_eq(frame_of(f, "last"), 26, "the timer's re-send, not the answer to SYN 13 (frame 19)");
+	cr_assert_eq(pd_test_metric(f, "synack_retransmits_after_ack"), 1);
+	cr_assert(strstr(str(f, "detail"), "1 other SYN-ACK(s) after the ACK are not counted"), "%s", str(f, "detail"));
+	const cJSON *s = pd_test_finding(r, "syn-retransmit", 0);
+	cr_assert_not_null(s);
+	cr_assert(!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "explained_by")),
+		  "the SYN retries came before the ACK: not the overflow's evidence");
+	const cJSON *x = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(x);
+	cr_assert_str_eq(str(x, "explained_by"), "accept-queue-overflow");
+	cJSON_Delete(r);
+
+	cap = CAP("aq-early-server");
+	r = report_of(cap);
+	cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 1);
+	f = finding_for_port(r, "accept-queue-overflow", (int)tshark_num(cap, 16, "tcp.srcport"));
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_eq(frame_of(f, "first"), 16);
+	cr_assert_eq(frame_of(f, "last"), 36);
+	cr_assert_eq(pd_test_metric(f, "synack_retransmits_after_ack"), 0);
+	cr_assert_eq(pd_test_metric(f, "client_data_retransmits"), 1);
+	cr_assert(strstr(str(f, "detail"), "this capture was taken at the server"), "%s", str(f, "detail"));
+	cJSON_Delete(r);
+
+	static const char *const none[] = {"aq-synretry-client", "aq-synretry-server", "aq-sibling-client",
+					   "aq-sibling-server",	 "aq-dsack-client",	"aq-dsack-server",
+					   "aq-defer-client",	 "aq-defer-server",	"aq-early-client"};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		char *rel = g_strdup_printf("testdata/captures/%s/%s.pcap", none[i], none[i]);
+		r = report_of(rel);
+		cr_assert_eq(pd_test_count_findings(r, "accept-queue-overflow"), 0, "%s", none[i]);
+		cJSON_Delete(r);
+		g_free(rel);
+	}
+}

@@ -1,0 +1,5 @@
+#!/bin/bash
+# aq-dsack-server.pcap is written by ../aq-dsack-client/gen.sh
+# (VARIANT=problem), which captures all the vantage points of one run at once; this wrapper runs
+# it. Run as root.
+VARIANT=problem exec "$(dirname "$(readlink -f "$0")")/../aq-dsack-client/gen.sh" "$@"
