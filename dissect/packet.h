@@ -109,6 +109,21 @@ typedef struct pd_ip {
 	uint32_t captured_len; /* bytes of the IP packet present in the capture */
 } pd_ip;
 
+/* pd_tcp.opt_layout: one code per option, up to 10 of them; bit 30 set
+ * when the header had more (a layout no stack sends by default). */
+enum {
+	PD_TCP_LAYOUT_END = 0, /* no further option */
+	PD_TCP_LAYOUT_EOL,
+	PD_TCP_LAYOUT_NOP,
+	PD_TCP_LAYOUT_MSS,
+	PD_TCP_LAYOUT_WS,
+	PD_TCP_LAYOUT_SACK_PERM,
+	PD_TCP_LAYOUT_TS,
+	PD_TCP_LAYOUT_OTHER, /* SACK blocks, TFO, MPTCP, MD5, any other kind */
+};
+#define PD_TCP_LAYOUT_MAX 10
+#define PD_TCP_LAYOUT_MORE (1u << 30)
+
 typedef struct pd_tcp {
 	uint16_t sport, dport;
 	uint32_t seq, ack;
@@ -117,6 +132,9 @@ typedef struct pd_tcp {
 	uint16_t hdr_len;
 	uint32_t payload_len; /* from the IP header, not from caplen */
 	uint32_t payload_captured;
+	/* the options' kinds in the order sent: PD_TCP_LAYOUT_* codes of 3
+	 * bits from the lowest up, an EOL the last one (dissect/peer_os.h) */
+	uint32_t opt_layout;
 	const uint8_t *payload; /* payload_captured bytes, may be NULL */
 	/* options */
 	bool has_mss;

@@ -9,11 +9,23 @@ static void pd_tcp_options(pd_packet *pkt, pd_cursor o, size_t hdr_opts)
 {
 	pd_tcp *t = &pkt->tcp;
 	size_t captured = pd_cursor_remaining(&o);
+	unsigned n = 0; /* options in t->opt_layout */
 
 	/* Every step consumes at least one byte of at most 40. */
 	while (pd_cursor_remaining(&o) > 0) {
 		size_t start = o.off;
 		uint8_t kind = pd_cursor_u8(&o);
+		uint32_t code = kind == 0   ? PD_TCP_LAYOUT_EOL
+				: kind == 1 ? PD_TCP_LAYOUT_NOP
+				: kind == 2 ? PD_TCP_LAYOUT_MSS
+				: kind == 3 ? PD_TCP_LAYOUT_WS
+				: kind == 4 ? PD_TCP_LAYOUT_SACK_PERM
+				: kind == 8 ? PD_TCP_LAYOUT_TS
+					    : PD_TCP_LAYOUT_OTHER;
+		if (n < PD_TCP_LAYOUT_MAX)
+			t->opt_layout |= code << (3 * n++);
+		else
+			t->opt_layout |= PD_TCP_LAYOUT_MORE;
 		if (kind == 0) /* EOL: the rest is padding */
 			return;
 		if (kind == 1) /* NOP */
