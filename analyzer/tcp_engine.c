@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "dissect/peer_os.h"
+
 static bool is_well_known(uint16_t port)
 {
 	return port != 0 && port < 1024;
@@ -150,6 +152,7 @@ void pd_tcp_engine_update(pd_flow *f, int dir, const pd_packet *pkt, pd_seg *seg
 			h->mss = t->has_mss ? t->mss : 0;
 			h->sack_permitted = t->sack_permitted;
 			h->ts_offered = t->has_ts;
+			h->os = (uint8_t)pd_peer_os_of_syn(pkt);
 			h->seq_valid = true;
 			h->next_seq = seq + seglen;
 		}

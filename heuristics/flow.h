@@ -63,6 +63,7 @@ typedef struct pd_tcp_half {
 	uint8_t link_dirs; /* bit (PD_LINK_* - 1) for each way the link header said its packets went */
 	bool fin_valid;
 	bool rtt_pending; /* one outstanding RTT sample (Karn: none across retransmission) */
+	uint8_t os; /* pd_peer_os its first SYN's TTL and options point to (dissect/peer_os.h) */
 } pd_tcp_half;
 
 typedef enum pd_flow_state {
