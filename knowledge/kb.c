@@ -234,6 +234,75 @@ const pd_setting pd_kb[] = {
 			     "SYN，约 131 秒后放弃。",
 		CAUSES("syn-retransmit", "syn-unanswered"),
 	},
+	/* ---- the same for clients that are not Linux (dissect/peer_os.h) ---- */
+	{
+		.name = "net.inet.tcp.keepinit",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_CLIENT,
+		.os = "macos",
+		.default_value = "75000 (ms)",
+		.check = "sysctl net.inet.tcp.keepinit",
+		.check_zh = "sysctl net.inet.tcp.keepinit",
+		.change_en = "On the macOS client: to fail over sooner to another server, give the application "
+			     "a connect timeout (or TCP_CONNECTIONTIMEOUT on its socket) rather than lowering "
+			     "this value for the whole host; it does not make the server answer.",
+		.change_zh = "在 macOS 客户端上：若要更快切换到其他服务器，应在应用里设置连接超时（或在其套接字上"
+			     "设置 TCP_CONNECTIONTIMEOUT），而不是为整台主机调小这个值；它并不能让服务端应答。",
+		.caveat_en = "In milliseconds: a connect not answered within it fails, 75 s after the first SYN by "
+			     "default. Before that macOS retries the SYN 1 s apart five times and then doubles the "
+			     "wait (gaps of 1, 1, 1, 1, 1, 2, 4, 8, 16, 32 s), a schedule fixed in its kernel: no "
+			     "setting changes the gaps. The same gaps come from Linux 6.5 and later; the SYN's "
+			     "options tell the two apart.",
+		.caveat_zh = "单位是毫秒：在此时间内得不到应答的连接会失败，默认是首个 SYN 之后 75 秒。在此之前，"
+			     "macOS 以 1 秒的间隔重试 SYN 五次，之后等待时间翻倍（间隔 1、1、1、1、1、2、4、8、16、"
+			     "32 秒），这个节奏固定在内核里，没有设置能改变这些间隔。Linux 6.5 及以后的间隔与此"
+			     "相同，要靠 SYN 的选项区分两者。",
+		CAUSES("syn-unanswered"),
+	},
+	{
+		.name = "netsh int tcp maxsynretransmissions",
+		.kind = PD_KB_NETSH,
+		.side = PD_SIDE_CLIENT,
+		.os = "windows",
+		.default_value = "2 on Windows 7 and Server 2008 R2; recent releases show 4",
+		.check = "netsh int tcp show global (Max SYN Retransmissions)",
+		.check_zh = "netsh int tcp show global（看其中的 Max SYN Retransmissions）",
+		.change_en = "On the Windows client: to fail over sooner, give the application a connect timeout "
+			     "(per socket, SIO_TCP_INITIAL_RTO sets the retransmissions too) rather than changing "
+			     "the host with netsh int tcp set global maxsynretransmissions=N; it does not make the "
+			     "server answer.",
+		.change_zh = "在 Windows 客户端上：若要更快切换，应在应用里设置连接超时（按套接字设置时，"
+			     "SIO_TCP_INITIAL_RTO 也能设定重传次数），而不是用 netsh int tcp set global "
+			     "maxsynretransmissions=N 修改整台主机；它并不能让服务端应答。",
+		.caveat_en = "Windows doubles the wait from its initial RTO (Initial RTO in the same output) and "
+			     "gives up at the timeout after the last retransmission: with 3000 ms and 2, SYNs at 0, "
+			     "3 and 9 s and a failure after 21 s. Windows 7 and Server 2008 R2 can change neither "
+			     "without hotfixes.",
+		.caveat_zh = "Windows 从它的初始 RTO（同一输出中的 Initial RTO）起把等待时间翻倍，并在最后一次重传"
+			     "之后的下一个超时处放弃：取 3000 毫秒和 2 时，SYN 在第 0、3、9 秒发出，21 秒后失败。"
+			     "Windows 7 和 Server 2008 R2 不打补丁就不能修改这两项。",
+		CAUSES("syn-unanswered"),
+	},
+	{
+		.name = "netsh int tcp initialrto",
+		.kind = PD_KB_NETSH,
+		.side = PD_SIDE_CLIENT,
+		.os = "windows",
+		.default_value = "3000 ms on Windows 7 and Server 2008 R2; recent releases show 1000 ms",
+		.check = "netsh int tcp show global (Initial RTO)",
+		.check_zh = "netsh int tcp show global（看其中的 Initial RTO）",
+		.change_en = "Usually nothing to change: it sets what a lost SYN costs the Windows client (the first "
+			     "retry gap). Fix the loss instead: the path, or a firewall dropping SYNs or SYN-ACKs.",
+		.change_zh = "通常无需修改：它决定一个丢失的 SYN 让 Windows 客户端多等多久（第一次重试的间隔）。"
+			     "应当解决丢包本身：路径，或丢弃 SYN、SYN-ACK 的防火墙。",
+		.caveat_en = "With 3000 ms the retry gaps are 3 and 6 s, so a single lost SYN costs 3 s; the gaps "
+			     "double from it. netsh int tcp set global initialrto=MS changes it for the host, "
+			     "SIO_TCP_INITIAL_RTO for one socket.",
+		.caveat_zh = "取 3000 毫秒时重试间隔是 3 秒和 6 秒，丢一个 SYN 就多花 3 秒；之后的间隔由它翻倍而来。"
+			     "netsh int tcp set global initialrto=MS 修改整台主机，SIO_TCP_INITIAL_RTO 修改单个"
+			     "套接字。",
+		CAUSES("syn-retransmit", "syn-unanswered"),
+	},
 	{
 		.name = "TCP_USER_TIMEOUT",
 		.kind = PD_KB_SOCKOPT,
@@ -793,6 +862,54 @@ const pd_setting pd_kb[] = {
 			     "must be re-created with the attribute after reboots (persist it in the "
 			     "network configuration).",
 		.caveat_zh = "影响走该路由的所有连接，并增加 ACK 数量；重启后需重新设置（请写入网络配置持久化）。",
+		CAUSES("nagle-delayed-ack"),
+	},
+	{
+		.name = "TcpAckFrequency",
+		.kind = PD_KB_REGISTRY,
+		.side = PD_SIDE_RECEIVER,
+		.os = "windows",
+		.default_value = "2 (absent: an ACK for every second segment, or after 200 ms)",
+		.check = "reg query HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\Interfaces /s "
+			 "/v TcpAckFrequency",
+		.check_zh = "reg query HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\Interfaces /s "
+			    "/v TcpAckFrequency",
+		.change_en = "On the Windows host that delays the ACKs: better, set TCP_NODELAY on the peer that "
+			     "holds its small segments; where that peer cannot change, a REG_DWORD TcpAckFrequency "
+			     "of 1 under the interface's key (Interfaces\\{GUID}) ACKs every segment at once, or "
+			     "SIO_TCP_SET_ACK_FREQUENCY does so for one socket.",
+		.change_zh = "在延迟 ACK 的 Windows 主机上：更好的做法是在扣住小报文的对端设置 TCP_NODELAY；"
+			     "对端无法修改时，在该网卡的键（Interfaces\\{GUID}）下把 REG_DWORD 值 TcpAckFrequency "
+			     "设为 1，每个报文段都立即确认；或用 SIO_TCP_SET_ACK_FREQUENCY 只对一个套接字这样做。",
+		.caveat_en = "Windows delays an ACK until a second segment arrives or its 200 ms timer fires; the "
+			     "value is per interface and applies to every connection over it, with more ACKs on the "
+			     "wire, and takes effect after the adapter restarts or a reboot. The TcpNoDelay registry "
+			     "value often quoted with it is Message Queuing's (MSMQ) alone: Winsock programs turn "
+			     "Nagle off with TCP_NODELAY.",
+		.caveat_zh = "Windows 会把 ACK 推迟到收到第二个报文段，或等到它的 200 毫秒定时器触发；这个值按网卡"
+			     "设置，作用于经过该网卡的所有连接，线路上的 ACK 会增多，需要重启网卡或重启系统后才生效。"
+			     "常与它一起被提到的注册表值 TcpNoDelay 只对消息队列（MSMQ）有效：Winsock 程序要用 "
+			     "TCP_NODELAY 关闭 Nagle。",
+		CAUSES("nagle-delayed-ack"),
+	},
+	{
+		.name = "net.inet.tcp.delayed_ack",
+		.kind = PD_KB_SYSCTL,
+		.side = PD_SIDE_RECEIVER,
+		.os = "macos",
+		.default_value = "3",
+		.check = "sysctl net.inet.tcp.delayed_ack",
+		.check_zh = "sysctl net.inet.tcp.delayed_ack",
+		.change_en = "On the macOS host that delays the ACKs: better, set TCP_NODELAY on the peer that "
+			     "holds its small segments; 0 here ACKs every segment at once for the whole host.",
+		.change_zh = "在延迟 ACK 的 macOS 主机上：更好的做法是在扣住小报文的对端设置 TCP_NODELAY；"
+			     "把这里设为 0 会让整台主机对每个报文段立即确认。",
+		.caveat_en = "0 off, 1 always delay; 2 and 3 (the default, which also stretches ACKs on a fast "
+			     "stream) do not delay the ACK of a segment with PSH set. The delayed ACK leaves on a "
+			     "100 ms timer tick, 100 to 200 ms after the data. A sysctl -w change lasts until reboot.",
+		.caveat_zh = "0 关闭，1 总是延迟；2 和 3（默认值，在高速数据流上还会拉长 ACK 间隔）对带 PSH 标志的"
+			     "报文段不延迟确认。延迟的 ACK 在 100 毫秒的定时器节拍上发出，即数据到达后 100 到 200 毫秒。"
+			     "用 sysctl -w 修改只在重启前有效。",
 		CAUSES("nagle-delayed-ack"),
 	},
 	/* ---------------- windows and buffers ---------------- */
@@ -2090,6 +2207,10 @@ const char *pd_kb_kind_name(pd_kb_kind k)
 		return "firewall";
 	case PD_KB_INTERFACE:
 		return "interface";
+	case PD_KB_REGISTRY:
+		return "registry";
+	case PD_KB_NETSH:
+		return "netsh";
 	}
 	return "unknown";
 }
@@ -2111,4 +2232,13 @@ const char *pd_kb_side_name(pd_kb_side s)
 		return "path";
 	}
 	return "unknown";
+}
+
+const char *pd_kb_os_name(const pd_setting *s)
+{
+	if (s && s->os && strcmp(s->os, "windows") == 0)
+		return "Windows";
+	if (s && s->os && strcmp(s->os, "macos") == 0)
+		return "macOS";
+	return "Linux";
 }

@@ -14,6 +14,8 @@ typedef enum pd_kb_kind {
 	PD_KB_APP, /* application setting or behaviour */
 	PD_KB_FIREWALL, /* firewall, NAT or other middlebox */
 	PD_KB_INTERFACE, /* NIC / link property (MTU, offloads) */
+	PD_KB_REGISTRY, /* Windows registry value */
+	PD_KB_NETSH, /* Windows netsh int tcp global parameter */
 } pd_kb_kind;
 
 typedef enum pd_kb_side {
@@ -31,7 +33,10 @@ typedef struct pd_setting {
 	const char *name; /* canonical: "net.core.somaxconn", "TCP_NODELAY" */
 	pd_kb_kind kind;
 	pd_kb_side side;
-	const char *default_value; /* on current Linux; NULL when not applicable */
+	/* the system it belongs to: "windows", "macos"; NULL for Linux (and
+	 * for what any system has: socket options, applications, the path) */
+	const char *os;
+	const char *default_value; /* on current Linux (or os); NULL when not applicable */
 	const char *check; /* command that shows its value or effect */
 	const char *check_zh; /* the same in Chinese: commands, names and placeholders as
 			       * in check, the prose around them translated; equal to
@@ -60,5 +65,7 @@ bool pd_kb_can_cause(const char *setting, const char *finding_id);
 const char *pd_kb_check(const pd_setting *s, bool zh);
 const char *pd_kb_kind_name(pd_kb_kind k);
 const char *pd_kb_side_name(pd_kb_side s);
+/* "Windows", "macOS"; "Linux" for an entry without os */
+const char *pd_kb_os_name(const pd_setting *s);
 
 #endif

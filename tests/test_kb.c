@@ -211,7 +211,7 @@ Test(kb, sysctls_exist_on_this_kernel)
 	int here = running_kernel();
 	for (size_t j = 0; j < pd_kb_len; j++) {
 		const pd_setting *s = &pd_kb[j];
-		if (s->kind != PD_KB_SYSCTL || s->removed_in)
+		if (s->kind != PD_KB_SYSCTL || s->removed_in || s->os)
 			continue;
 		if (s->added_in && here && kver(s->added_in) > here) {
 			cr_log_info("skipping %s: added in %s", s->name, s->added_in);
@@ -774,7 +774,9 @@ static char *gen_settings_md(void)
 			   "Every kernel, socket, route, application and middlebox setting a finding can\n"
 			   "point at. Defaults are those of current Linux (checked on kernel 6.18 in a\n"
 			   "fresh network namespace); where a default scales with memory or changed\n"
-			   "recently the entry says so. Run the check on the host in question: its\n"
+			   "recently the entry says so. An entry marked with another system (Windows,\n"
+			   "macOS) is that system's, ranked when the peer's SYN shows that system\n"
+			   "(docs/peer-os.md). Run the check on the host in question: its\n"
 			   "values are the ones that count. Every check only reads state and is safe on\n"
 			   "a production host. \"Can cause\" lists the findings the setting can produce,\n"
 			   "or whose limit or delay it sets; a finding ranks only settings that list it.\n\n");
@@ -783,6 +785,8 @@ static char *gen_settings_md(void)
 		g_string_append_printf(o, "## %s\n\n", s->name);
 		g_string_append_printf(o, "- Kind: %s; side: %s\n", pd_kb_kind_name(s->kind),
 				       pd_kb_side_name(s->side));
+		if (s->os)
+			g_string_append_printf(o, "- System: %s (not Linux)\n", pd_kb_os_name(s));
 		if (s->default_value)
 			g_string_append_printf(o, "- Default: %s\n", s->default_value);
 		if (s->added_in)
