@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dissect/addr.h"
+#include "dissect/peer_os.h"
 #include "heuristics/detector.h"
 #include "heuristics/keytable.h"
 #include "heuristics/util.h"
@@ -272,6 +273,7 @@ typedef struct hs_kept {
 	 * 3 accept-queue overflow shown by the listener (SYN-ACK re-sent after
 	 * the ACK, or the abort RST) */
 	uint8_t kind;
+	uint8_t client_os; /* pd_peer_os of the client's SYN */
 	/* kind 2: the stall, its client, and another connection the server
 	 * answered meanwhile (0: none found) */
 	bool long_silence;
@@ -407,6 +409,7 @@ static hs_kept *hs_keep(hs_g *g, pd_finding *f, const pd_flow *flow, uint8_t kin
 	k->addr = flow->addr[PD_SERVER];
 	k->port = flow->port[PD_SERVER];
 	k->kind = kind;
+	k->client_os = flow->half[PD_CLIENT].os;
 	return k;
 }
 
@@ -456,15 +459,51 @@ static void hs_schedule(const hs_fs *fs, char *buf, size_t len)
 		snprintf(buf + n, len - n, ", ...");
 }
 
-/* What the shape of the retry gaps says about the client's kernel. */
-static void hs_schedule_shape(pd_finding *f, const hs_fs *fs)
+/* What the shape of the retry gaps says about the client's kernel. A
+ * client whose SYN is Apple's or Windows' (dissect/peer_os.h) has that
+ * system's schedule: macOS retries 1 s apart five times and then doubles,
+ * the very gaps of Linux 6.5+ with tcp_syn_linear_timeouts=4, so only the
+ * SYN tells the two apart. */
+static void hs_schedule_shape(pd_finding *f, const pd_flow *flow, const hs_fs *fs)
 {
 	bool dbl;
 	uint32_t m = hs_equal_gaps(fs, &dbl);
+	uint8_t os = flow->half[PD_CLIENT].os;
 	/* gaps far below the kernel's minimum RTO are no kernel's SYN timer */
 	if (fs->syns >= 2 && hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0) < HS_SYNACK_MIN_RTO)
 		return;
-	if (m >= 2)
+	if (os == PD_OS_APPLE && m >= 2)
+		pd_finding_append(f,
+				  "; the client is macOS or iOS (its SYN's TTL and option order are Apple's): its "
+				  "kernel retries a SYN five times 1 s apart, then doubles the wait (1, 1, 1, 1, 1, 2, "
+				  "4, 8, 16, 32 s), a fixed schedule no setting changes; Linux 6.5 and later retries "
+				  "on the same gaps (tcp_syn_linear_timeouts=4), but this SYN is not Linux's",
+				  "；客户端是 macOS 或 iOS（其 SYN 的 TTL 和选项顺序是 Apple 的）：它的内核以 1 秒的"
+				  "间隔重试 SYN 五次，之后等待时间翻倍（1、1、1、1、1、2、4、8、16、32 秒），这是固定的"
+				  "节奏，没有设置可以改变；Linux 6.5 及以后（tcp_syn_linear_timeouts=4）的重试间隔"
+				  "与此相同，但这个 SYN 不是 Linux 发出的");
+	else if (os == PD_OS_APPLE)
+		pd_finding_append(f,
+				  "; the client is macOS or iOS (its SYN's TTL and option order are Apple's), whose "
+				  "kernel retries a SYN on a fixed schedule: 1 s apart five times, then doubling",
+				  "；客户端是 macOS 或 iOS（其 SYN 的 TTL 和选项顺序是 Apple 的），它的内核按固定节奏"
+				  "重试 SYN：先以 1 秒间隔重试五次，之后间隔翻倍");
+	else if (os == PD_OS_WINDOWS && dbl)
+		pd_finding_append(f,
+				  "; the client is Windows (its SYN's TTL and option order are Windows'): the wait "
+				  "doubles from its initial RTO, %.0f ms here (netsh int tcp show global shows Initial "
+				  "RTO and Max SYN Retransmissions)",
+				  "；客户端是 Windows（其 SYN 的 TTL 和选项顺序是 Windows 的）：等待时间从它的初始 "
+				  "RTO 起翻倍，这里是 %.0f 毫秒（netsh int tcp show global 显示 Initial RTO 和 Max "
+				  "SYN Retransmissions）",
+				  (double)(hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0)) / 1e6);
+	else if (os == PD_OS_WINDOWS)
+		pd_finding_append(f,
+				  "; the client is Windows (its SYN's TTL and option order are Windows'): netsh int "
+				  "tcp show global shows its Initial RTO and Max SYN Retransmissions",
+				  "；客户端是 Windows（其 SYN 的 TTL 和选项顺序是 Windows 的）：netsh int tcp show "
+				  "global 显示它的 Initial RTO 和 Max SYN Retransmissions");
+	else if (m >= 2)
 		pd_finding_append(f,
 				  "; the first retry gaps are equal: linear SYN timeouts "
 				  "(net.ipv4.tcp_syn_linear_timeouts, Linux 6.5 or later)",
@@ -1688,7 +1727,7 @@ static void hs_syn_retransmit(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 				  "（重试间隔 %2$s 秒）；建连比一个往返多花了 %6$.2f 秒",
 				  fs->syns, sched, (unsigned long long)flow->synack_frame, srv, flow->port[PD_SERVER],
 				  hs_sec(added));
-	hs_schedule_shape(f, fs);
+	hs_schedule_shape(f, flow, fs);
 	/* The SYN-ACK echoes the TSval of an earlier SYN than the last one
 	 * sent before it: that SYN reached the server and was answered, yet
 	 * the client retried, so SYN-ACKs were lost (or held) on the way back. */
@@ -1723,6 +1762,101 @@ static void hs_syn_retransmit(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 	hs_keep(g, f, flow, 0);
 }
 
+/* A client that gave up, when its SYN is Apple's or Windows': that
+ * system's rule for ending a connect, not Linux's tcp_syn_retries budget.
+ * macOS fails a connect that is not answered within net.inet.tcp.keepinit
+ * (75 s), its retries 1 s apart five times and then doubling; Windows at
+ * the timeout after Max SYN Retransmissions, twice the last gap after the
+ * last SYN. False for any other client (the caller's Linux reading). */
+#define HS_APPLE_KEEPINIT (75 * PD_NS_PER_SEC)
+
+/* When a macOS client's next SYN retry was due, from the first SYN: its
+ * kernel waits 1 s five times, then doubles (kept SYNs >= 2). */
+static pd_time hs_apple_next_retry(const hs_fs *fs, pd_time span)
+{
+	static const uint8_t backoff[] = {1, 1, 1, 1, 1, 2, 4, 8, 16, 32, 64, 64, 64};
+	uint32_t retx = fs->syns - 1;
+	pd_time rto0 = hs_syn_ts(fs, 1) - hs_syn_ts(fs, 0);
+	return span + rto0 * backoff[retx < sizeof(backoff) ? retx : sizeof(backoff) - 1];
+}
+
+static bool hs_give_up_foreign(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_finding *f, const char *srv,
+			       const char *sched, pd_time span, pd_time silence, pd_time last_gap)
+{
+	const pd_time keepinit = HS_APPLE_KEEPINIT;
+	uint8_t os = flow->half[PD_CLIENT].os;
+	uint32_t retx = fs->syns - 1;
+	if (os == PD_OS_APPLE) {
+		pd_time next = hs_apple_next_retry(fs, span) - span;
+		if (span + next + PD_NS_PER_SEC < keepinit) {
+			/* its kernel had another retry due before keepinit ran out */
+			pd_finding_metric(f, "app_stopped_by_s", hs_sec(span + next), PD_UNIT_S, PD_AGG_MAX);
+			pd_finding_set_severity(f, PD_SEV_ERROR);
+			pd_finding_set_confidence(f, 0.8);
+			pd_finding_detail(f,
+					  "no SYN-ACK from %s:%u: the client, macOS or iOS by its SYN's TTL and option "
+					  "order, sent its SYN %u times (gaps %s s) over %.1f s and then stopped (%.1f s "
+					  "of silence) before its kernel would have: the next retry was due %.1f s after "
+					  "the first SYN, within net.inet.tcp.keepinit (75 s by default). The "
+					  "application's connect timeout (or a close, TCP_CONNECTIONTIMEOUT, or a lower "
+					  "keepinit) ended it",
+					  "%1$s:%2$u 始终没有回 SYN-ACK：客户端（由其 SYN 的 TTL 和选项顺序看是 macOS 或 "
+					  "iOS）在 %5$.1f 秒内发送了 %3$u 次 SYN（间隔 %4$s 秒），之后停止（静默 %6$.1f "
+					  "秒），早于它的内核会放弃的时间：下一次重试本应在首个 SYN 之后 %7$.1f 秒，仍在 "
+					  "net.inet.tcp.keepinit（默认 75 秒）之内。是应用自己的连接超时（或主动关闭、"
+					  "TCP_CONNECTIONTIMEOUT、调低的 keepinit）结束了尝试",
+					  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(span), hs_sec(silence),
+					  hs_sec(span + next));
+			pd_finding_add_impact(f, hs_sec(span));
+			hs_keep(g, f, flow, 1);
+			return true;
+		}
+		pd_time fail = keepinit < span + silence ? keepinit : span + silence;
+		pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_set_severity(f, PD_SEV_ERROR);
+		pd_finding_set_confidence(f, 0.85);
+		pd_finding_detail(f,
+				  "no SYN-ACK from %s:%u: the client, macOS or iOS by its SYN's TTL and option order, "
+				  "sent its SYN %u times (gaps %s s) over %.1f s and no more (%.1f s of silence). macOS "
+				  "fails a connect not answered within net.inet.tcp.keepinit (75 s by default), and its "
+				  "next retry was due only after that, so connect() failed about %.1f s after the first "
+				  "SYN with the default, unless the application's connect timeout fired first",
+				  "%1$s:%2$u 始终没有回 SYN-ACK：客户端（由其 SYN 的 TTL 和选项顺序看是 macOS 或 "
+				  "iOS）在 %5$.1f 秒内发送了 %3$u 次 SYN（间隔 %4$s 秒），之后再没有发送（静默 %6$.1f "
+				  "秒）。macOS 在 net.inet.tcp.keepinit（默认 75 秒）内得不到应答就让连接失败，而它的"
+				  "下一次重试要在这之后才到，因此按默认值 connect() 大约在首个 SYN 之后 %7$.1f 秒失败，"
+				  "除非应用自己的连接超时先触发",
+				  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(span), hs_sec(silence), hs_sec(fail));
+		pd_finding_add_impact(f, hs_sec(fail));
+		hs_keep(g, f, flow, 1);
+		return true;
+	}
+	if (os != PD_OS_WINDOWS)
+		return false;
+	pd_time fail = span + 2 * last_gap;
+	if (fail > span + silence)
+		fail = span + silence;
+	pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), PD_UNIT_S, PD_AGG_MAX);
+	pd_finding_set_severity(f, PD_SEV_ERROR);
+	pd_finding_set_confidence(f, 0.85);
+	pd_finding_detail(f,
+			  "no SYN-ACK from %s:%u: the client, Windows by its SYN's TTL and option order, sent its "
+			  "SYN %u times (gaps %s s) over %.1f s and then stopped (%.1f s of silence, more than the "
+			  "next backoff). Windows gives up at the timeout after Max SYN Retransmissions "
+			  "retransmissions (netsh int tcp show global), %u here, so connect() failed about %.1f s "
+			  "after the first SYN (the next timeout), unless the application's connect timeout "
+			  "fired first",
+			  "%1$s:%2$u 始终没有回 SYN-ACK：客户端（由其 SYN 的 TTL 和选项顺序看是 Windows）在 "
+			  "%5$.1f 秒内发送了 %3$u 次 SYN（间隔 %4$s 秒）后停止（之后静默 %6$.1f 秒，超过下一次"
+			  "退避间隔）。Windows 在重传满 Max SYN Retransmissions 次（netsh int tcp show global）"
+			  "之后的下一个超时处放弃，这里是 %7$u 次，因此 connect() 大约在首个 SYN 之后 %8$.1f 秒"
+			  "（下一个超时）失败，除非应用自己的连接超时先触发",
+			  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(span), hs_sec(silence), retx, hs_sec(fail));
+	pd_finding_add_impact(f, hs_sec(fail));
+	hs_keep(g, f, flow, 1);
+	return true;
+}
+
 /* No SYN-ACK ever: gave up, or the capture ended first. */
 static void hs_syn_unanswered(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_finding *f, pd_time now)
 {
@@ -1740,12 +1874,22 @@ static void hs_syn_unanswered(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 	 * same gap); silence well beyond that means the client stopped. */
 	/* halved, not doubled: gaps come from capture clocks and may be huge */
 	bool gave_up = silence / 2 > last_gap + PD_NS_PER_SEC / 4;
+	/* a macOS client's connect ends at keepinit (75 s by default) even
+	 * while its next retry is still far off */
+	if (!gave_up && flow->half[PD_CLIENT].os == PD_OS_APPLE && kept >= 2 &&
+	    now - flow->syn_ts > HS_APPLE_KEEPINIT + PD_NS_PER_SEC &&
+	    hs_apple_next_retry(fs, fs->last_syn_ts - flow->syn_ts) > HS_APPLE_KEEPINIT)
+		gave_up = true;
 	pd_time lost = (gave_up ? fs->last_syn_ts : now) - flow->syn_ts;
 	pd_time span = fs->last_syn_ts - flow->syn_ts;
 	pd_finding_metric(f, "syn_retransmits", retx, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "time_trying_s", hs_sec(lost), PD_UNIT_S, PD_AGG_SUM);
 	pd_finding_metric(f, "silence_after_last_syn_ms", (double)silence / 1e6, PD_UNIT_MS, PD_AGG_MAX);
 	hs_schedule_metrics(f, fs);
+	if (gave_up && kept >= 2 && hs_give_up_foreign(g, flow, fs, f, srv, sched, span, silence, last_gap)) {
+		hs_schedule_shape(f, flow, fs);
+		return;
+	}
 	/* Linux stops at the first timeout after n = tcp_syn_retries
 	 * retransmissions (n + tcp_syn_linear_timeouts since 6.5) or after a
 	 * budget of (2^(n+1) - 1) initial RTOs, whichever comes first; before
@@ -1786,7 +1930,7 @@ static void hs_syn_unanswered(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 				  "%9$.1f 到 %10$.1f 秒之间",
 				  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(span), hs_sec(silence), retx,
 				  n_budget, hs_sec(span), hs_sec(next_timeout));
-		hs_schedule_shape(f, fs);
+		hs_schedule_shape(f, flow, fs);
 		pd_finding_add_impact(f, hs_sec(lost));
 		hs_keep(g, f, flow, 1);
 		return;
@@ -1844,7 +1988,7 @@ static void hs_syn_unanswered(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd_
 				  "流结束时仍在重试（首个 SYN 之后 %5$.1f 秒；抓包可能在结果出现之前就停止了）",
 				  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(lost));
 	}
-	hs_schedule_shape(f, fs);
+	hs_schedule_shape(f, flow, fs);
 	hs_keep(g, f, flow, 1);
 }
 
@@ -2157,8 +2301,14 @@ static void hs_on_end(pd_ctx *ctx, void *gv)
 		/* a busy listener few of whose connections retried, never many at once */
 		bool scattered = s && s->attempts >= 20 &&
 				 (double)s->retry_flows < HS_OVERLOAD_SHARE * (double)s->attempts;
-		/* tcp_syn_retries decides a give-up, not a retry that succeeded */
+		/* tcp_syn_retries decides a give-up, not a retry that succeeded;
+		 * a client that is not Linux has its own system's setting, and
+		 * macOS none for a retry that succeeded (NULL ends the list) */
 		const char *retries = k->kind == 1 ? "net.ipv4.tcp_syn_retries" : "net.ipv4.tcp_syn_linear_timeouts";
+		if (k->client_os == PD_OS_APPLE)
+			retries = k->kind == 1 ? "net.inet.tcp.keepinit" : NULL;
+		else if (k->client_os == PD_OS_WINDOWS)
+			retries = k->kind == 1 ? "netsh int tcp maxsynretransmissions" : "netsh int tcp initialrto";
 		if (listener) {
 			pd_finding_settings(f, "net.core.somaxconn", "listen() backlog", "accept loop",
 					    "net.ipv4.tcp_max_syn_backlog", "net.netfilter.nf_conntrack_max",
