@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/peer_os.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -274,7 +275,41 @@ static void ng_report(pd_ctx *ctx, const pd_flow *flow, int a, ng_samples *s)
 				  "after the data, the held segment arrives one RTT later.",
 				  "抓包点靠近客户端（延迟确认的一方）：数据到达后过一个延迟确认定时器它才发出 ACK，"
 				  "被扣住的报文再过一个 RTT 到达。");
-	if (delack_us > 150000)
+	/* the ACKing side's own system, when its SYN shows it (dissect/peer_os.h) */
+	uint8_t acker_os = flow->half[pd_peer(a)].os, holder_os = flow->half[a].os;
+	/* a timer of the system's own length is named; another one only
+	 * says which settings apply */
+	if (acker_os == PD_OS_WINDOWS && delack_us > 150000)
+		pd_finding_append(f,
+				  " The ACKing side is Windows by its SYN's TTL and option order: Windows holds an ACK "
+				  "until a second segment arrives or its 200 ms timer fires (TcpAckFrequency, default "
+				  "2), and the Linux delayed-ACK settings do not apply to it.",
+				  "确认（ACK）的一方由其 SYN 的 TTL 和选项顺序看是 Windows：Windows 会把 ACK 扣到收到"
+				  "第二个报文段，或等到它的 200 毫秒定时器触发（TcpAckFrequency，默认 2），Linux 的延迟"
+				  "确认设置对它不适用。");
+	else if (acker_os == PD_OS_WINDOWS)
+		pd_finding_append(f,
+				  " The ACKing side is Windows by its SYN's TTL and option order: its delayed ACKs follow "
+				  "TcpAckFrequency, and the Linux delayed-ACK settings do not apply to it.",
+				  "确认（ACK）的一方由其 SYN 的 TTL 和选项顺序看是 Windows：它的延迟确认由 "
+				  "TcpAckFrequency 决定，Linux 的延迟确认设置对它不适用。");
+	else if (acker_os == PD_OS_APPLE && delack_us > 90000 && delack_us < 250000)
+		pd_finding_append(f,
+				  " The ACKing side is macOS or iOS by its SYN's TTL and option order: it sends a delayed "
+				  "ACK on a 100 ms timer tick, 100 to 200 ms after the data, and does not delay the ACK "
+				  "of a segment with PSH set unless net.inet.tcp.delayed_ack is 1; the Linux "
+				  "delayed-ACK settings do not apply to it.",
+				  "确认（ACK）的一方由其 SYN 的 TTL 和选项顺序看是 macOS 或 iOS：它在 100 毫秒的定时器"
+				  "节拍上发出延迟的 ACK，即数据到达后 100 到 200 毫秒；除非 net.inet.tcp.delayed_ack "
+				  "为 1，它不延迟对带 PSH 标志的报文段的确认；Linux 的延迟确认设置对它不适用。");
+	else if (acker_os == PD_OS_APPLE)
+		pd_finding_append(f,
+				  " The ACKing side is macOS or iOS by its SYN's TTL and option order: its delayed ACKs "
+				  "follow net.inet.tcp.delayed_ack, and the Linux delayed-ACK settings do not apply to "
+				  "it.",
+				  "确认（ACK）的一方由其 SYN 的 TTL 和选项顺序看是 macOS 或 iOS：它的延迟确认由 "
+				  "net.inet.tcp.delayed_ack 决定，Linux 的延迟确认设置对它不适用。");
+	else if (delack_us > 150000)
 		pd_finding_append(f,
 				  " A timer near 200 ms points to a Windows peer, or a Linux peer whose delayed-ACK "
 				  "timer grew to its ceiling: Linux caps it at the smoothed RTT (at least 40 ms) and at "
@@ -300,8 +335,22 @@ static void ng_report(pd_ctx *ctx, const pd_flow *flow, int a, ng_samples *s)
 		pd_finding_set_severity(f, PD_SEV_ERROR);
 	double conf = 0.55 + 0.3 * ((double)stalls / total) + (stalls >= 10 ? 0.1 : 0);
 	pd_finding_set_confidence(f, conf > 0.95 ? 0.95 : conf);
-	pd_finding_settings(f, "TCP_NODELAY", "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_QUICKACK",
-			    "route quickack", NULL);
+	/* TCP_CORK and MSG_MORE are Linux's; TCP_QUICKACK and the route's
+	 * quickack are a Linux receiver's: a Windows or Apple ACKer has its
+	 * own setting, ranked first */
+	bool holder_linux = holder_os != PD_OS_WINDOWS && holder_os != PD_OS_APPLE;
+	const char *own = acker_os == PD_OS_WINDOWS ? "TcpAckFrequency"
+			  : acker_os == PD_OS_APPLE ? "net.inet.tcp.delayed_ack"
+						    : NULL;
+	if (own && holder_linux)
+		pd_finding_settings(f, own, "TCP_NODELAY", "writev coalescing", "TCP_CORK", "MSG_MORE", NULL);
+	else if (own)
+		pd_finding_settings(f, own, "TCP_NODELAY", "writev coalescing", NULL);
+	else if (holder_linux)
+		pd_finding_settings(f, "TCP_NODELAY", "writev coalescing", "TCP_CORK", "MSG_MORE", "TCP_QUICKACK",
+				    "route quickack", NULL);
+	else
+		pd_finding_settings(f, "TCP_NODELAY", "writev coalescing", "TCP_QUICKACK", "route quickack", NULL);
 }
 
 static void ng_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
