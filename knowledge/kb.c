@@ -277,10 +277,12 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "Windows doubles the wait from its initial RTO (Initial RTO in the same output) and "
 			     "gives up at the timeout after the last retransmission: with 3000 ms and 2, SYNs at 0, "
 			     "3 and 9 s and a failure after 21 s. Windows 7 and Server 2008 R2 can change neither "
-			     "without hotfixes.",
+			     "without hotfixes; XP and Server 2003 have neither, but the registry values "
+			     "TcpMaxConnectRetransmissions and TcpInitialRTT (2 and 3 s).",
 		.caveat_zh = "Windows 从它的初始 RTO（同一输出中的 Initial RTO）起把等待时间翻倍，并在最后一次重传"
 			     "之后的下一个超时处放弃：取 3000 毫秒和 2 时，SYN 在第 0、3、9 秒发出，21 秒后失败。"
-			     "Windows 7 和 Server 2008 R2 不打补丁就不能修改这两项。",
+			     "Windows 7 和 Server 2008 R2 不打补丁就不能修改这两项；XP 和 Server 2003 没有这两项，"
+			     "对应的是注册表值 TcpMaxConnectRetransmissions 和 TcpInitialRTT（2 和 3 秒）。",
 		CAUSES("syn-unanswered"),
 	},
 	{
