@@ -129,6 +129,37 @@ uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const p
 	parse_ep(dst, &dip, &dp);
 	uint8_t opt[60];
 	size_t o = 0;
+	for (const char *l = s->layout; l && *l && o + 10 <= 40; l++) {
+		switch (*l) {
+		case 'M':
+			opt[o++] = 2, opt[o++] = 4;
+			put16(opt + o, s->mss ? s->mss : 1460);
+			o += 2;
+			break;
+		case 'W':
+			opt[o++] = 3, opt[o++] = 3, opt[o++] = (uint8_t)(s->wscale >= 0 ? s->wscale : 0);
+			break;
+		case 'S':
+			opt[o++] = 4, opt[o++] = 2;
+			break;
+		case 'T':
+			opt[o++] = 8, opt[o++] = 10;
+			put32(opt + o, s->tsval);
+			put32(opt + o + 4, s->tsecr);
+			o += 8;
+			break;
+		case 'E':
+			opt[o++] = 0;
+			while (o % 4)
+				opt[o++] = 0;
+			break;
+		default: /* N */
+			opt[o++] = 1;
+			break;
+		}
+	}
+	if (s->layout)
+		goto laid_out;
 	if (s->mss) {
 		opt[o++] = 2, opt[o++] = 4;
 		put16(opt + o, s->mss);
@@ -152,6 +183,7 @@ uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const p
 			o += 8;
 		}
 	}
+laid_out:
 	while (o % 4)
 		opt[o++] = 1; /* NOP */
 	size_t thl = 20 + o;
@@ -282,8 +314,9 @@ pd_hflow pd_harness_connect(pd_harness *h, const char *client, const char *serve
 	return pd_harness_connect_isn(h, client, server, rtt, 1000, 900000);
 }
 
-pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
-				uint32_t isn_server)
+static pd_hflow connect_with(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
+			     uint32_t isn_server, uint8_t client_ttl, const char *client_layout, uint8_t server_ttl,
+			     const char *server_layout)
 {
 	pd_hflow c;
 	memset(&c, 0, sizeof(c));
@@ -293,7 +326,7 @@ pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *s
 	c.next[PD_SERVER] = isn_server;
 	c.tsval[PD_CLIENT] = 5000;
 	c.tsval[PD_SERVER] = 700000;
-	c.ts = true;
+	c.ts = (!client_layout || strchr(client_layout, 'T')) && (!server_layout || strchr(server_layout, 'T'));
 	c.rtt = rtt;
 	pd_hseg s = seg_of(h, &c, PD_CLIENT, PD_TCP_SYN, 0);
 	s.ack = 0;
@@ -302,6 +335,8 @@ pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *s
 	s.mss = 1460;
 	s.wscale = 7;
 	s.sack_ok = true;
+	s.ttl = client_ttl;
+	s.layout = client_layout;
 	pd_harness_tcp(h, c.client, c.server, &s);
 	c.next[PD_CLIENT]++;
 	pd_harness_later(h, rtt);
@@ -310,11 +345,25 @@ pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *s
 	s.mss = 1460;
 	s.wscale = 7;
 	s.sack_ok = true;
+	s.ttl = server_ttl;
+	s.layout = server_layout;
 	pd_harness_tcp(h, c.server, c.client, &s);
 	c.next[PD_SERVER]++;
 	pd_harness_later(h, 0.0001);
 	pd_harness_ack(h, &c, PD_CLIENT);
 	return c;
+}
+
+pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
+				uint32_t isn_server)
+{
+	return connect_with(h, client, server, rtt, isn_client, isn_server, 0, NULL, 0, NULL);
+}
+
+pd_hflow pd_harness_connect_os(pd_harness *h, const char *client, const char *server, double rtt, uint8_t client_ttl,
+			       const char *client_layout, uint8_t server_ttl, const char *server_layout)
+{
+	return connect_with(h, client, server, rtt, 1000, 900000, client_ttl, client_layout, server_ttl, server_layout);
 }
 
 static const char *side(const pd_hflow *c, int dir)

@@ -49,6 +49,11 @@ typedef struct pd_hseg {
 	uint8_t sacks; /* SACK blocks (pairs of edges below) */
 	uint32_t sack_left[3], sack_right[3];
 	uint8_t tos; /* the IP TOS byte: its low two bits are ECN (3: CE) */
+	/* NULL: MSS, SACK permitted, timestamps, window scale (each when set
+	 * above), NOPs to the next 4 bytes; else the options in this order, in
+	 * dissect/peer_os.h's letters (M N W S T E), EOLs to the next 4 bytes
+	 * after an E (a stack's own SYN: "MNWNNS" is Windows') */
+	const char *layout;
 } pd_hseg;
 
 /* Sends seg from src to dst ("10.0.0.1:40000"); returns its frame number. */
@@ -85,6 +90,11 @@ pd_hflow pd_harness_connect(pd_harness *h, const char *client, const char *serve
  * connection on a 4-tuple needs a new ISN, or its SYN is a retransmission. */
 pd_hflow pd_harness_connect_isn(pd_harness *h, const char *client, const char *server, double rtt, uint32_t isn_client,
 				uint32_t isn_server);
+/* The same with each side's SYN from a given stack: its TTL and its
+ * options' layout (pd_hseg.layout; NULL as connect). Timestamps on the
+ * data only when both layouts have a T. */
+pd_hflow pd_harness_connect_os(pd_harness *h, const char *client, const char *server, double rtt, uint8_t client_ttl,
+			       const char *client_layout, uint8_t server_ttl, const char *server_layout);
 /* len bytes of data from side dir (PD_CLIENT/PD_SERVER), with ACK; one
  * segment; returns its frame. */
 uint64_t pd_harness_data(pd_harness *h, pd_hflow *c, int dir, uint32_t len);
