@@ -1834,6 +1834,28 @@ static bool hs_give_up_foreign(hs_g *g, const pd_flow *flow, const hs_fs *fs, pd
 	if (os != PD_OS_WINDOWS)
 		return false;
 	pd_time fail = span + 2 * last_gap;
+	if (retx < 2) {
+		/* fewer than any Windows default (2, recent releases 4) */
+		pd_finding_metric(f, "app_stopped_by_s", hs_sec(fail), PD_UNIT_S, PD_AGG_MAX);
+		pd_finding_set_severity(f, PD_SEV_ERROR);
+		pd_finding_set_confidence(f, 0.8);
+		pd_finding_detail(f,
+				  "no SYN-ACK from %s:%u: the client, Windows by its SYN's TTL and option order, sent "
+				  "its SYN %u times (gaps %s s) over %.1f s and then stopped (%.1f s of silence) after "
+				  "%u retransmission, fewer than Windows' default Max SYN Retransmissions (2; netsh "
+				  "int tcp show global shows the host's): the application's connect timeout (or a "
+				  "close) most likely ended it, or a lowered setting, by %.1f s after the first SYN",
+				  "%1$s:%2$u 始终没有回 SYN-ACK：客户端（由其 SYN 的 TTL 和选项顺序看是 Windows）在 "
+				  "%5$.1f 秒内发送了 %3$u 次 SYN（间隔 %4$s 秒），重传 %7$u 次后停止（之后静默 "
+				  "%6$.1f 秒），少于 Windows 默认的 Max SYN Retransmissions（2；netsh int tcp show "
+				  "global 显示该主机的值）：最可能是应用自己的连接超时（或主动关闭）结束了尝试，"
+				  "或是调低了该设置，时间不晚于首个 SYN 之后 %8$.1f 秒",
+				  srv, flow->port[PD_SERVER], fs->syns, sched, hs_sec(span), hs_sec(silence), retx,
+				  hs_sec(fail));
+		pd_finding_add_impact(f, hs_sec(span));
+		hs_keep(g, f, flow, 1);
+		return true;
+	}
 	if (fail > span + silence)
 		fail = span + silence;
 	pd_finding_metric(f, "connect_failed_after_s", hs_sec(fail), PD_UNIT_S, PD_AGG_MAX);

@@ -253,6 +253,15 @@ Test(peer_os, windows_gives_up_after_max_syn_retransmissions)
 	cr_expect_not(has_setting(f, "net.ipv4.tcp_syn_retries"));
 	pd_report_free(r);
 
+	/* one retransmission, then silence: fewer than any Windows default
+	 * (suricata-verify's smb-filename_input.pcap) */
+	r = syns(128, "MNWNNS", gaps, 1, false, 300);
+	f = pd_harness_finding(r, "syn-unanswered", 0);
+	cr_assert_not_null(f);
+	cr_expect(strstr(f->detail, "fewer than Windows' default Max SYN Retransmissions"), "%s", f->detail);
+	cr_expect(fabs(pd_harness_metric(f, "app_stopped_by_s") - 9) < 0.01);
+	pd_report_free(r);
+
 	r = syns(128, "MNWNNS", gaps, 1, true, 0);
 	f = pd_harness_finding(r, "syn-retransmit", 0);
 	cr_assert_not_null(f);
