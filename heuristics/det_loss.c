@@ -121,6 +121,7 @@ typedef struct ls_dir {
 
 	uint32_t data_segs, retrans, fast, rto, rto_follow, tlp, other, pmtu, spurious, dsack, reorder, unseen;
 	uint32_t rcv_drop; /* receiver-side capture: first copy arrived, never ACKed */
+	uint64_t resent_first, resent_last; /* frames of the first and last resend: the findings' span */
 	bool rec_after_rto; /* the current recovery began with a timeout */
 	pd_time rto_rec_end_ts; /* when the last recovery that began with a timeout ended */
 	uint32_t spur_sweep; /* spurious resends of a post-timeout sweep with SACK off (go-back-N) */
@@ -201,6 +202,14 @@ static ls_more *ls_x(ls_dir *d)
 	if (!d->x)
 		d->x = g_new0(ls_more, 1);
 	return d->x;
+}
+
+static void ls_resent_at(ls_dir *d, uint64_t frame)
+{
+	if (!d->resent_first || frame < d->resent_first)
+		d->resent_first = frame;
+	if (frame > d->resent_last)
+		d->resent_last = frame;
 }
 
 static void ls_ev_put(ls_ev *arr, uint32_t *n, uint64_t frame, pd_time ts, pd_time quiet, uint8_t kind)
@@ -554,6 +563,7 @@ static bool ls_late_original(ls_dir *d, const pd_packet *pkt, uint32_t s, uint32
 		return false;
 	d->retrans++;
 	d->other++;
+	ls_resent_at(d, d->hi_seg_frame);
 	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, d->hi_seg_frame, d->hi_seg_ts, 0, LS_OC_RETX);
 	ls_more *x = d->x;
 	x->copies[x->n_copies++ % LS_COPIES] =
@@ -828,6 +838,7 @@ static void ls_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		return;
 	}
 	d->retrans++;
+	ls_resent_at(d, pkt->frame_no);
 	ls_copy_put(ls_x(d), s, e, pkt, filled && was.id_valid ? was.open_id : 0, filled);
 	ls_ev_put(ls_x(d)->ev_retx, &d->n_ev_retx, pkt->frame_no, pkt->ts, quiet, LS_OC_RETX);
 	if (seg->flags & PD_SEG_SPURIOUS)
@@ -1287,15 +1298,21 @@ static void ls_report(pd_ctx *ctx, const pd_flow *flow, ls_dir *d, int s, ls_mad
 	pd_flow_endpoint(flow, s, sname, sizeof(sname));
 	pd_flow_endpoint(flow, r, rname, sizeof(rname));
 
-	if (real > 0) /* all spurious or PMTU resends: reported elsewhere */
+	/* The resends' whole extent, not only the examples quoted: a cause
+	 * explains them only if it covers all of them (pd_finding_span). */
+	if (real > 0) { /* all spurious or PMTU resends: reported elsewhere */
 		made->retrans = ls_report_retrans(ctx, flow, d, s, spurious, real);
+		pd_finding_span(made->retrans, d->resent_first, d->resent_last);
+	}
 	if (d->rto) {
 		made->rto = ls_report_rto(ctx, flow, d, s);
+		pd_finding_span(made->rto, d->resent_first, d->resent_last);
 		made->silent |= ls_peer_silent(flow, d, r);
 	}
 
 	if (d->tail && tail_s > 0) {
 		pd_finding *f = pd_finding_get(ctx, "tail-loss", flow);
+		pd_finding_span(f, d->resent_first, d->resent_last);
 		ls_occ(f, x->ev_tail, d->n_ev_tail);
 		pd_finding_detail(f,
 				  "%s resent the last segment(s) of a burst only after a silence; tail losses: %u (%u by "

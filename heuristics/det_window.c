@@ -106,6 +106,9 @@ typedef struct wn_dir {
 	uint64_t zw_max_frame;
 	pd_time zw_max_ts;
 	bool zw_max_open; /* the longest stall never ended: the window was still 0 at the flow's end */
+	uint64_t zw_from_frame; /* R's packet before its first zero window: data sent after it was caught */
+	uint64_t zw_end_frame;	/* where the last stall ended: the span the window explains ends here */
+	uint64_t r_last_frame;	/* R's latest packet */
 	uint32_t win_full;
 
 	/* time split */
@@ -443,6 +446,8 @@ static void wn_as_receiver(const pd_flow *flow, wn_flow *st, int dir, const pd_p
 	if (hr->win == 0 && !dr->zw_active && sender_pending) {
 		dr->zw_active = true;
 		dr->zw_start = pkt->ts;
+		if (!dr->zw_events)
+			dr->zw_from_frame = dr->r_last_frame ? dr->r_last_frame : pkt->frame_no;
 		if (dr->zw_events < WN_EV)
 			dr->zw_ev[dr->zw_events] = (wn_ev){pkt->frame_no, pkt->ts};
 		dr->zw_events++;
@@ -450,6 +455,7 @@ static void wn_as_receiver(const pd_flow *flow, wn_flow *st, int dir, const pd_p
 		pd_time stall = pkt->ts - dr->zw_start;
 		dr->zw_active = false;
 		dr->zw_total += stall;
+		dr->zw_end_frame = pkt->frame_no;
 		if (stall > dr->zw_max) {
 			dr->zw_max = stall;
 			dr->zw_max_frame = pkt->frame_no;
@@ -457,6 +463,7 @@ static void wn_as_receiver(const pd_flow *flow, wn_flow *st, int dir, const pd_p
 			dr->zw_max_open = false;
 		}
 	}
+	dr->r_last_frame = pkt->frame_no;
 }
 
 static void wn_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
@@ -552,6 +559,10 @@ static void wn_zero_window(pd_ctx *ctx, const pd_flow *flow, const wn_fig *g, wn
 				      "通告零窗口");
 	if (d->zw_events > WN_EV)
 		pd_finding_count(f, d->zw_events - WN_EV);
+	/* A closed window explains the resends and timeouts of data caught in
+	 * flight while it was closed, not losses before or after its stalls. */
+	if (d->zw_events)
+		pd_finding_span(f, d->zw_from_frame, d->zw_end_frame);
 	if (d->zw_max_open)
 		pd_finding_occurrence(f, d->zw_max_frame, d->zw_max_ts,
 				      "window still zero at the flow's last packet", "到这条流的最后一个报文窗口仍为零");
@@ -658,6 +669,7 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 	if (d->zw_active) {
 		pd_time stall = flow->last_ts - d->zw_start;
 		d->zw_total += stall;
+		d->zw_end_frame = flow->last_frame;
 		if (stall > d->zw_max) {
 			d->zw_max = stall;
 			d->zw_max_frame = flow->last_frame;

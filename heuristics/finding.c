@@ -471,9 +471,9 @@ void pd_finding_add_impact(pd_finding *f, double seconds)
 
 void pd_finding_span(pd_finding *f, uint64_t first_frame, uint64_t last_frame)
 {
-	stored *s = st(f);
-	if (!first_frame || last_frame < first_frame)
+	if (!f || !first_frame || last_frame < first_frame)
 		return;
+	stored *s = st(f);
 	if (!s->span_last || first_frame < s->span_first)
 		s->span_first = first_frame;
 	if (last_frame > s->span_last)
@@ -498,6 +498,10 @@ static bool within_span(const stored *cause, const stored *symptom)
 	if (!cause->span_last)
 		return true;
 	uint64_t a = symptom->pub.first.frame, b = symptom->pub.last.frame;
+	if (symptom->span_last) { /* its whole extent, beyond the examples quoted */
+		a = symptom->span_first;
+		b = symptom->span_last;
+	}
 	if (!a)
 		return true; /* a symptom with no frames: nothing to place */
 	return a >= cause->span_first && (b ? b : a) <= cause->span_last;

@@ -80,7 +80,9 @@ void pd_finding_add_impact(pd_finding *f, double seconds);
  * flow is this finding's evidence (knowledge/causality.c) only when the
  * symptom's first and last occurrences fall inside the span: what
  * happened on the flow before or after is not this problem's doing.
- * Never set: the whole flow. */
+ * Never set: the whole flow. On a symptom the span is its whole extent
+ * (every occurrence, also those beyond the examples quoted), which is
+ * then what must fall inside a cause's span. */
 void pd_finding_span(pd_finding *f, uint64_t first_frame, uint64_t last_frame);
 /* The detector made both findings on one flow and its evidence says which
  * is the problem: symptom is cause's evidence (knowledge/causality.c must

@@ -391,6 +391,33 @@ Test(model, one_problem_per_server)
 	pd_store_free(store);
 }
 
+/* A symptom's own span is its whole extent: examples quoted inside the
+ * cause's stalls do not make resends outside them the cause's doing
+ * (Zeek's 206_example_b.pcap: two brief zero windows, resends all over). */
+Test(model, symptom_span_beyond_its_examples)
+{
+	pd_store *store = pd_store_new();
+	pd_ctx ctx = {.store = store};
+	pd_flow *flow = g_malloc0(sizeof(pd_flow));
+	pd_finding *zw = put(&ctx, flow, 1, 2, 80, "zero-window", 166, 0.075, NULL);
+	pd_finding_span(zw, 165, 1047);
+	pd_finding *rx = put(&ctx, flow, 1, 2, 80, "retransmissions", 217, 65.0, NULL);
+	pd_finding_occurrence(rx, 224, 224 * PD_NS_PER_SEC, "r", NULL);
+	pd_finding_span(rx, 217, 1300);
+	pd_finding *inside = put(&ctx, flow, 2, 2, 81, "zero-window", 230, 0.2, NULL);
+	pd_finding_span(inside, 230, 234);
+	pd_finding *caught = put(&ctx, flow, 2, 2, 81, "rto-timeouts", 232, 0.2, NULL);
+	pd_finding_span(caught, 232, 232);
+	g_free(flow);
+	GPtrArray *found = pd_store_take(store);
+	cr_assert_null(taken(found, "retransmissions", 0)->explained_by, "resends beyond the stalls are their own");
+	cr_assert_float_eq(taken(found, "zero-window", 0)->impact_s, 0.075, 1e-9, "it takes none of their time");
+	cr_assert_str_eq(taken(found, "rto-timeouts", 0)->explained_by, "zero-window",
+			 "a resend of data caught by the closed window is its evidence");
+	free_taken(found);
+	pd_store_free(store);
+}
+
 /* A cause explains a symptom on its flow only inside the frames it spans;
  * a listener-wide cause also explains another connection's SYN retries to
  * the same server while it lasted, whose flow and time become its own. */
