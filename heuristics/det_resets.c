@@ -928,6 +928,8 @@ static pd_finding *rs_report_idle(pd_ctx *ctx, const pd_flow *flow, const rs_eve
 	pd_flow_endpoint(flow, s, ep, sizeof(ep));
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
 	pd_finding *f = pd_finding_get(ctx, "middlebox-idle-timeout", flow);
+	/* what the ends sent after the silence is its doing; losses before it are not */
+	pd_finding_span(f, id->before_frame, flow->last_frame);
 	pd_finding_occurrence(f, id->before_frame, id->before_ts, "last packet before the silence",
 			      "静默前的最后一个报文");
 	pd_finding_occurrence(f, id->first_frame, id->first_ts, "first segment after the silence",
