@@ -814,7 +814,8 @@ static void attribute(GPtrArray *all)
 			stored *c = g_ptr_array_index(list, second ? j - list->len : j);
 			bool ok = second ? f->declared_cause == c
 					 : c != f->declared_cause && pd_explains(c->pub.def->id, f->pub.def->id);
-			if (c == f || c->declared_cause == f || !ok || !within_span(c, f))
+			if (c == f || c->declared_cause == f || !ok ||
+			    (!within_span(c, f) && !pd_explains_anywhere(c->pub.def->id, f->pub.def->id)))
 				continue;
 			explain(c, f);
 			struct {

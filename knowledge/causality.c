@@ -30,11 +30,14 @@ const pd_causality pd_causalities[] = {
 	 * a timeout, and the flow stalls until the MSS shrinks. */
 	{.cause = "pmtu-blackhole", .consequences = {"retransmissions", "rto-timeouts", "tail-loss", NULL}},
 	{.cause = "pmtu-not-adapted", .consequences = {"retransmissions", "rto-timeouts", "tail-loss", NULL}},
-	/* A closed window stops the sender; its probes and the flight capped
-	 * at the window are the same stall. */
+	/* A closed window stops the sender; its probes and the data caught in
+	 * flight when it closed are the same stall. */
 	{.cause = "zero-window",
-	 .consequences = {"window-limited", "sender-limited", "rto-timeouts", "tail-loss", "retransmissions",
-	  "spurious-retransmissions", NULL}},
+	 .consequences = {"sender-limited", "rto-timeouts", "tail-loss", "retransmissions", "spurious-retransmissions",
+	  NULL}},
+	/* The receiver's buffer that closed the window also caps the flight
+	 * between its stalls: one slow or small receiver. */
+	{.cause = "zero-window", .consequences = {"window-limited", NULL}, .whole_flow = true},
 	/* (Data in flight when the window closed times out while the receiver
 	 * withholds its ACKs; it had the bytes, so D-SACK calls them spurious.)
 	 * A window that never grows is how the window limit shows. */
@@ -94,4 +97,16 @@ bool pd_explains_declared(const char *cause, const char *symptom)
 bool pd_explains_sibling(const char *cause, const char *symptom)
 {
 	return explains(cause, symptom, true, false);
+}
+
+bool pd_explains_anywhere(const char *cause, const char *symptom)
+{
+	for (size_t i = 0; i < pd_causalities_len; i++) {
+		if (!pd_causalities[i].whole_flow || strcmp(pd_causalities[i].cause, cause))
+			continue;
+		for (const char *const *c = pd_causalities[i].consequences; *c; c++)
+			if (!strcmp(*c, symptom))
+				return true;
+	}
+	return false;
 }

@@ -22,6 +22,10 @@ typedef struct pd_causality {
 	 * so for that flow (pd_finding_explained_by): the two name one problem
 	 * and which one is the cause depends on evidence only it holds. */
 	bool declared;
+	/* The row holds anywhere on the flow, not only inside the frames the
+	 * cause spans (pd_finding_span): the cause is a state of the flow the
+	 * symptom shows all along, not an episode. */
+	bool whole_flow;
 } pd_causality;
 
 extern const pd_causality pd_causalities[];
@@ -34,5 +38,7 @@ bool pd_explains_declared(const char *cause, const char *symptom);
 /* Whether it explains `symptom` on another connection to the same server
  * endpoint (a same_server row). */
 bool pd_explains_sibling(const char *cause, const char *symptom);
+/* Whether a whole_flow row says so: no need to fall in the cause's span. */
+bool pd_explains_anywhere(const char *cause, const char *symptom);
 
 #endif
