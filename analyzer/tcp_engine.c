@@ -20,6 +20,13 @@ bool pd_tcp_sender_is_client(const pd_packet *pkt)
 	bool s_wk = is_well_known(pkt->tcp.sport), d_wk = is_well_known(pkt->tcp.dport);
 	if (s_wk != d_wk)
 		return d_wk;
+	/* Picked up mid-stream between two high ports: the one in the
+	 * ephemeral range (Linux's 32768-60999, IANA's 49152-65535: both from
+	 * 32768) is the client's, when the other is not (nDPI's coap_mqtt.pcap:
+	 * 53524 -> 17501 first seen from 17501's side). */
+	bool s_eph = pkt->tcp.sport >= 32768, d_eph = pkt->tcp.dport >= 32768;
+	if (s_eph != d_eph)
+		return s_eph;
 	return true;
 }
 

@@ -982,3 +982,59 @@ Test(transfer_buffers, unknown_window_scale_draws_no_verdict)
 		cJSON_Delete(r);
 	}
 }
+
+/* Zeek's 206_example_b.pcap: client 192.168.72.14:3254 advertises a zero
+ * window twice (0.075 s in all, frames 166-216 and 1047), the server
+ * resends 108 segments across the flow and from frame 1278 times out 12
+ * times into the silent client (65 s). The brief zero windows explain none
+ * of that: it is its own loss problem, and the zero window stays a note. */
+Test(transfer_variants, brief_zero_window_is_not_the_cause_of_later_loss)
+{
+	cJSON *r = run_public("traces/public/zeek/206_example_b.pcap");
+	if (!r)
+		cr_skip_test("public captures not present");
+	const cJSON *zw = pd_test_finding(r, "zero-window", 0);
+	cr_assert_not_null(zw);
+	cr_assert_str_eq(pd_test_str(zw, "severity"), "info");
+	cr_assert(pd_test_num(zw, "impact_s") < 0.1);
+	const cJSON *rto = pd_test_finding(r, "rto-timeouts", 0);
+	cr_assert_not_null(rto);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(rto, "explained_by")));
+	cr_assert_str_eq(pd_test_str(rto, "severity"), "error");
+	const cJSON *rx = pd_test_finding(r, "retransmissions", 0);
+	cr_assert_not_null(rx);
+	cr_assert_str_eq(pd_test_str(rx, "explained_by"), "rto-timeouts");
+	cJSON_Delete(r);
+}
+
+/* nDPI's ipp.pcap: the printer 10.10.10.251:631 (window at most 5840 B)
+ * withholds its ACK of frame 231's 168 B; the client resends them at 232;
+ * the ACK at 233 acknowledges them with window 0. The resend is the closed
+ * window's evidence, and so is the window-limited transfer: one problem. */
+Test(transfer_variants, small_receiver_is_one_problem)
+{
+	cJSON *r = run_public("traces/public/nDPI/ipp.pcap");
+	if (!r)
+		cr_skip_test("public captures not present");
+	const char *ids[] = {"retransmissions", "rto-timeouts", "window-limited"};
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+		const cJSON *f = pd_test_finding(r, ids[i], 0);
+		cr_assert_not_null(f, "%s", ids[i]);
+		cr_assert_str_eq(pd_test_str(f, "explained_by"), "zero-window", "%s", ids[i]);
+	}
+	cJSON_Delete(r);
+}
+
+/* nDPI's coap_mqtt.pcap: four MQTT connections from 192.168.56.1 to
+ * 192.168.56.101:17501 without handshakes in the file, one first seen
+ * from the server's side (17501 -> 53524). The ephemeral port names the
+ * client, so the four Nagle stalls are one problem at one server. */
+Test(transfer_variants, midstream_roles_from_the_ephemeral_port)
+{
+	cJSON *r = run_public("traces/public/nDPI/coap_mqtt.pcap");
+	if (!r)
+		cr_skip_test("public captures not present");
+	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);
+	cr_assert_eq(pd_test_count_parts(r, "nagle-delayed-ack"), 4);
+	cJSON_Delete(r);
+}
