@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/peer_os.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -82,7 +83,7 @@ typedef struct wn_blocks {
 /* What only a transfer needs: S's blocks and the round-trip-long bins. */
 #define WN_MORE_BYTES (64 * 1024)
 typedef struct wn_more {
-	pd_time ack_all_ts; /* R's first ACK of everything S had sent, after S's last data */
+	pd_time ack_adv_ts; /* R's latest ACK that acknowledged new data */
 	wn_blocks blocks;
 	/* round-trip-long bins: bytes S sent and R's largest window in each */
 	pd_time bin_w, bin_end;
@@ -144,6 +145,17 @@ typedef struct wn_dir {
 typedef struct wn_flow {
 	wn_dir d[2]; /* by sender */
 } wn_flow;
+
+/* floor(log2(v)); -1 for 0 */
+static int wn_log2(uint32_t v)
+{
+	int n = -1;
+	while (v) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
 
 static int wn_state(const pd_flow *f, const wn_dir *d, int s)
 {
@@ -289,6 +301,33 @@ static void wn_bins_advance(wn_more *d, pd_time ts, uint32_t win)
 
 /* ---------------------------------------------------------------- per packet */
 
+/* The handshake was captured whole, once, between the hosts: each side's
+ * share of the round trip is then known (the server's: SYN to SYN-ACK; the
+ * client's: SYN-ACK to handshake ACK). */
+static bool wn_mid(const pd_flow *f)
+{
+	if (pd_flow_vantage(f) >= 0 || !f->syn_frame || !f->synack_frame || !f->hs_ack_frame || f->hs_rtt <= 0)
+		return false;
+	if (f->half[PD_CLIENT].syn_count > 1 || f->half[PD_SERVER].syn_count > 1)
+		return false;
+	pd_time srv = f->synack_ts - f->syn_ts, cli = f->hs_ack_ts - f->synack_ts;
+	return srv >= f->hs_rtt / 8 && cli >= f->hs_rtt / 8;
+}
+
+/* The part of the round trip on sender s's side of the capture point: 0
+ * next to s, all of it next to its peer, the handshake's split in between;
+ * -1 when it cannot be told. */
+static pd_time wn_upstream(const pd_flow *f, int s, int v)
+{
+	if (v == s)
+		return 0;
+	if (v == pd_peer(s))
+		return pd_flow_rtt(f);
+	if (!wn_mid(f))
+		return -1;
+	return s == PD_SERVER ? f->synack_ts - f->syn_ts : f->hs_ack_ts - f->synack_ts;
+}
+
 /* S's new data, once the direction is a transfer: the bins and blocks. */
 static void wn_blocks_data(const pd_flow *flow, wn_dir *ds, int dir, const pd_packet *pkt,
 			   pd_time prev_data_ts, uint32_t rwnd)
@@ -303,23 +342,32 @@ static void wn_blocks_data(const pd_flow *flow, wn_dir *ds, int dir, const pd_pa
 		}
 		x->bin_bytes += t->payload_len;
 	}
-	/* blocks: new data after a silence in which R had acknowledged
-	 * everything ends the block. S had data waiting when the next
-	 * one starts as soon as that ACK reaches S: at once at the
-	 * sender, one RTT after the ACK at the receiver. */
+	/* blocks: new data after a silence in which R acknowledged
+	 * (nearly) everything ends the block: all but up to two segments,
+	 * since a receiver that ACKs every other segment (or stretches its
+	 * ACKs) may still hold back the last one while the freed buffer
+	 * already lets S go on. S had data waiting when the next block
+	 * starts as soon as R's latest ACK reaches S: at once at the sender,
+	 * one RTT after it at the receiver, in between after the part of the
+	 * RTT on the sender's side of the capture point. */
 	pd_time base = pd_flow_rtt(flow);
 	wn_blocks *b = &x->blocks;
-	bool all_acked = hr->ack_valid && hr->last_ack == t->seq;
+	uint32_t band = pd_flow_mss(flow, dir, true);
+	int32_t unacked = hr->ack_valid ? pd_seq_diff(t->seq, hr->last_ack) : -1;
+	bool all_acked = unacked >= 0 && ((uint32_t)unacked <= 2 * band || (uint32_t)unacked <= b->bytes / 2);
 	pd_time silence = base / 4 > 2 * 1000 * 1000 ? base / 4 : 2 * 1000 * 1000;
 	if (b->open && all_acked && prev_data_ts && pkt->ts - prev_data_ts >= silence &&
-	    x->ack_all_ts >= prev_data_ts) {
+	    x->ack_adv_ts >= prev_data_ts) {
 		int v = pd_flow_vantage(flow);
-		pd_time upstream = v == pd_peer(dir) ? base : 0;
-		uint32_t band = pd_flow_mss(flow, dir, true);
-		pd_time prompt = base / 20 > 2 * 1000 * 1000 ? base / 20 : 2 * 1000 * 1000;
+		pd_time upstream = wn_upstream(flow, dir, v);
+		/* in between, both the ACK and the data cross part of the path:
+		 * twice its jitter */
+		pd_time prompt = v < 0 ? base / 10 : base / 20;
+		if (prompt < 2 * 1000 * 1000)
+			prompt = 2 * 1000 * 1000;
 		wn_block_close(b, band, prompt, prev_data_ts);
-		bool valid = base > 0 && (v == dir || v == pd_peer(dir)) && !b->peer_spoke;
-		pd_time lat = pkt->ts - x->ack_all_ts - upstream;
+		bool valid = base > 0 && upstream >= 0 && !b->peer_spoke;
+		pd_time lat = pkt->ts - x->ack_adv_ts - (upstream > 0 ? upstream : 0);
 		wn_block_open(b, pkt, rwnd, valid, lat < 0 ? -lat : lat);
 		b->peer_spoke = false;
 	} else if (!b->open) {
@@ -439,9 +487,8 @@ static void wn_as_receiver(const pd_flow *flow, wn_flow *st, int dir, const pd_p
 		if (dr->recovering && pd_seq_le(dr->recovery_point, t->ack))
 			dr->recovering = false;
 	}
-	if (x && (t->flags & PD_TCP_ACK) && hs->seq_valid && t->ack == hs->next_seq &&
-	    x->ack_all_ts < dr->last_data_ts)
-		x->ack_all_ts = pkt->ts;
+	if (x && (t->flags & PD_TCP_ACK) && seg->acked > 0)
+		x->ack_adv_ts = pkt->ts;
 	bool sender_pending = hs->seq_valid && hs->unique_bytes > 0;
 	if (hr->win == 0 && !dr->zw_active && sender_pending) {
 		dr->zw_active = true;
@@ -494,6 +541,8 @@ typedef struct wn_fig {
 	double rtt_s, T, rate, ceiling, ratio, avg_win;
 	double sh_rwnd, sh_zero, sh_loss, sh_idle, sh_other;
 	bool rate_ok; /* the window / RTT arithmetic can be trusted */
+	bool mid; /* captured between the hosts, the handshake's split known */
+	double up_s; /* the part of the RTT on the sender's side of the capture point */
 	uint32_t mss;
 } wn_fig;
 
@@ -664,6 +713,9 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 	 * Elsewhere the samples cover only part of the path. */
 	if (d->rtt_min > 0 && g.vantage == s && (double)d->rtt_min / 1e9 < g.rtt_s)
 		g.rtt_s = (double)d->rtt_min / 1e9;
+	g.mid = g.vantage < 0 && wn_mid(flow);
+	if (g.mid)
+		g.up_s = (double)wn_upstream(flow, s, g.vantage) / 1e9;
 
 	/* a stall still open at the end of the flow counts up to its last packet */
 	if (d->zw_active) {
@@ -731,17 +783,44 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 		     (g.T >= 10 * g.rtt_s || plateau);
 	bool rmemmax_cap = never_grew && hr->wscale_offered == WN_RMEMMAX_WSCALE &&
 			   d->win_max >= WN_RMEMMAX_WIN_LO && d->win_max <= WN_RMEMMAX_WIN_HI;
+	/* The window scale in R's SYN tells a buffer locked before the
+	 * handshake from one autotuning could not grow. Linux derives the
+	 * scale from the buffer it has then (tcp_select_initial_window, from
+	 * tcp_connect_init and tcp_openreq_init_rwin): a buffer locked by
+	 * SO_RCVBUF clamps it to that buffer's window space, log2(space) - 15,
+	 * while an unlocked socket takes max(tcp_rmem max, net.core.rmem_max).
+	 * The window a locked buffer later allows is about that space (half
+	 * to two thirds of the buffer, as at SYN time), so a locked buffer
+	 * gives at most one more than log2(largest window) - 15. A window that
+	 * never grew under a larger scale was not locked before the handshake:
+	 * autotuning stopped at a tcp_rmem maximum no larger than the buffer it
+	 * started with (or tcp_moderate_rcvbuf=0). Only for a Linux (or
+	 * unrecognised) receiver: other stacks choose their scale otherwise. */
+	int locked_scale = wn_log2(d->win_max) - 15;
+	if (locked_scale < 0)
+		locked_scale = 0;
+	bool unlocked = never_grew && !rmemmax_cap && hr->wscale_offered > locked_scale + 1 &&
+			hr->os != PD_OS_WINDOWS && hr->os != PD_OS_APPLE;
 
 	/* The send buffer: S's data in blocks of one size round trip after
 	 * round trip, each starting as soon as the ACK of the previous one
 	 * reached S, R's window well above, nothing lost. A flight pinned
 	 * without silences between the blocks looks the same as a path or a
-	 * pacing rate limit and is not judged; in the middle of the path the
-	 * time the ACK takes to reach S is unknown. */
-	const wn_run *pin = g.vantage == s || g.vantage == r ? &x->blocks.best : NULL;
+	 * pacing rate limit and is not judged. In the middle of the path the
+	 * time the ACK takes to reach S is the handshake's share of the RTT on
+	 * S's side, and the round trip is the handshake's whole one (data/ACK
+	 * samples taken there span only the receiver's side): the blocks must
+	 * come one such RTT apart, so the rate is the block / RTT. Elsewhere
+	 * without a handshake that time is unknown. */
+	const wn_run *pin = g.vantage == s || g.vantage == r || g.mid ? &x->blocks.best : NULL;
 	bool pinned = pin && pin->len >= WN_PINNED_ROUNDS && pin->ref >= 8 * g.mss && pin->trans >= 5 &&
 		      pin->prompt * 5 >= pin->trans * 4 && pin->rwnd_min >= pin->ref + 2 * g.mss &&
 		      pin->rwnd_min >= pin->ref + pin->ref / 4;
+	double round_s = 0;
+	if (pinned && g.mid) {
+		round_s = (double)(pin->last_ts - pin->first_ts) / 1e9 / (pin->len - 1);
+		pinned = round_s >= 0.8 * g.rtt_s && round_s <= 1.25 * g.rtt_s;
+	}
 	bool sender_limited = pinned && !rwnd_limited && !reader_bound && d->zw_events == 0;
 
 	bool window_verdict = scale_known && ((at_cap && rwnd_limited) || (rwnd_limited && !reader_bound) ||
@@ -872,6 +951,26 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 				"。窗口从未增长（开始时 %u，最大 %u），与 2 × 212992 字节的接收缓冲区相符（SYN 中窗口扩大因子为 2）："
 				"SO_RCVBUF 的请求被 net.core.rmem_max 的长期默认值截断了。",
 				d->win_first, d->win_max);
+		else if (unlocked)
+			pd_finding_append(
+				f,
+				". The window never grew (%u at the start, %u at most), yet %s's %s "
+				"announced window scale %d, more than a buffer locked before the "
+				"handshake gives (Linux derives the scale from a locked SO_RCVBUF "
+				"buffer, which for this window gives %d or %d; an autotuned socket "
+				"takes it from the larger of the net.ipv4.tcp_rmem maximum and "
+				"net.core.rmem_max): receive-buffer autotuning could not grow the "
+				"buffer, because the net.ipv4.tcp_rmem maximum (third value) is no "
+				"larger than its default (second value) or tcp_moderate_rcvbuf=0 "
+				"(an SO_RCVBUF set only after the handshake looks the same).",
+				"。窗口从未增长（开始时 %1$u，最大 %2$u），但 %3$s 的 %4$s 通告的窗口扩大因子为 %5$d，"
+				"大于握手前锁定的缓冲区所能给出的值（Linux 根据锁定的 SO_RCVBUF 缓冲区计算扩大因子，"
+				"对这个窗口应为 %6$d 或 %7$d；自动调节的套接字则按 net.ipv4.tcp_rmem 最大值与 "
+				"net.core.rmem_max 中较大者计算）：接收缓冲区自动调节无法增大缓冲区，原因是 "
+				"net.ipv4.tcp_rmem 的最大值（第三个值）不大于其默认值（第二个值），或 "
+				"tcp_moderate_rcvbuf=0（握手之后才设置的 SO_RCVBUF 看起来也一样）。",
+				d->win_first, d->win_max, g.rname, r == PD_CLIENT ? "SYN" : "SYN-ACK",
+				(int)hr->wscale_offered, locked_scale, locked_scale + 1);
 		else if (never_grew)
 			pd_finding_append(
 				f,
@@ -918,6 +1017,9 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 		else if (rmemmax_cap)
 			pd_finding_settings(f, "net.core.rmem_max", "SO_RCVBUF", "net.ipv4.tcp_rmem",
 					    "net.ipv4.tcp_moderate_rcvbuf", NULL);
+		else if (unlocked)
+			pd_finding_settings(f, "net.ipv4.tcp_rmem", "net.ipv4.tcp_moderate_rcvbuf", "SO_RCVBUF",
+					    NULL);
 		else if (never_grew)
 			pd_finding_settings(f, "SO_RCVBUF", "net.core.rmem_max",
 					    "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem",
@@ -953,6 +1055,18 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 				"(doubled: 425984 bytes, window scale 2).",
 				"。这正是 SO_RCVBUF 请求被 net.core.rmem_max 的长期默认值 212992 截断后得到的缓冲区（翻倍后 "
 				"425984 字节，窗口扩大因子 2）。");
+		else if (unlocked)
+			pd_finding_append(
+				f,
+				". Receive-buffer autotuning did not grow the buffer, yet the window "
+				"scale is larger than a buffer locked before the handshake gives "
+				"(%d or %d for this window): not an SO_RCVBUF set before connecting "
+				"but a net.ipv4.tcp_rmem maximum no larger than its default, or "
+				"tcp_moderate_rcvbuf=0.",
+				"。接收缓冲区自动调节没有增大缓冲区，但窗口扩大因子大于握手前锁定的缓冲区所能给出的值（对这个窗口应为 %d 或 "
+				"%d）：不是连接前设置的 SO_RCVBUF，而是 net.ipv4.tcp_rmem 的最大值不大于其默认值，或 "
+				"tcp_moderate_rcvbuf=0。",
+				locked_scale, locked_scale + 1);
 		else
 			pd_finding_append(
 				f,
@@ -970,6 +1084,9 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 		if (rmemmax_cap)
 			pd_finding_settings(f, "net.core.rmem_max", "SO_RCVBUF",
 					    "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem", NULL);
+		else if (unlocked)
+			pd_finding_settings(f, "net.ipv4.tcp_rmem", "net.ipv4.tcp_moderate_rcvbuf", "SO_RCVBUF",
+					    NULL);
 		else
 			pd_finding_settings(f, "SO_RCVBUF", "net.ipv4.tcp_moderate_rcvbuf",
 					    "net.ipv4.tcp_rmem", "net.core.rmem_max", NULL);
@@ -988,7 +1105,25 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 			"%7$u 字节，且没有丢包",
 			g.sname, pin->ref, pin->len, (unsigned long long)pin->first_frame, run_s, g.rname,
 			pin->rwnd_min);
-		if (g.vantage == s)
+		if (g.mid)
+			pd_finding_append(
+				f,
+				"; seen between the hosts (the handshake puts %.2f ms of the %.2f "
+				"ms RTT on the sender's side of this point), its data passed here in "
+				"blocks %.2f ms apart, each within %.2f ms of that sender-side time "
+				"after the receiver's ACK of the previous block (%u of %u times): "
+				"the sender had data waiting and sent as soon as the ACK freed "
+				"buffer space (the RTT below is the handshake's whole round trip: "
+				"data/ACK samples taken here span only the %.2f ms on the "
+				"receiver's side)",
+				"；抓包点位于两台主机之间（握手显示 %2$.2f ms 的 RTT 中有 %1$.2f ms 在发送端一侧），"
+				"数据按块经过这里，块间隔 %3$.2f ms，在 %6$u 次中有 %5$u 次是在接收端确认上一块之后、"
+				"恰好经过发送端一侧的时间（误差 %4$.2f ms 以内）到达的：发送端有数据在等待，ACK "
+				"一释放缓冲区空间就立即发送（下面的 RTT 是握手测得的整个往返：在这里取的数据/ACK "
+				"样本只覆盖接收端一侧的 %7$.2f ms）",
+				g.up_s * 1e3, g.rtt_s * 1e3, round_s * 1e3, (double)pin->lat_max / 1e6, pin->prompt,
+				pin->trans, (g.rtt_s - g.up_s) * 1e3);
+		else if (g.vantage == s)
 			pd_finding_append(
 				f,
 				"; it sent again within %.2f ms of the ACK that freed space in %u "
@@ -1030,6 +1165,10 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 				  PD_AGG_MAX);
 		if (pin_rate > 0)
 			pd_finding_metric(f, "pinned_rate", pin_rate, PD_UNIT_BYTES_PER_S, PD_AGG_MAX);
+		if (g.mid) {
+			pd_finding_metric(f, "sender_side_rtt_ms", g.up_s * 1e3, PD_UNIT_MS, PD_AGG_MAX);
+			pd_finding_metric(f, "round_ms", round_s * 1e3, PD_UNIT_MS, PD_AGG_MAX);
+		}
 		pd_finding_occurrence(f, pin->first_frame, pin->first_ts, "flight pinned from here",
 				      "在途数据从这里开始固定");
 		/* a warning when the window allowed twice the flight for most of
