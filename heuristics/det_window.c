@@ -1172,8 +1172,11 @@ static void wn_report(pd_ctx *ctx, const pd_flow *flow, wn_dir *d, int s)
 		pd_finding_occurrence(f, pin->first_frame, pin->first_ts, "flight pinned from here",
 				      "在途数据从这里开始固定");
 		/* a warning when the window allowed twice the flight for most of
-		 * the transfer: the sender ran at half the speed it could have */
-		bool costly = pin->rwnd_min >= 2 * pin->ref && run_s >= 0.5 * g.T;
+		 * the transfer, or three times at its largest while the whole
+		 * transfer went no faster than the pinned rate: the sender ran at
+		 * half the speed it could have */
+		bool costly = (pin->rwnd_min >= 2 * pin->ref && run_s >= 0.5 * g.T) ||
+			      (d->win_max >= 3 * pin->ref && pin_rate > 0 && g.rate <= 1.25 * pin_rate);
 		pd_finding_set_severity(f, costly ? PD_SEV_WARNING : PD_SEV_INFO);
 		pd_finding_set_confidence(f, costly ? 0.8 : 0.65);
 		pd_finding_settings(f, "SO_SNDBUF", "net.ipv4.tcp_wmem", "net.core.wmem_max",
