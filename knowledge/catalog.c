@@ -493,9 +493,16 @@ const pd_finding_def pd_catalog[] = {
 		.title_zh = "接收窗口始终没有增长",
 		.explain_en = "During a long transfer the receiver kept advertising the same window instead "
 			      "of growing it. That is typical of an application that fixed its buffer with "
-			      "SO_RCVBUF, which switches autotuning off.",
+			      "SO_RCVBUF, which switches autotuning off, or of autotuning with no room to "
+			      "grow (a net.ipv4.tcp_rmem maximum no larger than its default). The window "
+			      "scale in the receiver's SYN tells them apart: Linux derives it from a buffer "
+			      "locked before the handshake, so only a locked buffer gives a scale as small "
+			      "as the window.",
 		.explain_zh = "在较长的传输过程中，接收端一直通告相同的窗口而没有增长。"
-			      "这通常是应用用 SO_RCVBUF 固定了缓冲区，从而关闭了自动调节。",
+			      "这通常是应用用 SO_RCVBUF 固定了缓冲区，从而关闭了自动调节；也可能是自动调节"
+			      "没有增长空间（net.ipv4.tcp_rmem 的最大值不大于其默认值）。接收端 SYN 中的窗口扩大"
+			      "因子可以区分两者：Linux 根据握手前锁定的缓冲区计算它，所以只有锁定的缓冲区才会给出"
+			      "与窗口一样小的扩大因子。",
 		S("SO_RCVBUF", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_rmem",
 		  "net.core.rmem_max"),
 		AEN("The transfer was too short for autotuning to act", "A middlebox clamping the window"),
