@@ -19,9 +19,11 @@
  * have grown by at least half a segment per round trip), each block sent
  * as soon as the ACK of the previous one freed buffer space: at the sender
  * within a fraction of a millisecond of that ACK, at the receiver one RTT
- * after it. A sender that pauses between writes is the application, and
- * blames no buffer. A flight pinned without silences between blocks looks
- * like a path or pacing rate limit from the capture and is not judged.
+ * after it, between the hosts after the share of the RTT on the sender's
+ * side (the handshake's split: SYN to SYN-ACK, SYN-ACK to ACK). A sender
+ * that pauses between writes is the application, and blames no buffer. A
+ * flight pinned without silences between blocks looks like a path or
+ * pacing rate limit from the capture and is not judged.
  *
  * Without the handshake the window scale is unknown: the raw window field
  * is then a lower bound, and no window-size verdict is drawn. */
@@ -343,13 +345,14 @@ static void wn_blocks_data(const pd_flow *flow, wn_dir *ds, int dir, const pd_pa
 		x->bin_bytes += t->payload_len;
 	}
 	/* blocks: new data after a silence in which R acknowledged
-	 * (nearly) everything ends the block: all but up to two segments,
-	 * since a receiver that ACKs every other segment (or stretches its
-	 * ACKs) may still hold back the last one while the freed buffer
-	 * already lets S go on. S had data waiting when the next block
-	 * starts as soon as R's latest ACK reaches S: at once at the sender,
-	 * one RTT after it at the receiver, in between after the part of the
-	 * RTT on the sender's side of the capture point. */
+	 * (nearly) everything ends the block: all but two segments or half
+	 * the block. A sender held by its buffer goes on once ACKs free room,
+	 * often before the last (stretch or delayed) ACK of the block; a
+	 * congestion window goes on at the first ACK back, with nearly the
+	 * whole block still unacknowledged. S had data waiting when the next
+	 * block starts as soon as R's latest ACK reaches S: at once at the
+	 * sender, one RTT after it at the receiver, in between after the part
+	 * of the RTT on the sender's side of the capture point. */
 	pd_time base = pd_flow_rtt(flow);
 	wn_blocks *b = &x->blocks;
 	uint32_t band = pd_flow_mss(flow, dir, true);
