@@ -968,9 +968,14 @@ static void pm_on_flow_end(pd_ctx *ctx, void *gv, const pd_flow *flow, void *fs)
 	pm_state *p = pm_p(ctx, o);
 	for (int dir = 0; p && dir < 2; dir++) {
 		pm_dir *d = &p->d[dir];
-		/* An episode still open: never got through. */
+		/* An episode still open: never got through. Unless the capture
+		 * was taken at the receiver and the receiver said nothing at
+		 * all after it: the full-size copies reached it, and it went
+		 * silent (suricata-verify's ssh-hassh-incomplete: a 1440-byte
+		 * segment and a 528-byte one after it both unanswered). */
+		bool arrived_silent = !d->x || (!d->x->peer_spoke && pd_flow_vantage(flow) == pd_peer(dir));
 		if (d->x && d->x->stuck && !d->x->bh && d->x->stuck_retx >= PM_BH_MIN_RETX + 1 && d->x->stuck_df &&
-		    flow->proto == 6 && (flow->hs_ack_frame || d->max_ok)) {
+		    flow->proto == 6 && (flow->hs_ack_frame || d->max_ok) && !arrived_silent) {
 			pm_bh_from_episode(d->x, false, d->x->peer_spoke);
 		}
 		if (d->x && d->x->icmp_n) {

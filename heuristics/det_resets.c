@@ -428,6 +428,15 @@ static void rs_idle_step(rs_flow *st, const pd_flow *flow, int d, const pd_packe
 	    st->s[p].win_last < pd_flow_mss(flow, d, false) ||
 	    !(t->payload_len > 0 || (t->flags & PD_TCP_FIN) || (seg->flags & PD_SEG_KEEPALIVE)))
 		return;
+	/* Idle means nothing was left unacknowledged: a resend after the
+	 * silence is the retransmission timer backing off over data the peer
+	 * never acknowledged (suricata-verify's ssh-hassh-incomplete: 4.7 s
+	 * between the 5th and 6th resend of one segment), not a quiet
+	 * connection a middlebox forgot. */
+	const pd_tcp_half *hp = &flow->half[p];
+	if ((seg->flags & PD_SEG_RETRANS) ||
+	    (!(seg->flags & PD_SEG_KEEPALIVE) && hp->ack_valid && pd_seq_lt(hp->last_ack, t->seq)))
+		return;
 	id = &rs_event_of(st)->idle;
 	memset(id, 0, sizeof(*id));
 	id->open = true;

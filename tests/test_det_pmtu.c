@@ -90,3 +90,73 @@ Test(det_pmtu, one_big_packet_is_not_enough)
 	cr_expect_eq(pd_harness_count(r, "pmtu-frag-needed"), 1);
 	pd_report_free(r);
 }
+
+/* suricata-verify's ssh-hassh-incomplete: after the banners the client
+ * sends 1440 B (DF) and 528 B, and resends the 1440 B seven times with the
+ * timer backing off (to 37.8 s); nothing at all comes back. Captured at the
+ * server, the full-size copies reached the receiver: it went silent, no
+ * black hole on the path; and the 4.7 s between two resends is the timer,
+ * not an idle connection a middlebox forgot. Captured at the client, the
+ * same packets still read as a black hole (the receiver's silence cannot
+ * be told from a path that drops big packets). */
+static pd_report *silent_receiver(bool at_server)
+{
+	pd_harness *h = pd_harness_new("pmtu,resets,loss");
+	const char *c = "10.0.0.1:51840", *s = "10.0.0.2:22";
+	double near = at_server ? 0.002 : 0.195, far = at_server ? 0.195 : 0.002;
+	double t = 1.0;
+	pd_hseg g = {.flags = PD_TCP_SYN, .seq = 0, .win = 64240, .mss = 1460, .wscale = 7, .sack_ok = true, .df = true};
+	pd_harness_at(h, t);
+	pd_harness_tcp(h, c, s, &g);
+	t += near;
+	pd_harness_at(h, t);
+	g = (pd_hseg){.flags = PD_TCP_SYN | PD_TCP_ACK, .seq = 0, .ack = 1, .win = 65160, .mss = 1460, .wscale = 7,
+		      .sack_ok = true, .df = true};
+	pd_harness_tcp(h, s, c, &g);
+	t += far;
+	pd_harness_at(h, t);
+	g = (pd_hseg){.flags = PD_TCP_ACK, .seq = 1, .ack = 1, .win = 502, .wscale = -1, .df = true};
+	pd_harness_tcp(h, c, s, &g);
+	g.flags = PD_TCP_ACK | PD_TCP_PSH;
+	g.len = 41;
+	pd_harness_tcp(h, c, s, &g);
+	t += near;
+	pd_harness_at(h, t);
+	g = (pd_hseg){.flags = PD_TCP_ACK, .seq = 1, .ack = 42, .win = 502, .wscale = -1, .df = true};
+	pd_harness_tcp(h, s, c, &g);
+	g.flags = PD_TCP_ACK | PD_TCP_PSH;
+	g.len = 39;
+	pd_harness_tcp(h, s, c, &g);
+	t += far;
+	pd_harness_at(h, t);
+	g = (pd_hseg){.flags = PD_TCP_ACK, .seq = 42, .ack = 40, .win = 502, .wscale = -1, .df = true};
+	pd_harness_tcp(h, c, s, &g);
+	pd_hseg big = g, small = g;
+	big.len = 1440;
+	small.seq = 42 + 1440;
+	small.len = 528;
+	pd_harness_tcp(h, c, s, &big);
+	pd_harness_later(h, 0.004);
+	pd_harness_tcp(h, c, s, &small);
+	pd_harness_later(h, 0.396);
+	pd_harness_tcp(h, c, s, &small);
+	double gap = 0.59;
+	for (int i = 0; i < 7; i++, gap *= 2) {
+		pd_harness_later(h, gap);
+		pd_harness_tcp(h, c, s, &big);
+	}
+	return pd_harness_finish(h);
+}
+
+Test(det_pmtu, silent_receiver_is_not_a_black_hole)
+{
+	pd_report *r = silent_receiver(true);
+	cr_expect_eq(pd_harness_count(r, "pmtu-blackhole"), 0);
+	cr_expect_eq(pd_harness_count(r, "middlebox-idle-timeout"), 0);
+	cr_expect_eq(pd_harness_count(r, "rto-timeouts"), 1);
+	pd_report_free(r);
+	r = silent_receiver(false);
+	cr_expect_eq(pd_harness_count(r, "pmtu-blackhole"), 1);
+	cr_expect_eq(pd_harness_count(r, "middlebox-idle-timeout"), 0);
+	pd_report_free(r);
+}
