@@ -725,7 +725,10 @@ static void append_unopened(note2 *b, const pd_coverage_tunnel *t)
 		g_string_append_printf(b->zh, "嵌套超过 %d 层隧道的 %s 包", PD_MAX_TUNNEL_DEPTH, kind);
 		break;
 	default:
-		if (t->kind == PD_TUN_PPTP) {
+		if (t->kind == PD_TUN_ARUBA) {
+			g_string_append_printf(b->en, "%s with protected (encrypted) 802.11 frames", kind);
+			g_string_append_printf(b->zh, "承载受保护（加密）802.11 帧的 %s 包", kind);
+		} else if (t->kind == PD_TUN_PPTP) {
 			g_string_append(b->en, kind);
 			g_string_append_printf(b->zh, "%s 包", kind);
 		} else if (t->kind == PD_TUN_GRE) {

@@ -51,6 +51,9 @@ pd_decap pd_dissect_tunnel(pd_packet *pkt, pd_cursor *c, bool may_open);
 pd_dissect_status pd_dissect_link(pd_packet *pkt, pd_cursor *c);
 /* An Ethernet header (VLAN tags, LLC/SNAP) at c, as inside a tunnel. */
 pd_dissect_status pd_dissect_ether(pd_packet *pkt, pd_cursor *c);
+/* An IEEE 802.11 frame (no FCS expected; trailing bytes are ignored by
+ * the IP layer) at c, as captured or inside a wireless controller's GRE. */
+pd_dissect_status pd_dissect_wlan(pd_packet *pkt, pd_cursor *c);
 pd_dissect_status pd_dissect_ipv4(pd_packet *pkt, pd_cursor *c);
 pd_dissect_status pd_dissect_ipv6(pd_packet *pkt, pd_cursor *c);
 void pd_dissect_tcp(pd_packet *pkt, pd_cursor *c, uint32_t l4_wire_len);

@@ -1,10 +1,18 @@
-/* Link layers: Ethernet (+VLAN tags, LLC/SNAP), Linux cooked v1/v2, BSD
- * NULL/LOOP, raw IP and NFLOG. On success the cursor is left at the IP
- * header and pkt->ethertype says 0x0800 or 0x86DD. */
+/* Link layers: Ethernet (+VLAN tags, LLC/SNAP, PPPoE), Linux cooked v1/v2,
+ * BSD NULL/LOOP, raw IP, NFLOG, PPP (plain and HDLC-framed), Cisco HDLC and
+ * IEEE 802.11 data frames (bare or after a radiotap header). On success the
+ * cursor is left at the IP header and pkt->ethertype says 0x0800 or
+ * 0x86DD. Frames without IP say whether they are link control
+ * (pkt->link_control). */
 #include "dissect.h"
 
 #define PD_ETH_IPV4 0x0800
 #define PD_ETH_IPV6 0x86DD
+#define PD_ETH_PPPOE_DISC 0x8863
+#define PD_ETH_PPPOE_SESS 0x8864
+
+#define PD_PPP_IPV4 0x0021
+#define PD_PPP_IPV6 0x0057
 
 /* Bytes of the frame on the wire from the cursor on (the snaplen only cuts
  * the tail, so the missing bytes are all after us). */
@@ -26,11 +34,33 @@ static pd_dissect_status pd_link_short(pd_packet *pkt, const pd_cursor *c, size_
 	return PD_DISSECT_MALFORMED;
 }
 
+/* A header that ends past the bytes at c (whatever its length). */
+static pd_dissect_status pd_link_short_any(pd_packet *pkt, const pd_cursor *c)
+{
+	return pd_link_short(pkt, c, pd_cursor_remaining(c) + 1);
+}
+
+static pd_dissect_status pd_link_bad(pd_packet *pkt)
+{
+	pkt->malformed = PD_MAL_LINK;
+	return PD_DISSECT_MALFORMED;
+}
+
+/* Ethertypes of frames without a transport conversation: 802.3 lengths
+ * (LLC: STP, CDP, ...), ARP, RARP (and Cisco SLARP), LLDP, slow protocols
+ * (LACP), EAPOL, PPPoE discovery. */
+static bool pd_link_control_type(uint16_t t)
+{
+	return (t > 0 && t <= 1500) || t == 0x0806 || t == 0x8035 || t == 0x88CC || t == 0x8809 || t == 0x888E ||
+	       t == PD_ETH_PPPOE_DISC;
+}
+
 bool pd_linktype_supported(int linktype)
 {
 	switch (linktype) {
-	case 0: case 1: case 12: case 14: case 101: case 108:
-	case 113: case 228: case 229: case 239: case 276:
+	case 0: case 1: case 9: case 12: case 14: case 50: case 101:
+	case 104: case 105: case 108: case 113: case 127: case 228:
+	case 229: case 239: case 276:
 		return true;
 	default:
 		return false;
@@ -42,6 +72,11 @@ const char *pd_linktype_name(int linktype)
 	switch (linktype) {
 	case 0: return "NULL";
 	case 1: return "EN10MB";
+	case 9: return "PPP";
+	case 50: return "PPP_HDLC";
+	case 104: return "C_HDLC";
+	case 105: return "IEEE802_11";
+	case 127: return "IEEE802_11_RADIOTAP";
 	case 12: case 14: case 101: return "RAW";
 	case 108: return "LOOP";
 	case 113: return "LINUX_SLL";
@@ -51,6 +86,85 @@ const char *pd_linktype_name(int linktype)
 	case 276: return "LINUX_SLL2";
 	default: return "unknown";
 	}
+}
+
+/* A PPP protocol number: IPv4 and IPv6 go on; LCP, authentication and
+ * the network control protocols (0x8000 and up) are link control;
+ * anything else (compressed or encrypted data, IPX, ...) is not read. */
+static pd_dissect_status pd_link_ppp_proto(pd_packet *pkt, uint16_t proto)
+{
+	if (proto == PD_PPP_IPV4 || proto == PD_PPP_IPV6) {
+		pkt->ethertype = proto == PD_PPP_IPV4 ? PD_ETH_IPV4 : PD_ETH_IPV6;
+		return PD_DISSECT_OK;
+	}
+	pkt->ethertype = 0;
+	pkt->link_control = proto >= 0x8000;
+	return PD_DISSECT_NOT_IP;
+}
+
+/* PPP (RFC 1661, 1662): the HDLC-like address and control bytes FF 03
+ * (required when framed is set), then the protocol, in one byte when its
+ * low bit is set (protocol field compression), else in two. */
+static pd_dissect_status pd_link_ppp(pd_packet *pkt, pd_cursor *c, bool framed)
+{
+	pd_cursor t = *c;
+	uint8_t b = pd_cursor_u8(&t);
+	if (t.err)
+		return pd_link_short(pkt, c, framed ? 4 : 1);
+	if (b == 0xFF) {
+		uint8_t ctl = pd_cursor_u8(&t);
+		if (t.err)
+			return pd_link_short_any(pkt, c);
+		if (ctl != 0x03)
+			return pd_link_bad(pkt);
+		b = pd_cursor_u8(&t);
+	} else if (framed) {
+		return pd_link_bad(pkt);
+	}
+	uint16_t proto = b;
+	if (!(b & 1))
+		proto = (uint16_t)(b << 8 | pd_cursor_u8(&t));
+	if (t.err)
+		return pd_link_short_any(pkt, c);
+	if (!(proto & 1)) /* the last byte of a PPP protocol is odd */
+		return pd_link_bad(pkt);
+	*c = t;
+	return pd_link_ppp_proto(pkt, proto);
+}
+
+/* Cisco HDLC: address 0x0F (unicast) or 0x8F (broadcast), control 0,
+ * then an ethertype (SLARP 0x8035 and CDP 0x2000 are link control). */
+static pd_dissect_status pd_link_chdlc(pd_packet *pkt, pd_cursor *c)
+{
+	pd_cursor t = *c;
+	uint8_t addr = pd_cursor_u8(&t), ctl = pd_cursor_u8(&t);
+	uint16_t type = pd_cursor_be16(&t);
+	if (t.err)
+		return pd_link_short(pkt, c, 4);
+	if ((addr != 0x0F && addr != 0x8F) || ctl != 0)
+		return pd_link_bad(pkt);
+	*c = t;
+	pkt->ethertype = type;
+	if (type == PD_ETH_IPV4 || type == PD_ETH_IPV6)
+		return PD_DISSECT_OK;
+	pkt->link_control = type == 0x8035 || type == 0x2000;
+	return PD_DISSECT_NOT_IP;
+}
+
+/* PPPoE session stage (RFC 2516): version and type 0x11, code 0, session
+ * id, length, then a PPP protocol number (2 bytes, no address/control). */
+static pd_dissect_status pd_link_pppoe(pd_packet *pkt, pd_cursor *c)
+{
+	pd_cursor t = *c;
+	uint8_t vt = pd_cursor_u8(&t), code = pd_cursor_u8(&t);
+	(void)pd_cursor_skip(&t, 4); /* session id, length */
+	uint16_t proto = pd_cursor_be16(&t);
+	if (t.err)
+		return pd_link_short(pkt, c, 8);
+	if (vt != 0x11 || code != 0)
+		return pd_link_bad(pkt);
+	*c = t;
+	return pd_link_ppp_proto(pkt, proto);
 }
 
 static bool pd_is_vlan_tpid(uint16_t t)
@@ -78,6 +192,9 @@ static pd_dissect_status pd_link_ethertype(pd_packet *pkt, pd_cursor *c, uint16_
 	pkt->ethertype = type;
 	if (type == PD_ETH_IPV4 || type == PD_ETH_IPV6)
 		return PD_DISSECT_OK;
+	if (type == PD_ETH_PPPOE_SESS)
+		return pd_link_pppoe(pkt, c);
+	pkt->link_control = pd_link_control_type(type);
 	return PD_DISSECT_NOT_IP;
 }
 
@@ -98,6 +215,7 @@ static pd_dissect_status pd_link_ether(pd_packet *pkt, pd_cursor *c)
 		uint16_t snap_type = pd_cursor_be16(&s);
 		if (s.err || dsap != 0xAA || ssap != 0xAA || ctl != 0x03 || o0 || o1 || o2) {
 			pkt->ethertype = type;
+			pkt->link_control = true; /* STP, CDP, ... */
 			return PD_DISSECT_NOT_IP;
 		}
 		*c = s;
@@ -160,11 +278,92 @@ static pd_dissect_status pd_link_null(pd_packet *pkt, pd_cursor *c, bool loop)
 		pd_cursor_init(&f, p, 4);
 		et = pd_family_to_ethertype(pd_cursor_le32(&f));
 	}
+	if (!et) {
+		/* Some systems write PPP or Cisco HDLC frames under the NULL
+		 * link type with no family word: FF 03 or 0F/8F 00 first. */
+		if (p[0] == 0xFF && p[1] == 0x03)
+			return pd_link_ppp(pkt, c, true);
+		if ((p[0] == 0x0F || p[0] == 0x8F) && p[1] == 0x00)
+			return pd_link_chdlc(pkt, c);
+	}
 	*c = t;
 	if (!et)
 		return PD_DISSECT_NOT_IP;
 	pkt->ethertype = et;
 	return PD_DISSECT_OK;
+}
+
+/* IEEE 802.11 data frames (as captured, or carried by a wireless
+ * controller's GRE): frame control, duration, three addresses, sequence
+ * control, a fourth address when both to-DS and from-DS are set, QoS
+ * control in QoS subtypes and an HT control field when a QoS frame sets
+ * the order bit; then LLC/SNAP with an ethertype (first A-MSDU subframe
+ * when the QoS control says A-MSDU). Management, control and null data
+ * frames are link control; protected (encrypted) frames cannot be read. */
+pd_dissect_status pd_dissect_wlan(pd_packet *pkt, pd_cursor *c)
+{
+	pd_cursor t = *c;
+	uint8_t fc0 = pd_cursor_u8(&t), fc1 = pd_cursor_u8(&t);
+	if (t.err)
+		return pd_link_short(pkt, c, 2);
+	if (fc0 & 0x03) /* protocol version 0 only */
+		return pd_link_bad(pkt);
+	unsigned type = (fc0 >> 2) & 3, subtype = fc0 >> 4;
+	if (type != 2) {
+		pkt->link_control = true; /* management, control, extension */
+		return PD_DISSECT_NOT_IP;
+	}
+	bool qos = subtype & 0x8;
+	size_t hdr = 24 + ((fc1 & 0x03) == 0x03 ? 6 : 0) + (qos ? 2 : 0) + (qos && (fc1 & 0x80) ? 4 : 0);
+	(void)pd_cursor_skip(&t, 22); /* duration, 3 addresses, sequence control */
+	if ((fc1 & 0x03) == 0x03)
+		(void)pd_cursor_skip(&t, 6); /* 4th address (WDS, mesh) */
+	uint16_t qc = qos ? pd_cursor_le16(&t) : 0;
+	if (qos && (fc1 & 0x80))
+		(void)pd_cursor_skip(&t, 4); /* HT control */
+	if (t.err)
+		return pd_link_short(pkt, c, hdr);
+	if (subtype & 0x4) {
+		pkt->link_control = true; /* null data, CF-Ack/Poll only: no body */
+		return PD_DISSECT_NOT_IP;
+	}
+	if (fc1 & 0x40) { /* protected: the body is encrypted */
+		pkt->ethertype = 0;
+		return PD_DISSECT_NOT_IP;
+	}
+	pd_cursor s = t;
+	if (qc & 0x80)
+		(void)pd_cursor_skip(&s, 14); /* A-MSDU subframe: DA, SA, length */
+	uint8_t dsap = pd_cursor_u8(&s), ssap = pd_cursor_u8(&s), ctl = pd_cursor_u8(&s);
+	uint8_t o0 = pd_cursor_u8(&s), o1 = pd_cursor_u8(&s), o2 = pd_cursor_u8(&s);
+	uint16_t snap_type = pd_cursor_be16(&s);
+	if (s.err)
+		return pd_link_short(pkt, &t, (qc & 0x80 ? 14 : 0) + 8);
+	/* SNAP with OUI 00-00-00 (RFC 1042) or 00-00-F8 (802.1H bridge tunnel) */
+	if (dsap != 0xAA || ssap != 0xAA || ctl != 0x03 || o0 || o1 || (o2 && o2 != 0xF8)) {
+		pkt->link_control = true; /* other LLC: STP, ... */
+		return PD_DISSECT_NOT_IP;
+	}
+	*c = s;
+	return pd_link_ethertype(pkt, c, snap_type);
+}
+
+/* Radiotap (version 0): its own length, little-endian, then 802.11. */
+static pd_dissect_status pd_link_radiotap(pd_packet *pkt, pd_cursor *c)
+{
+	pd_cursor t = *c;
+	uint8_t ver = pd_cursor_u8(&t);
+	(void)pd_cursor_skip(&t, 1); /* pad */
+	uint16_t len = pd_cursor_le16(&t);
+	if (t.err)
+		return pd_link_short(pkt, c, 4);
+	if (ver != 0 || len < 8)
+		return pd_link_bad(pkt);
+	t = *c;
+	if (!pd_cursor_skip(&t, len))
+		return pd_link_short(pkt, c, len);
+	*c = t;
+	return pd_dissect_wlan(pkt, c);
 }
 
 /* Raw IP: the version nibble is the only type information. */
@@ -265,6 +464,22 @@ pd_dissect_status pd_dissect_link(pd_packet *pkt, pd_cursor *c)
 		return pd_link_raw(pkt, c, 6);
 	case 239:
 		return pd_link_nflog(pkt, c);
+	case 9:
+		return pd_link_ppp(pkt, c, false);
+	case 50: {
+		/* PPP in HDLC-like framing, or Cisco PPP with HDLC framing */
+		pd_cursor t = *c;
+		uint8_t b = pd_cursor_u8(&t);
+		if (!t.err && (b == 0x0F || b == 0x8F))
+			return pd_link_chdlc(pkt, c);
+		return pd_link_ppp(pkt, c, true);
+	}
+	case 104:
+		return pd_link_chdlc(pkt, c);
+	case 105:
+		return pd_dissect_wlan(pkt, c);
+	case 127:
+		return pd_link_radiotap(pkt, c);
 	default:
 		return PD_DISSECT_UNSUPPORTED_LINK;
 	}

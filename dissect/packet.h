@@ -72,6 +72,7 @@ typedef enum pd_tunnel {
 	PD_TUN_VXLAN, /* UDP 4789 (or Linux's old default 8472), inner Ethernet */
 	PD_TUN_GENEVE, /* UDP 6081, inner Ethernet or IP */
 	PD_TUN_PPTP, /* GRE version 1 (PPTP, PPP inside): never followed */
+	PD_TUN_ARUBA, /* GRE 0x8200-0x83f0 or 0x9000: 802.11 frames from a wireless AP (Aruba) */
 	PD_TUN__COUNT
 } pd_tunnel;
 
@@ -182,6 +183,11 @@ typedef struct pd_packet {
 	uint8_t vlan_depth; /* 802.1Q/802.1ad tags seen */
 	uint16_t vlan_id; /* outermost tag's VID */
 	uint16_t ethertype; /* final ethertype (or equivalent for SLL/NULL) */
+	/* not IP, and a frame every network carries that holds no transport
+	 * conversation: ARP, LLDP, STP and other LLC, LACP, EAPOL, PPPoE
+	 * discovery, PPP's LCP and NCPs, 802.11 management, control and null
+	 * data frames */
+	bool link_control;
 	bool is_ip; /* IPv4 or IPv6 header parsed */
 
 	pd_ip ip;
@@ -203,7 +209,7 @@ typedef struct pd_packet {
 	/* Tunnels. The view above is the innermost packet followed; what was
 	 * taken off around it stays known for the capture notes. */
 	uint8_t tunnel_depth; /* encapsulations taken off (0: none) */
-	uint8_t tunnels; /* bit (1 << pd_tunnel) for each kind taken off */
+	uint16_t tunnels; /* bit (1 << pd_tunnel) for each kind taken off */
 	pd_addr tunnel_src, tunnel_dst; /* the outermost IP header's addresses */
 	uint8_t tunnel_stop; /* pd_tunnel_stop: a tunnel left unopened, or 0 */
 	uint8_t tunnel_stop_kind; /* pd_tunnel: which kind it was */

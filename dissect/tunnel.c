@@ -1,5 +1,5 @@
-/* Tunnels: IP-in-IP, GRE (carrying IP, Ethernet or ERSPAN I/II/III), VXLAN
- * and GENEVE. One call takes one encapsulation off: the inner packet
+/* Tunnels: IP-in-IP, GRE (carrying IP, Ethernet, ERSPAN I/II/III or a
+ * wireless controller's 802.11 frames), VXLAN and GENEVE. One call takes one encapsulation off: the inner packet
  * replaces the outer one in the view, because the inner packet is the
  * conversation. A tunnel that cannot be opened leaves the outer packet as it
  * was, with the reason in tunnel_stop.
@@ -31,6 +31,13 @@
 #define ETHERTYPE_ERSPAN_2 0x88BE /* type I without a GRE sequence number */
 #define ETHERTYPE_ERSPAN_3 0x22EB
 
+/* Aruba access points tunnel the 802.11 frames of their clients to the
+ * controller in GRE with protocol types 0x8200 to 0x83f0 (a step of 0x10,
+ * one per tunnel flavour) and 0x9000, the frame without its FCS. */
+#define GRE_ARUBA_FIRST 0x8200
+#define GRE_ARUBA_LAST 0x83F0
+#define GRE_ARUBA_9000 0x9000
+
 #define ERSPAN_TRUNCATED 0x0400 /* T bit of the second word (types II and III) */
 
 #define UDP_VXLAN 4789
@@ -46,6 +53,7 @@ static const char *const pd_tunnel_names[PD_TUN__COUNT] = {
 	[PD_TUN_VXLAN] = "VXLAN",
 	[PD_TUN_GENEVE] = "GENEVE",
 	[PD_TUN_PPTP] = "GRE version 1 (PPTP)",
+	[PD_TUN_ARUBA] = "GRE/802.11 (Aruba)",
 };
 
 const char *pd_tunnel_name(pd_tunnel t)
@@ -76,6 +84,7 @@ typedef enum inner_kind {
 	INNER_IPV6,
 	INNER_IP, /* IPv4 or IPv6, by the version nibble */
 	INNER_ETHER,
+	INNER_WLAN, /* an 802.11 frame */
 } inner_kind;
 
 /* What a tunnel header said. */
@@ -184,7 +193,20 @@ static pd_decap gre_header(pd_packet *pkt, pd_cursor *c, tunnel_hdr *th)
 		if (erspan_header(pkt, &t, true, th) != PD_DECAP_INNER)
 			return PD_DECAP_STOP;
 		break;
+	case GRE_ARUBA_9000:
+	aruba: {
+		th->kind = PD_TUN_ARUBA;
+		th->inner = INNER_WLAN;
+		/* a protected data frame's body is encrypted: nothing to open */
+		pd_cursor w = t;
+		uint8_t fc0 = pd_cursor_u8(&w), fc1 = pd_cursor_u8(&w);
+		if (!w.err && ((fc0 >> 2) & 3) == 2 && (fc1 & 0x40))
+			return stop(pkt, PD_TUN_ARUBA, PD_TSTOP_UNSUPPORTED, proto);
+		break;
+	}
 	default:
+		if (proto >= GRE_ARUBA_FIRST && proto <= GRE_ARUBA_LAST && !(proto & 0xF))
+			goto aruba;
 		return stop(pkt, PD_TUN_GRE, PD_TSTOP_UNSUPPORTED, proto);
 	}
 	*c = t;
@@ -276,8 +298,8 @@ static pd_decap inner_packet(pd_packet *pkt, pd_cursor *c, const tunnel_hdr *th)
 	pd_cursor t = *c;
 	pd_dissect_status st = PD_DISSECT_OK;
 	inner_kind k = th->inner;
-	if (k == INNER_ETHER) {
-		st = pd_dissect_ether(pkt, &t);
+	if (k == INNER_ETHER || k == INNER_WLAN) {
+		st = k == INNER_ETHER ? pd_dissect_ether(pkt, &t) : pd_dissect_wlan(pkt, &t);
 		k = pkt->ethertype == ETHERTYPE_IPV6 ? INNER_IPV6 : INNER_IPV4;
 	} else if (k == INNER_IP) {
 		pd_cursor v = t;
@@ -311,7 +333,7 @@ static pd_decap inner_packet(pd_packet *pkt, pd_cursor *c, const tunnel_hdr *th)
 			pkt->tunnel_dst = outer.ip.dst;
 		}
 		pkt->tunnel_depth++;
-		pkt->tunnels |= (uint8_t)(1u << th->kind);
+		pkt->tunnels |= (uint16_t)(1u << th->kind);
 		if (!inside) {
 			/* ARP, LLDP, ... in a tunnel: no IP to analyse, as without one. */
 			memset(&pkt->ip, 0, sizeof(pkt->ip));
