@@ -83,6 +83,49 @@ void pd_summary_finish(pd_summary *s)
 	}
 	g_array_sort(s->cap->linktypes, cmp_lt);
 	g_hash_table_remove_all(s->linktypes);
+
+	/* what was not decoded, for the capture-unread finding */
+	const pd_coverage *cv = &s->cov;
+	pd_capture_facts *fa = s->facts;
+	fa->frames = s->cap->packets;
+	fa->wire_bytes = s->cap->wire_bytes;
+	fa->link_control = cv->link_control;
+	fa->link_control_bytes = cv->link_control_bytes;
+	fa->unread = cv->unread - cv->link_control;
+	fa->unread_bytes = cv->unread_bytes - cv->link_control_bytes;
+	fa->unread_frame = cv->first_unread_frame;
+	fa->unread_ts = cv->first_unread_ts;
+	fa->unread_no_link = cv->no_link;
+	fa->unread_not_ip = cv->not_ip - cv->link_control;
+	fa->unread_cut = cv->ip_cut + cv->l4_cut;
+	fa->unread_malformed = cv->malformed;
+	fa->unread_linktype = cv->first_no_link;
+	uint64_t best = 0;
+	for (uint8_t i = 0; i < cv->n_ethertypes; i++)
+		if (cv->ethertypes[i].packets > best) {
+			best = cv->ethertypes[i].packets;
+			fa->unread_ethertype = cv->ethertypes[i].type;
+		}
+	best = 0;
+	fa->unread_proto = 0;
+	for (unsigned p = 0; p < 256; p++) {
+		fa->unread_proto += cv->proto[p];
+		if (cv->proto[p] > best) {
+			best = cv->proto[p];
+			fa->unread_ip_proto = (uint8_t)p;
+		}
+	}
+	best = 0;
+	fa->unread_tunnel = cv->tunnels_other;
+	for (uint8_t i = 0; i < cv->n_tunnels; i++) {
+		fa->unread_tunnel += cv->tunnels[i].packets;
+		if (cv->tunnels[i].packets > best) {
+			best = cv->tunnels[i].packets;
+			fa->unread_tunnel_kind = cv->tunnels[i].kind;
+			fa->unread_tunnel_why = cv->tunnels[i].why;
+			fa->unread_tunnel_type = cv->tunnels[i].type;
+		}
+	}
 }
 
 /* ----------------------------------------------------------- duplicates */
@@ -243,6 +286,20 @@ static void count_unopened(pd_coverage *cv, const pd_packet *pkt)
 	};
 }
 
+static void count_ethertype(pd_coverage *cv, uint16_t type)
+{
+	for (uint8_t i = 0; i < cv->n_ethertypes; i++) {
+		if (cv->ethertypes[i].type == type) {
+			cv->ethertypes[i].packets++;
+			return;
+		}
+	}
+	if (cv->n_ethertypes < PD_COVERAGE_TUNNEL_ROWS) {
+		cv->ethertypes[cv->n_ethertypes].type = type;
+		cv->ethertypes[cv->n_ethertypes++].packets = 1;
+	}
+}
+
 /* Whether the flow analysis gets the packet, and if not, why (the router
  * hands on TCP, UDP, ICMP and fragments, never a transport header that
  * lies). */
@@ -252,10 +309,20 @@ static void count_coverage(pd_coverage *cv, const pd_packet *pkt, pd_dissect_sta
 		count_decap(cv, pkt);
 	switch (st) {
 	case PD_DISSECT_UNSUPPORTED_LINK:
+		if (!cv->no_link)
+			cv->first_no_link = pkt->linktype;
 		cv->no_link++;
 		break;
 	case PD_DISSECT_NOT_IP:
 		cv->not_ip++;
+		if (pkt->link_control) {
+			cv->link_control++;
+			cv->link_control_bytes += pkt->wirelen;
+			cv->unread++;
+			cv->unread_bytes += pkt->wirelen;
+			return;
+		}
+		count_ethertype(cv, pkt->ethertype);
 		break;
 	case PD_DISSECT_TRUNCATED:
 		cv->ip_cut++;
@@ -282,7 +349,12 @@ static void count_coverage(pd_coverage *cv, const pd_packet *pkt, pd_dissect_sta
 		}
 		break;
 	}
+	if (cv->unread == cv->link_control) {
+		cv->first_unread_frame = pkt->frame_no;
+		cv->first_unread_ts = pkt->ts;
+	}
 	cv->unread++;
+	cv->unread_bytes += pkt->wirelen;
 }
 
 /* --------------------------------------------------------------- frames */

@@ -56,6 +56,16 @@ typedef struct pd_coverage {
 	uint64_t tunnels_other; /* rows past the table */
 	uint64_t udp_encap[PD_UDP_ENCAPS]; /* UDP packets to or from pd_udp_encaps[i].port */
 	uint64_t udp_encap_packets; /* their sum */
+	uint64_t unread_bytes; /* wire bytes of the unread packets */
+	uint64_t link_control, link_control_bytes; /* of not_ip: ARP, LLDP, STP, LACP, EAPOL */
+	uint64_t first_unread_frame; /* not link control */
+	pd_time first_unread_ts;
+	int first_no_link; /* the first link type not decoded */
+	struct {
+		uint16_t type;
+		uint64_t packets;
+	} ethertypes[PD_COVERAGE_TUNNEL_ROWS]; /* not_ip, not link control */
+	uint8_t n_ethertypes;
 
 	uint64_t decap; /* packets analysed as the one inside a tunnel */
 	uint64_t decap_kind[PD_TUN__COUNT]; /* by each kind taken off */

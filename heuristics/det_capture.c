@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/dissect.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -505,11 +506,112 @@ static void cp_report_vantage(pd_ctx *ctx, cp_global *g)
 	pd_finding_set_confidence(f, best == CP_V_CLOSE ? 0.3 : g->v_by_link >= g->v_count[best] ? 0.95 : 0.8);
 }
 
+/* A share of the capture not decoded down to TCP, UDP, ICMP or an IP
+ * fragment: above 2 % of the frames or of the bytes, the report cannot say
+ * the capture is clean, since nothing was checked in that share. Link
+ * control (ARP, LLDP, STP, ...) is not counted: it carries no transport. */
+#define CP_UNREAD_SHARE 50 /* 1/50 = 2 % */
+
+static const char *cp_ip_proto_name(uint8_t p)
+{
+	switch (p) {
+	case 2: return "IGMP";
+	case 50: return "ESP (IPsec, encrypted)";
+	case 51: return "AH";
+	case 89: return "OSPF";
+	case 103: return "PIM";
+	case 112: return "VRRP";
+	case 132: return "SCTP";
+	default: return NULL;
+	}
+}
+
+static void cp_report_unread(pd_ctx *ctx, const pd_capture_facts *fa)
+{
+	if (!fa->frames || !fa->unread)
+		return;
+	bool by_frames = fa->unread * CP_UNREAD_SHARE > fa->frames;
+	bool by_bytes = fa->wire_bytes && fa->unread_bytes * CP_UNREAD_SHARE > fa->wire_bytes;
+	if (!by_frames && !by_bytes)
+		return;
+	pd_finding *f = pd_finding_get(ctx, "capture-unread", NULL);
+	pd_finding_occurrence(f, fa->unread_frame, fa->unread_ts, "first frame not decoded", "第一个未解码的帧");
+	double share = (double)fa->unread / (double)fa->frames;
+	double bshare = fa->wire_bytes ? (double)fa->unread_bytes / (double)fa->wire_bytes : 0;
+	pd_finding_metric(f, "unread_frames", (double)fa->unread, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "unread_bytes", (double)fa->unread_bytes, PD_UNIT_BYTES, PD_AGG_SUM);
+	pd_finding_metric(f, "unread_share", share, PD_UNIT_RATIO, PD_AGG_MAX);
+	pd_finding_metric(f, "unread_bytes_share", bshare, PD_UNIT_RATIO, PD_AGG_MAX);
+	pd_finding_detail(f,
+			  "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " frames (%.1f %%) and %" G_GUINT64_FORMAT
+			  " of %" G_GUINT64_FORMAT " bytes (%.1f %%) were not decoded down to TCP, UDP or ICMP, so "
+			  "nothing in them was checked:",
+			  "%" G_GUINT64_FORMAT " 个帧（共 %" G_GUINT64_FORMAT " 个，%.1f%%）、%" G_GUINT64_FORMAT
+			  " 字节（共 %" G_GUINT64_FORMAT " 字节，%.1f%%）没有解码到 TCP、UDP 或 ICMP，其中的内容完全"
+			  "没有被检查：",
+			  fa->unread, fa->frames, share * 100.0, fa->unread_bytes, fa->wire_bytes, bshare * 100.0);
+	if (fa->unread_tunnel) {
+		const char *kind = pd_tunnel_name((pd_tunnel)fa->unread_tunnel_kind);
+		if (fa->unread_tunnel_why == PD_TSTOP_UNSUPPORTED && fa->unread_tunnel_kind == PD_TUN_GRE)
+			pd_finding_append(f, " %" G_GUINT64_FORMAT " in tunnels not opened (mostly GRE carrying protocol 0x%04x);",
+					  " %" G_GUINT64_FORMAT " 个在未打开的隧道中（主要是承载协议 0x%04x 的 GRE）；",
+					  fa->unread_tunnel, fa->unread_tunnel_type);
+		else
+			pd_finding_append(f, " %" G_GUINT64_FORMAT " in tunnels not opened (mostly %s, %s);",
+					  " %" G_GUINT64_FORMAT " 个在未打开的隧道中（主要是 %s，%s）；", fa->unread_tunnel, kind,
+					  pd_tunnel_stop_name((pd_tunnel_stop)fa->unread_tunnel_why));
+	}
+	if (fa->unread_no_link)
+		pd_finding_append(f, " %" G_GUINT64_FORMAT " of link type %d, which pcapdoc does not decode;",
+				  " %" G_GUINT64_FORMAT " 个属于 pcapdoc 不能解码的链路类型 %d；", fa->unread_no_link,
+				  fa->unread_linktype);
+	if (fa->unread_not_ip && fa->unread_ethertype)
+		pd_finding_append(f, " %" G_GUINT64_FORMAT " without IP (mostly ethertype 0x%04x);",
+				  " %" G_GUINT64_FORMAT " 个不含 IP（主要是以太网类型 0x%04x）；", fa->unread_not_ip,
+				  fa->unread_ethertype);
+	else if (fa->unread_not_ip)
+		pd_finding_append(f, " %" G_GUINT64_FORMAT " without IP that pcapdoc can read (encrypted 802.11, "
+				  "compressed PPP, an unknown loopback family);",
+				  " %" G_GUINT64_FORMAT " 个不含 pcapdoc 能读的 IP（加密的 802.11、压缩的 PPP、未知的环回"
+				  "地址族）；", fa->unread_not_ip);
+	if (fa->unread_tunnel_kind == PD_TUN_ARUBA && fa->unread_tunnel_why == PD_TSTOP_UNSUPPORTED)
+		pd_finding_append(f, " (protected 802.11 frames: their bodies are encrypted, decrypt them at the "
+				  "controller or capture behind it);",
+				  "（受保护的 802.11 帧：帧体是加密的，请在控制器上解密或在其后方抓包）；");
+	if (fa->unread_proto) {
+		const char *n = cp_ip_proto_name(fa->unread_ip_proto);
+		if (n)
+			pd_finding_append(f, " %" G_GUINT64_FORMAT " of IP protocols not analysed (mostly %s);",
+					  " %" G_GUINT64_FORMAT " 个属于未分析的 IP 协议（主要是 %s）；", fa->unread_proto, n);
+		else
+			pd_finding_append(f, " %" G_GUINT64_FORMAT " of IP protocols not analysed (mostly %u);",
+					  " %" G_GUINT64_FORMAT " 个属于未分析的 IP 协议（主要是 %u）；", fa->unread_proto,
+					  fa->unread_ip_proto);
+	}
+	if (fa->unread_cut)
+		pd_finding_append(f, " %" G_GUINT64_FORMAT " with the IP or transport header cut by the snaplen;",
+				  " %" G_GUINT64_FORMAT " 个的 IP 或传输层头被 snaplen 截断；", fa->unread_cut);
+	if (fa->unread_malformed)
+		pd_finding_append(f, " %" G_GUINT64_FORMAT " with headers that lie;",
+				  " %" G_GUINT64_FORMAT " 个的报文头不自洽；", fa->unread_malformed);
+	pd_finding_append(f,
+			  " no finding about them does not mean they were healthy. Capture where the traffic is "
+			  "plain IP (after the tunnel ends, on the host), or with a larger snaplen.",
+			  "没有关于它们的发现并不代表它们正常。请在流量是普通 IP 的地方抓包（隧道终结之后、在主机上），"
+			  "或使用更大的 snaplen。");
+	if (fa->unread_cut && fa->unread_cut * 2 > fa->unread)
+		pd_finding_settings(f, "capture snaplen", "capture point and encapsulation", NULL);
+	else
+		pd_finding_settings(f, "capture point and encapsulation", "capture snaplen", NULL);
+	pd_finding_set_confidence(f, 1.0);
+}
+
 static void cp_on_end(pd_ctx *ctx, void *gv)
 {
 	cp_global *g = gv;
 	const pd_capture_facts *fa = pd_ctx_facts(ctx);
 	cp_report_vantage(ctx, g);
+	cp_report_unread(ctx, fa);
 
 	if (g->tso) {
 		pd_finding *f = g->tso;
@@ -694,7 +796,7 @@ static void cp_on_end(pd_ctx *ctx, void *gv)
 
 static const char *const cp_emits[] = {"capture-vantage",	     "capture-offload-tso", "capture-offload-gro",
 				       "capture-drops",	     "capture-snaplen",	    "capture-one-direction",
-				       "capture-time-backwards", "capture-duplicates", "capture-flow-cap", NULL};
+				       "capture-time-backwards", "capture-duplicates", "capture-flow-cap", "capture-unread", NULL};
 
 const pd_detector pd_det_capture = {
 	.name = "capture",

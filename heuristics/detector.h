@@ -102,6 +102,21 @@ typedef struct pd_capture_facts {
 	uint64_t icmp_unmatched, icmp_unmatched_frag_needed, icmp_unmatched_frame;
 	uint32_t icmp_unmatched_min_mtu;
 	pd_time icmp_unmatched_ts;
+	/* Frames not decoded down to TCP, UDP, ICMP or an IP fragment (a link
+	 * type, tunnel, ethertype or IP protocol pcapdoc does not read, or a
+	 * header cut or lying), with their wire bytes; link-control frames
+	 * (ARP, LLDP, STP, LACP, EAPOL) are counted apart: a network always
+	 * has some and nothing in them is a transport problem. */
+	uint64_t frames, wire_bytes;
+	uint64_t unread, unread_bytes, unread_frame;
+	pd_time unread_ts;
+	uint64_t unread_no_link, unread_not_ip, unread_cut, unread_malformed, unread_proto, unread_tunnel;
+	uint64_t link_control, link_control_bytes;
+	int unread_linktype; /* the first link type not decoded */
+	uint16_t unread_ethertype; /* the most frequent non-IP ethertype not link control */
+	uint8_t unread_ip_proto; /* the most frequent IP protocol not analysed */
+	uint8_t unread_tunnel_kind, unread_tunnel_why; /* the largest row of tunnels left closed */
+	uint16_t unread_tunnel_type;
 } pd_capture_facts;
 const pd_capture_facts *pd_ctx_facts(const pd_ctx *ctx);
 

@@ -1076,6 +1076,23 @@ const pd_finding_def pd_catalog[] = {
 		AZH("网络上确实出现重复（环路、网卡异常）"),
 	},
 	{
+		.id = "capture-unread",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Part of the capture could not be read",
+		.title_zh = "抓包中有一部分无法读取",
+		.explain_en = "pcapdoc could not decode a share of the frames down to TCP, UDP or ICMP (a "
+			      "link type, tunnel or protocol it does not open, or headers cut or broken). "
+			      "Nothing was checked in them: no finding about them does not mean they were "
+			      "healthy.",
+		.explain_zh = "有一部分帧 pcapdoc 无法解码到 TCP、UDP 或 ICMP（它不能打开的链路类型、隧道"
+			      "或协议，或者报文头被截断、不自洽）。这些帧完全没有被检查：没有关于它们的发现"
+			      "并不代表它们是正常的。",
+		S("capture point and encapsulation", "capture snaplen"),
+		AEN("Non-IP traffic that is the capture's purpose (industrial or storage protocols)"),
+		AZH("非 IP 流量本来就是抓包的目的（工业或存储协议）"),
+	},
+	{
 		.id = "capture-flow-cap",
 		.category = PD_CAT_CAPTURE,
 		.severity = PD_SEV_INFO,

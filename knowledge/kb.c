@@ -2141,7 +2141,27 @@ const pd_setting pd_kb[] = {
 		.caveat_en = "pcapdoc uses the lengths in the IP and TCP headers, so truncation does not "
 			     "distort sizes; it hides payload and application detection.",
 		.caveat_zh = "pcapdoc 使用 IP 和 TCP 头中的长度，截断不会影响大小判断；但会隐藏载荷并影响应用识别。",
-		CAUSES("capture-snaplen", "capture-drops"),
+		CAUSES("capture-snaplen", "capture-drops", "capture-unread"),
+	},
+	{
+		.name = "capture point and encapsulation",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "tshark -r FILE -q -z io,phs (what the frames pcapdoc did not read are); capinfos FILE "
+			 "(link type)",
+		.check_zh = "tshark -r FILE -q -z io,phs（查看 pcapdoc 没有读取的帧是什么）；capinfos FILE（链路类型）",
+		.change_en = "Capture where the traffic is plain IP over Ethernet, Linux cooked or raw IP: on "
+			     "the host itself, or after the tunnel or wireless controller ends; for 802.11, "
+			     "capture behind the access point or decrypt before analysis.",
+		.change_zh = "在流量是以太网、Linux cooked 或原始 IP 上的普通 IP 的地方抓包：在主机本身上，"
+			     "或在隧道、无线控制器终结之后；对于 802.11，在接入点之后抓包，或先解密再分析。",
+		.caveat_en = "Traffic that is not IP at all (industrial buses, storage, routing protocols) has "
+			     "no TCP or UDP for pcapdoc to diagnose; the warning then only says it was not "
+			     "looked at.",
+		.caveat_zh = "完全不是 IP 的流量（工业总线、存储、路由协议）没有可供 pcapdoc 诊断的 TCP 或 UDP；"
+			     "此时该警告只说明这些流量没有被检查。",
+		CAUSES("capture-unread"),
 	},
 	{
 		.name = "capture interface and filter",

@@ -674,16 +674,18 @@ static bool render_text(const pd_report *r, const pd_render_opts *o, FILE *out)
 			       (unsigned long long)counts[0], l->infos_n);
 	heading(&c, 0, b->str);
 	g_string_free(b, TRUE);
-	bool any = false;
+	bool any = false, capture_warn = false;
 	for (guint i = 0; i < nf; i++) {
 		const pd_finding *f = r->findings->pdata[i];
-		if (f->def && f->def->category == PD_CAT_CAPTURE)
+		if (f->def && f->def->category == PD_CAT_CAPTURE) {
+			capture_warn |= f->severity >= PD_SEV_WARNING;
 			continue;
+		}
 		render_finding(&c, ++n, f);
 		any = true;
 	}
 	if (!any) {
-		para(&c, 2, l->no_findings);
+		para(&c, 2, capture_warn ? l->no_traffic_findings : l->no_findings);
 		g_string_append_c(c.out, '\n');
 	}
 

@@ -45,6 +45,8 @@ static const pd_labels EN = {
 	.no_quality = "no capture problems noticed",
 
 	.no_findings = "No problems found.",
+	.no_traffic_findings = "No problems found in the traffic that was read; the capture itself has a "
+			       "problem (capture quality, above).",
 	.no_problems_info_pre = "No problems found. Informational notes below: ",
 	.no_problems_info_post = ".",
 	.problems_pre = "",
@@ -218,6 +220,7 @@ static const pd_labels ZH = {
 	.no_quality = "未发现抓包问题",
 
 	.no_findings = "未发现问题。",
+	.no_traffic_findings = "在已读取的流量中未发现问题；抓包本身有问题（见上方的抓包质量）。",
 	.no_problems_info_pre = "未发现问题（下方有 ",
 	.no_problems_info_post = " 条提示）。",
 	.problems_pre = "共 ",

@@ -27,7 +27,7 @@ typedef struct pd_labels {
 		*evicted, *apps, *snaplen, *truncated_frames, *malformed, *notes, *errors,
 		*input_truncated, *no_quality;
 	/* verdict */
-	const char *no_findings, *no_problems_info_pre, *no_problems_info_post,
+	const char *no_findings, *no_traffic_findings, *no_problems_info_pre, *no_problems_info_post,
 		*problems_pre, *problems_post, *problems_post_one, *lost_total_pre, *lost_total_post, *lost_pre,
 		*lost_post, *cost_unmeasured, *whole_capture, *server, *servers_post, *first_step,
 		*check_cmd, *change_cmd, *verdict_then;
