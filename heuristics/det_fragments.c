@@ -15,7 +15,12 @@
  * between arrived whole (the capture dropped the fragment), and a UDP peer
  * that sends its next datagram at the pace it keeps after complete ones
  * most likely got the answer. The first are capture drops and no loss; the
- * second are said to be most likely capture drops, at info. A datagram
+ * second are said to be most likely capture drops, at info. A UDP request
+ * of a request/response protocol (DNS by its ID, ONC RPC such as NFS by
+ * its xid) that the receiver answered from the same port pair before the
+ * sender sent the request again was delivered whole too: a capture drop,
+ * no finding of its own (the capture missed the fragments; a request
+ * resent before any answer was lost on the path and stays one). A datagram
  * whose first fragment (with the TCP header) is missing reaches a
  * pseudo-flow; it is judged at the end against the TCP flows between the
  * same addresses whose receiver got everything without a resend.
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/cursor.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -74,6 +80,11 @@ typedef struct fr_stats {
 	uint64_t missed_frame;
 	pd_time missed_ts;
 	uint32_t missed_ident;
+	uint64_t answered; /* incomplete here, but the receiver answered this very UDP request */
+	uint64_t answered_frame;
+	pd_time answered_ts;
+	uint32_t answered_ident;
+	uint8_t answered_xid_kind;
 	uint64_t in_step; /* incomplete here, but the UDP peer went on at its usual pace */
 	pd_time in_step_gap; /* the largest peer gap after one of them */
 	uint32_t step_n; /* complete datagrams the peer followed with one of its own */
@@ -95,6 +106,12 @@ typedef struct fr_dgram {
 	 * receiver ACKed past what the capture saw of it before any resend */
 	bool tcp_known, resent, delivered;
 	uint32_t tcp_seq, tcp_hdr;
+	/* a UDP request whose transaction id is known (first fragment
+	 * seen): resent by the sender, answered by the receiver (before a
+	 * resend) */
+	uint8_t xid_kind;
+	bool xid_resent, answered;
+	uint32_t xid;
 	/* the time from its last fragment to the peer's next datagram */
 	bool peer_gap_set;
 	pd_time peer_gap;
@@ -327,6 +344,15 @@ static void fr_resolve_at(fr_state *st, fr_dgram *d, pd_time now, bool evicted, 
 				s->missed_ident = d->key.ident;
 			}
 			s->missed++;
+		} else if (d->answered) {
+			/* the receiver answered this request: the capture missed fragments */
+			if (!s->answered || d->first_frame < s->answered_frame) {
+				s->answered_frame = d->first_frame;
+				s->answered_ts = d->first_ts;
+				s->answered_ident = d->key.ident;
+				s->answered_xid_kind = d->xid_kind;
+			}
+			s->answered++;
 		} else if (fr_in_step(st, d)) {
 			s->in_step++;
 			if (d->peer_gap > s->in_step_gap)
@@ -531,6 +557,42 @@ static void fr_fragment(fr_state *st, const pd_packet *pkt, int dir)
 	}
 }
 
+/* Transaction ids of UDP request/response protocols, read from the start
+ * of a datagram (its first fragment): DNS (port 53 or 5353 on either side;
+ * 16-bit ID, QR bit 0 in a query, 1 in a response) and ONC RPC (NFS,
+ * portmap, ...: 32-bit xid, message type 0 call or 1 reply, RPC version 2
+ * in a call). */
+enum { FR_XID_NONE, FR_XID_DNS, FR_XID_RPC };
+
+static uint8_t fr_xid(const pd_packet *pkt, bool reply, uint32_t *xid)
+{
+	if (pkt->l4 != PD_L4_UDP || !pkt->udp.payload)
+		return FR_XID_NONE;
+	pd_cursor c;
+	pd_cursor_init(&c, pkt->udp.payload, pkt->udp.payload_captured);
+	const pd_udp *u = &pkt->udp;
+	bool dns = u->sport == 53 || u->dport == 53 || u->sport == 5353 || u->dport == 5353;
+	if (dns) {
+		uint16_t id = pd_cursor_be16(&c);
+		uint8_t flags = pd_cursor_u8(&c);
+		if (c.err || ((flags & 0x80) != 0) != reply)
+			return FR_XID_NONE;
+		*xid = id;
+		return FR_XID_DNS;
+	}
+	uint32_t x = pd_cursor_be32(&c);
+	uint32_t type = pd_cursor_be32(&c);
+	if (c.err || type != (reply ? 1u : 0u))
+		return FR_XID_NONE;
+	if (!reply) {
+		uint32_t vers = pd_cursor_be32(&c);
+		if (c.err || vers != 2)
+			return FR_XID_NONE;
+	}
+	*xid = x;
+	return FR_XID_RPC;
+}
+
 /* A first fragment: it carries the ports, and is the finding's evidence. */
 static void fr_first_fragment(fr_flow *o, const pd_packet *pkt, uint16_t sport, uint16_t dport, int dir)
 {
@@ -555,6 +617,12 @@ static void fr_first_fragment(fr_flow *o, const pd_packet *pkt, uint16_t sport, 
 		d->tcp_known = true;
 		d->tcp_seq = pkt->tcp.seq;
 		d->tcp_hdr = pkt->tcp.hdr_len;
+	}
+	uint32_t xid = 0;
+	uint8_t kind = fr_xid(pkt, false, &xid);
+	if (kind && (d = fr_find(st, &k)) && !d->complete && !d->xid_kind) {
+		d->xid_kind = kind;
+		d->xid = xid;
 	}
 }
 
@@ -582,14 +650,34 @@ static void fr_tcp_watch(fr_state *st, const pd_packet *pkt, int dir)
 }
 
 /* Every UDP datagram of a flow that fragments: the peer's next datagram
- * after each datagram from the other side, and how long it took. */
-static void fr_udp_watch(fr_state *st, pd_time ts, int dir)
+ * after each datagram from the other side, and how long it took; a resend
+ * of an open request (same transaction id, another datagram), or the
+ * receiver's answer to it. */
+static void fr_udp_watch(fr_state *st, const pd_packet *pkt, int dir)
 {
+	pd_time ts = pkt->ts;
+	uint32_t req = 0, rep = 0;
+	uint8_t req_kind = FR_XID_NONE, rep_kind = FR_XID_NONE;
+	bool xids = false;
 	for (uint32_t i = 0; i < st->n_d; i++) {
 		fr_dgram *d = &st->d[i];
 		if (d->used && d->dir != dir && !d->peer_gap_set && d->last_ts <= ts) {
 			d->peer_gap_set = true;
 			d->peer_gap = ts - d->last_ts;
+		}
+		if (!d->used || d->complete || !d->xid_kind)
+			continue;
+		if (!xids) {
+			req_kind = fr_xid(pkt, false, &req);
+			rep_kind = fr_xid(pkt, true, &rep);
+			xids = true;
+		}
+		if (d->dir == dir) {
+			bool same = pkt->ip.is_fragment && pkt->ip.ident == d->key.ident;
+			if (!same && req_kind == d->xid_kind && req == d->xid)
+				d->xid_resent = true;
+		} else if (!d->xid_resent && rep_kind == d->xid_kind && rep == d->xid) {
+			d->answered = true;
 		}
 	}
 }
@@ -613,7 +701,7 @@ static void fr_on_udp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (pkt->ip.is_fragment)
 		fr_first_fragment(o, pkt, pkt->udp.sport, pkt->udp.dport, seg->dir);
 	if (o->st)
-		fr_udp_watch(o->st, pkt->ts, seg->dir);
+		fr_udp_watch(o->st, pkt, seg->dir);
 }
 
 static void fr_on_fragment(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, int dir)
@@ -826,6 +914,22 @@ static void fr_emit_fragmentation(pd_ctx *ctx, fr_state *st, const pd_flow *flow
 				  "其中 %" G_GUINT64_FORMAT " 个在这份抓包里缺少分片，但接收端的 TCP ACK 确认了它们的数据，"
 				  "其间也没有重发：接收端收到了完整的数据报，是抓包漏掉了这些分片（抓包丢包，不是网络丢包）。",
 				  s->missed);
+	}
+	if (s->answered) {
+		const char *idname = s->answered_xid_kind == FR_XID_DNS ? "DNS ID" : "RPC xid";
+		pd_finding_metric(f, "fragments_missed_by_capture_answered", (double)s->answered, PD_UNIT_COUNT,
+				  PD_AGG_SUM);
+		pd_finding_occurrence(f, s->answered_frame, s->answered_ts,
+				      "ID 0x%x: fragments missing here, request answered",
+				      "ID 0x%x：这里缺少分片，但请求得到了应答", s->answered_ident);
+		pd_finding_append(f,
+				  " %" G_GUINT64_FORMAT " of them lack fragments in this capture, yet the receiver answered "
+				  "each of those requests (same %s, same port pair) before any resend: it got them whole, "
+				  "and the capture missed those fragments (a capture drop, not a loss).",
+				  "其中 %" G_GUINT64_FORMAT " 个在这份抓包里缺少分片，但接收端在发送端重发之前就应答了每一个"
+				  "这样的请求（相同的 %s，相同的端口对）：接收端收到了完整的数据报，是抓包漏掉了这些分片"
+				  "（抓包丢包，不是网络丢包）。",
+				  s->answered, idname);
 	}
 	fr_append_app_hint(f, s);
 	if (s->dgrams >= FR_MANY_DGRAMS || s->overlaps || s->oversize || tiny)

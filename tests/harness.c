@@ -19,7 +19,22 @@ struct pd_harness {
 	uint64_t frames;
 	uint16_t ipid;
 	GPtrArray *kept; /* GBytes of every frame, for ICMP quotes */
+	uint8_t udp_head[16]; /* the first UDP payload bytes (pd_harness_udp_head) */
+	size_t udp_head_len;
 };
+
+void pd_harness_udp_head(pd_harness *h, const uint8_t *bytes, size_t n)
+{
+	g_assert(n <= sizeof(h->udp_head));
+	if (n)
+		memcpy(h->udp_head, bytes, n);
+	h->udp_head_len = n;
+}
+
+static void put_udp_head(const pd_harness *h, uint8_t *payload, uint32_t room)
+{
+	memcpy(payload, h->udp_head, h->udp_head_len < room ? h->udp_head_len : room);
+}
 
 pd_harness *pd_harness_new(const char *detectors)
 {
@@ -217,6 +232,7 @@ uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_
 	put16(u, sp);
 	put16(u + 2, dp);
 	put16(u + 4, (uint16_t)(8 + len));
+	put_udp_head(h, u + 8, len);
 	return feed(h, f, (uint32_t)(14 + 28 + len));
 }
 
@@ -247,6 +263,7 @@ uint64_t pd_harness_udp_fragment(pd_harness *h, const char *src, const char *dst
 		put16(u, sp);
 		put16(u + 2, dp);
 		put16(u + 4, (uint16_t)(8 + len));
+		put_udp_head(h, u + 8, flen - 8);
 	}
 	return feed(h, f, (uint32_t)(14 + 20 + flen));
 }

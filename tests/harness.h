@@ -59,6 +59,10 @@ typedef struct pd_hseg {
 /* Sends seg from src to dst ("10.0.0.1:40000"); returns its frame number. */
 uint64_t pd_harness_tcp(pd_harness *h, const char *src, const char *dst, const pd_hseg *seg);
 uint64_t pd_harness_udp(pd_harness *h, const char *src, const char *dst, uint32_t len);
+/* The first n (at most 16) bytes of the payload of every UDP datagram
+ * and first fragment fed from now on (n 0: zeros again), e.g. a DNS ID or
+ * an RPC xid. */
+void pd_harness_udp_head(pd_harness *h, const uint8_t *bytes, size_t n);
 /* One IPv4 fragment (ID ident) of a UDP datagram of len payload bytes from
  * src to dst: its bytes [offset, offset + flen) counted from the UDP
  * header (offset a multiple of 8; the fragment at 0 carries the header;
