@@ -334,6 +334,16 @@ static void fr_resolve_at(fr_state *st, fr_dgram *d, pd_time now, bool evicted, 
 			st->evicted_open++;
 		} else if (d->untrackable) {
 			/* too many holes to judge */
+		} else if (d->answered) {
+			/* the receiver answered this very request: the capture
+			 * missed fragments (proven however close to the end) */
+			if (!s->answered || d->first_frame < s->answered_frame) {
+				s->answered_frame = d->first_frame;
+				s->answered_ts = d->first_ts;
+				s->answered_ident = d->key.ident;
+				s->answered_xid_kind = d->xid_kind;
+			}
+			s->answered++;
 		} else if (cut && now - d->last_ts < FR_END_GRACE_NS && now - d->first_ts < FR_TIMEOUT_NS) {
 			s->cut_at_end++;
 		} else if (d->delivered) {
@@ -344,15 +354,6 @@ static void fr_resolve_at(fr_state *st, fr_dgram *d, pd_time now, bool evicted, 
 				s->missed_ident = d->key.ident;
 			}
 			s->missed++;
-		} else if (d->answered) {
-			/* the receiver answered this request: the capture missed fragments */
-			if (!s->answered || d->first_frame < s->answered_frame) {
-				s->answered_frame = d->first_frame;
-				s->answered_ts = d->first_ts;
-				s->answered_ident = d->key.ident;
-				s->answered_xid_kind = d->xid_kind;
-			}
-			s->answered++;
 		} else if (fr_in_step(st, d)) {
 			s->in_step++;
 			if (d->peer_gap > s->in_step_gap)
