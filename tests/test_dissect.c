@@ -2120,3 +2120,293 @@ Test(link, cooked_headers_give_the_direction)
 	check_link_dirs("testdata/captures/linktypes/sll2-any.pcap", 276);
 	check_link_dirs("testdata/captures/linktypes/sll.pcap", 113);
 }
+
+/* ---- 802.11, PPP, HDLC, PPPoE; Aruba GRE (issue 34) ---- */
+
+/* An 802.11 header: frame control (type, subtype; flags: to-DS 0x01,
+ * from-DS 0x02, protected 0x40, order 0x80), duration, 3 addresses,
+ * sequence control, the 4th address with both DS bits, QoS control in QoS
+ * subtypes (little-endian), HT control when a QoS frame sets order. */
+static void wlan(frame *f, uint8_t type, uint8_t subtype, uint8_t flags, uint16_t qos)
+{
+	put8(f, (uint8_t)(subtype << 4 | type << 2));
+	put8(f, flags);
+	put16(f, 0x2c00);
+	for (int i = 0; i < 18; i++)
+		put8(f, (uint8_t)(0x10 + i));
+	put16(f, 0x1234);
+	if ((flags & 3) == 3)
+		for (int i = 0; i < 6; i++)
+			put8(f, (uint8_t)(0x40 + i));
+	if (subtype & 8) {
+		put8(f, (uint8_t)qos);
+		put8(f, (uint8_t)(qos >> 8));
+		if (flags & 0x80)
+			put32(f, 0);
+	}
+}
+
+static void snap(frame *f, uint16_t type)
+{
+	const uint8_t h[6] = {0xAA, 0xAA, 0x03, 0, 0, 0};
+	putn(f, h, 6);
+	put16(f, type);
+}
+
+/* 802.11 data (header as given) + SNAP + the inner IPv4/TCP packet. */
+static void wlan_ipv4_tcp(frame *f, uint8_t subtype, uint8_t flags, uint16_t qos)
+{
+	frame ip = {0};
+	ipv4_tcp_l3(&ip);
+	wlan(f, 2, subtype, flags, qos);
+	if (qos & 0x80) { /* A-MSDU subframe header: DA, SA, length */
+		for (int i = 0; i < 12; i++)
+			put8(f, (uint8_t)(0x60 + i));
+		put16(f, (uint16_t)(8 + ip.len));
+	}
+	snap(f, 0x0800);
+	cat(f, &ip);
+}
+
+static void aruba(frame *f, uint16_t proto, const frame *w)
+{
+	frame g = {0};
+	gre(&g, 0, proto);
+	cat(&g, w);
+	outer4(f, 47, &g, 0x4000);
+}
+
+Test(tunnel, aruba_gre_80211_data_frames)
+{
+	const uint16_t protos[] = {0x8200, 0x8210, 0x83f0, 0x9000};
+	const struct {
+		uint8_t subtype, flags;
+		uint16_t qos;
+	} hdrs[] = {
+		{0, 0x01, 0}, /* data, to DS */
+		{0, 0x02, 0}, /* data, from DS */
+		{8, 0x01, 0x0005}, /* QoS data, TID 5 */
+		{8, 0x83, 0x0000}, /* QoS data, 4 addresses, HT control */
+		{8, 0x02, 0x0080}, /* QoS data, A-MSDU */
+	};
+	for (size_t p = 0; p < sizeof(protos) / sizeof(protos[0]); p++) {
+		for (size_t h = 0; h < sizeof(hdrs) / sizeof(hdrs[0]); h++) {
+			frame w = {0}, f = {0};
+			wlan_ipv4_tcp(&w, hdrs[h].subtype, hdrs[h].flags, hdrs[h].qos);
+			aruba(&f, protos[p], &w);
+			expect_v4_tcp(run(&f, 1));
+			expect_decap(PD_TUN_ARUBA, 1);
+		}
+	}
+	/* IPv6 inside */
+	frame ip6 = {0}, w = {0}, f = {0};
+	ipv6_tcp_l3(&ip6);
+	wlan(&w, 2, 8, 0x01, 0);
+	snap(&w, 0x86DD);
+	cat(&w, &ip6);
+	aruba(&f, 0x8200, &w);
+	expect_v6_tcp(run(&f, 1));
+	cr_assert(P.tunnels & (1u << PD_TUN_ARUBA));
+	cr_assert_str_eq(pd_tunnel_name(PD_TUN_ARUBA), "GRE/802.11 (Aruba)");
+}
+
+Test(tunnel, aruba_gre_frames_without_ip)
+{
+	/* protected: the body is encrypted, the tunnel stays closed */
+	frame w = {0}, f = {0};
+	wlan_ipv4_tcp(&w, 8, 0x41, 0);
+	aruba(&f, 0x8200, &w);
+	cr_assert_eq(run(&f, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_ARUBA, PD_TSTOP_UNSUPPORTED);
+	cr_assert_eq(P.tunnel_stop_type, 0x8200);
+	cr_assert_eq(P.link_control, false);
+
+	/* a beacon (management), a null data frame: link control */
+	const uint8_t types[][2] = {{0, 8}, {2, 4}, {2, 12}, {1, 11}};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		frame m = {0}, g = {0};
+		wlan(&m, types[i][0], types[i][1], 0x01, 0);
+		for (int k = 0; k < 12; k++)
+			put8(&m, 0);
+		aruba(&g, 0x9000, &m);
+		cr_assert_eq(run(&g, 1), PD_DISSECT_NOT_IP, "type %u subtype %u", types[i][0], types[i][1]);
+		cr_assert_eq(P.link_control, true);
+		cr_assert(P.tunnels & (1u << PD_TUN_ARUBA));
+		cr_assert_eq(P.is_ip, false);
+	}
+
+	/* another LLC than SNAP (STP): link control too */
+	frame s = {0}, g = {0};
+	wlan(&s, 2, 0, 0x01, 0);
+	const uint8_t stp[8] = {0x42, 0x42, 0x03, 0, 0, 0, 0, 0};
+	putn(&s, stp, 8);
+	aruba(&g, 0x8200, &s);
+	cr_assert_eq(run(&g, 1), PD_DISSECT_NOT_IP);
+	cr_assert_eq(P.link_control, true);
+
+	/* 0x8201 is not one of the Aruba types: GRE left closed */
+	frame w2 = {0}, f2 = {0};
+	wlan_ipv4_tcp(&w2, 0, 0x01, 0);
+	aruba(&f2, 0x8201, &w2);
+	cr_assert_eq(run(&f2, 1), PD_DISSECT_OK);
+	expect_outer(47, PD_L4_OTHER, PD_TUN_GRE, PD_TSTOP_UNSUPPORTED);
+
+	/* protocol version 1: the inner header lies */
+	frame w3 = {0}, f3 = {0};
+	wlan_ipv4_tcp(&w3, 0, 0x01, 0);
+	w3.b[0] |= 1;
+	aruba(&f3, 0x8200, &w3);
+	run(&f3, 1);
+	cr_assert_eq(P.tunnel_depth, 0);
+	cr_assert_eq(P.tunnel_stop, PD_TSTOP_BROKEN);
+}
+
+/* Cut by the snaplen at every byte, and cut short with the wire length
+ * equal (a frame too short for its own headers): never a read past the
+ * bytes, never a tunnel opened on a partial inner header. */
+Test(tunnel, aruba_gre_cut_at_every_length)
+{
+	frame w = {0}, f = {0};
+	wlan_ipv4_tcp(&w, 8, 0x83, 0x0080);
+	aruba(&f, 0x8200, &w);
+	expect_v4_tcp(run(&f, 1));
+	size_t inner_l4 = f.len - 20 - 3; /* the inner TCP header starts here */
+	for (size_t n = 0; n < f.len; n++) {
+		pd_dissect_status st = run2(&f, 1, (uint32_t)n, (uint32_t)f.len);
+		cr_assert_neq(st, PD_DISSECT_MALFORMED, "cut at %zu: %s", n, pd_malformed_name(P.malformed));
+		if (n < 14 + 20) {
+			cr_assert_eq(st, PD_DISSECT_TRUNCATED, "cut at %zu", n);
+			continue;
+		}
+		cr_assert_eq(st, PD_DISSECT_OK, "cut at %zu", n);
+		if (P.tunnel_depth == 0)
+			cr_assert_eq(P.tunnel_stop, PD_TSTOP_CUT, "cut at %zu: stop %s", n,
+				     pd_tunnel_stop_name(P.tunnel_stop));
+		else
+			cr_assert_geq(n, inner_l4 - 20, "cut at %zu: opened before the inner IP header", n);
+		(void)run2(&f, 1, (uint32_t)n, (uint32_t)n); /* short frame: any status, no overread */
+	}
+}
+
+static void ppp_frame(frame *f, const uint8_t *hdr, size_t n, bool v6)
+{
+	frame ip = {0};
+	if (v6)
+		ipv6_tcp_l3(&ip);
+	else
+		ipv4_tcp_l3(&ip);
+	putn(f, hdr, n);
+	cat(f, &ip);
+}
+
+Test(dissect, ppp_hdlc_and_pppoe)
+{
+	const struct {
+		int lt;
+		uint8_t hdr[8];
+		size_t n;
+		bool v6;
+	} ok[] = {
+		{9, {0xFF, 0x03, 0x00, 0x21}, 4, false}, /* PPP */
+		{9, {0x00, 0x21}, 2, false}, /* no address/control */
+		{9, {0x21}, 1, false}, /* protocol field compressed */
+		{9, {0xFF, 0x03, 0x00, 0x57}, 4, true},
+		{50, {0xFF, 0x03, 0x00, 0x21}, 4, false}, /* PPP in HDLC-like framing */
+		{50, {0x0F, 0x00, 0x08, 0x00}, 4, false}, /* Cisco PPP with HDLC framing */
+		{104, {0x0F, 0x00, 0x08, 0x00}, 4, false}, /* Cisco HDLC */
+		{104, {0x8F, 0x00, 0x86, 0xDD}, 4, true},
+		{0, {0x0F, 0x00, 0x08, 0x00}, 4, false}, /* C-HDLC under NULL, no family */
+		{0, {0xFF, 0x03, 0x00, 0x21}, 4, false}, /* PPP under NULL */
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		frame f = {0};
+		ppp_frame(&f, ok[i].hdr, ok[i].n, ok[i].v6);
+		pd_dissect_status st = run(&f, ok[i].lt);
+		if (ok[i].v6)
+			expect_v6_tcp(st);
+		else
+			expect_v4_tcp(st);
+		cut_everywhere(&f, ok[i].lt, ok[i].n + (ok[i].v6 ? 40 : 20), 3, true);
+	}
+	const struct {
+		int lt;
+		uint8_t hdr[4];
+		size_t n;
+		pd_dissect_status st;
+		bool link_control;
+	} other[] = {
+		{9, {0xC0, 0x21}, 2, PD_DISSECT_NOT_IP, true}, /* LCP */
+		{9, {0xFF, 0x03, 0x80, 0x21}, 4, PD_DISSECT_NOT_IP, true}, /* IPCP */
+		{9, {0x00, 0xFD}, 2, PD_DISSECT_NOT_IP, false}, /* compressed datagram */
+		{104, {0x8F, 0x00, 0x80, 0x35}, 4, PD_DISSECT_NOT_IP, true}, /* SLARP */
+		{104, {0x0F, 0x00, 0x20, 0x00}, 4, PD_DISSECT_NOT_IP, true}, /* CDP */
+		{104, {0x0F, 0x03, 0x08, 0x00}, 4, PD_DISSECT_MALFORMED, false}, /* control must be 0 */
+		{50, {0xFF, 0x05, 0x00, 0x21}, 4, PD_DISSECT_MALFORMED, false}, /* control must be 3 */
+		{50, {0x00, 0x21}, 2, PD_DISSECT_MALFORMED, false}, /* framing required */
+		{9, {0x00, 0x20}, 2, PD_DISSECT_MALFORMED, false}, /* protocol numbers are odd */
+	};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		frame f = {0};
+		ppp_frame(&f, other[i].hdr, other[i].n, false);
+		cr_assert_eq(run(&f, other[i].lt), other[i].st, "case %zu", i);
+		cr_assert_eq(P.link_control, other[i].link_control, "case %zu", i);
+	}
+
+	/* PPPoE session: version/type 0x11, code 0, session, length, PPP protocol */
+	frame ip = {0}, f = {0};
+	ipv4_tcp_l3(&ip);
+	eth(&f, NULL, 0, 0x8864);
+	put16(&f, 0x1100);
+	put16(&f, 0x0001);
+	put16(&f, (uint16_t)(2 + ip.len));
+	put16(&f, 0x0021);
+	cat(&f, &ip);
+	expect_v4_tcp(run(&f, 1));
+	cut_everywhere(&f, 1, 14 + 8 + 20, 3, true);
+	f.b[14] = 0x12; /* version/type */
+	cr_assert_eq(run(&f, 1), PD_DISSECT_MALFORMED);
+	frame d = {0};
+	eth(&d, NULL, 0, 0x8863); /* discovery */
+	put32(&d, 0x11090000);
+	put16(&d, 0);
+	cr_assert_eq(run(&d, 1), PD_DISSECT_NOT_IP);
+	cr_assert_eq(P.link_control, true);
+	cr_assert_str_eq(pd_linktype_name(9), "PPP");
+	cr_assert_str_eq(pd_linktype_name(104), "C_HDLC");
+	cr_assert_eq(pd_linktype_supported(105), true);
+	cr_assert_eq(pd_linktype_supported(127), true);
+}
+
+Test(dissect, ieee80211_and_radiotap)
+{
+	frame w = {0};
+	wlan_ipv4_tcp(&w, 8, 0x01, 0);
+	expect_v4_tcp(run(&w, 105));
+	cut_everywhere(&w, 105, 26 + 8 + 20, 3, true);
+
+	frame r = {0};
+	put8(&r, 0); /* version */
+	put8(&r, 0);
+	put8(&r, 12); /* length 12, little-endian */
+	put8(&r, 0);
+	put32(&r, 0x02000000); /* present: flags (bit 1, little-endian) */
+	put32(&r, 0x10000000); /* flags: FCS at the end, padding */
+	cat(&r, &w);
+	putn(&r, "\x01\x02\x03\x04", 4); /* the FCS after the IP datagram */
+	expect_v4_tcp(run(&r, 127));
+	cr_assert_eq(P.ip.total_len, 20 + 20 + 3);
+	cut_everywhere(&r, 127, 12 + 26 + 8 + 20, 3, true);
+	r.b[0] = 1; /* radiotap version 1 does not exist */
+	cr_assert_eq(run(&r, 127), PD_DISSECT_MALFORMED);
+
+	/* a data frame to an encrypted network: not read, not link control */
+	frame p = {0};
+	wlan_ipv4_tcp(&p, 0, 0x41, 0);
+	cr_assert_eq(run(&p, 105), PD_DISSECT_NOT_IP);
+	cr_assert_eq(P.link_control, false);
+	/* a beacon */
+	frame b = {0};
+	wlan(&b, 0, 8, 0, 0);
+	cr_assert_eq(run(&b, 105), PD_DISSECT_NOT_IP);
+	cr_assert_eq(P.link_control, true);
+}
