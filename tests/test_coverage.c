@@ -314,3 +314,132 @@ Test(coverage, tunnel_captures_read_as_the_plain_twin)
 		cJSON_Delete(r);
 	}
 }
+
+/* ---- capture-unread (issue 34): a capture pcapdoc could not read never
+ * gets a clean verdict ---- */
+
+/* n TCP packets of one flow in GRE with protocol type proto (0x8200: an
+ * Aruba AP's 802.11 frames, which pcapdoc opens; 0x8847: MPLS, which it
+ * does not), then `plain` TCP packets (200 B of data) and `arp` ARP
+ * requests outside. */
+static char *write_gre(const char *dir, uint16_t proto, int n, int plain, int arp)
+{
+	char *path = g_build_filename(dir, "gre.pcap", NULL);
+	dump c = {0};
+	c.p = pcap_open_dead(DLT_EN10MB, 65535);
+	c.d = pcap_dump_open(c.p, path);
+	cr_assert_not_null(c.d, "%s", pcap_geterr(c.p));
+	for (int i = 0; i < n; i++) {
+		buf pl = {0}, in = {0};
+		tcp(&in, 40000, 80, i ? 0x10 : 0x02, i ? 100 : 0);
+		put16(&pl, 0);
+		put16(&pl, proto);
+		if (proto == 0x8200) {
+			/* 802.11 QoS data to the DS, 3 addresses, then SNAP */
+			put8(&pl, 0x88);
+			put8(&pl, 0x01);
+			put16(&pl, 0);
+			for (int k = 0; k < 18; k++)
+				put8(&pl, (uint8_t)k);
+			put16(&pl, 0);
+			put16(&pl, 0);
+			put32(&pl, 0xAAAA0300);
+			put32(&pl, 0x00000800);
+		} else {
+			put32(&pl, 0x00010140); /* an MPLS label, bottom of stack */
+		}
+		ipv4(&pl, NET_IN, 1, 2, 6, &in, 0);
+		ip_frame(&c, NET_GRE, 47, &pl, 0, SIZE_MAX);
+	}
+	for (int i = 0; i < plain; i++) {
+		buf f = {0};
+		eth_tcp(&f, 0x10, 200);
+		frame(&c, &f, SIZE_MAX);
+	}
+	for (int i = 0; i < arp; i++) {
+		buf f = {0};
+		eth(&f, 0x0806);
+		fill(&f, 28);
+		frame(&c, &f, SIZE_MAX);
+	}
+	pcap_dump_close(c.d);
+	pcap_close(c.p);
+	return path;
+}
+
+static char *text_report(const char *path)
+{
+	char *out = NULL, *err = NULL;
+	const char *argv[] = {"-q", "--color", "never", path, NULL};
+	cr_assert_eq(pd_test_run(&out, &err, argv), 0, "%s", err ? err : "");
+	g_free(err);
+	return out;
+}
+
+Test(coverage, a_tunnel_left_closed_is_a_warning_and_no_clean_verdict)
+{
+	char *dir = g_dir_make_tmp("pdcov-XXXXXX", NULL);
+	char *path = write_gre(dir, 0x8847, 20, 0, 0);
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	const cJSON *f = pd_test_finding(r, "capture-unread", 0);
+	cr_assert_not_null(f);
+	cr_expect_str_eq(pd_test_str(f, "severity"), "warning");
+	cr_expect_eq(pd_test_metric(f, "unread_frames"), 20);
+	cr_expect_eq(pd_test_metric(f, "unread_share"), 1.0);
+	const char *d = pd_test_str(f, "detail");
+	cr_expect(strstr(d, "20 of 20 frames (100.0 %)"), "%s", d);
+	cr_expect(strstr(d, "20 in tunnels not opened (mostly GRE carrying protocol 0x8847)"), "%s", d);
+	cr_expect_str_eq(pd_test_setting(f, 0), "capture point and encapsulation");
+	cJSON_Delete(r);
+	char *txt = text_report(path);
+	cr_expect_null(strstr(txt, "No problems found."), "%s", txt);
+	cr_expect(strstr(txt, "Verdict (1 problem)"), "%s", txt);
+	cr_expect(strstr(txt, "WARNING Part of the capture could not be read"), "%s", txt);
+	g_free(txt);
+	g_remove(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
+Test(coverage, an_aruba_tunnel_is_read_and_the_capture_clean)
+{
+	char *dir = g_dir_make_tmp("pdcov-XXXXXX", NULL);
+	char *path = write_gre(dir, 0x8200, 20, 0, 0);
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	cr_expect_eq(pd_test_count_findings(r, "capture-unread"), 0);
+	cr_expect_eq(cap_num(r, "tcp"), 20);
+	const char *decap = note_with(r, "taken out of tunnels");
+	cr_expect(decap && strstr(decap, "20 from GRE/802.11 (Aruba)"), "%s", decap ? decap : "(no note)");
+	cJSON_Delete(r);
+	g_remove(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
+/* Below the share (1 of 60 frames, 1.2 % of the bytes), and link control
+ * however much of it (ARP): no warning. */
+Test(coverage, a_few_unread_frames_or_link_control_are_no_warning)
+{
+	char *dir = g_dir_make_tmp("pdcov-XXXXXX", NULL);
+	char *path = write_gre(dir, 0x8847, 1, 59, 0);
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	cr_expect_eq(pd_test_count_findings(r, "capture-unread"), 0);
+	cJSON_Delete(r);
+	g_remove(path);
+	g_free(path);
+	path = write_gre(dir, 0x8847, 0, 5, 50);
+	r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	cr_expect_eq(pd_test_count_findings(r, "capture-unread"), 0);
+	cr_expect(note_with(r, "50 without IP (ARP, LLDP, ...)"), "the note still counts them");
+	cJSON_Delete(r);
+	g_remove(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
