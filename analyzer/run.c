@@ -12,6 +12,7 @@
 #include "dissect/dissect.h"
 #include "engine.h"
 #include "summary.h"
+#include "host_stage.h"
 
 /* Frames per epoch: the unit in which frames go to the workers and ended
  * flows come back. Epochs in flight bound the memory the threads hold. */
@@ -956,6 +957,7 @@ pd_report *pd_run_finish(pd_run *run)
 	pd_summary_finish(run->summary);
 	add_notes(run, &st);
 	pd_collector_finish(run->collector, run->report, fa, run->last_ts);
+	pd_host_stage(run->report, run->opts.hosts, run->opts.n_hosts);
 	if (run->opts.stats)
 		print_stats(run, &st);
 	pd_report *r = run->report;

@@ -28,6 +28,10 @@ typedef struct pd_run_opts {
 	/* run only these detectors (comma-separated names; NULL: all): for the
 	 * in-process tests, which feed one detector packets built in C */
 	const char *detectors;
+	/* --host snapshots (folders or .tar.gz), applied once detection is
+	 * over (analyzer/host_stage.c); none: the packets alone */
+	const char *const *hosts;
+	size_t n_hosts;
 } pd_run_opts;
 
 void pd_run_opts_default(pd_run_opts *o);

@@ -14,6 +14,7 @@
 #include "analyzer/run.h"
 #include "analyzer/series.h"
 #include "analyzer/sanitizers.h"
+#include "host/collect.h"
 
 /* Documented in pcapdoc(1); 1 is reserved for --fail-on. */
 typedef enum pd_exit {
@@ -29,6 +30,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: pcapdoc [OPTIONS] [-r FILE]... [FILE...] [FILTER WORDS]\n"
 	      "       pcapdoc diff OLD.json NEW.json\n"
+	      "       pcapdoc capture [-i IF] [-w FILE] [-c N] [-G S] [TCPDUMP FILTER]\n"
 	      "\n"
 	      "Reads pcap/pcapng captures (also .gz, or - for standard input), rebuilds every TCP\n"
 	      "flow and prints a diagnosis: what went wrong, where, what it cost, which setting.\n"
@@ -40,6 +42,9 @@ static void usage(FILE *out)
 	      "  -o, --output FILE   write the report to FILE instead of standard output\n"
 	      "  -f, --filter EXPR   BPF filter (tcpdump syntax); words after the files also count\n"
 	      "      --flows         add the per-flow table\n"
+	      "      --host DIR      host snapshots taken during the capture (a folder or .tar.gz\n"
+	      "                      of sysctl -a, nstat -az, ss -tmi, conntrack -S, ip addr ...;\n"
+	      "                      repeatable): each finding's settings confirmed or ruled out\n"
 	      "  -v, --verbose       every likely setting in full (text, markdown, html);\n"
 	      "                      otherwise the first two, then their names\n"
 	      "      --lang LANG     en (default) or zh, for text and markdown\n"
@@ -75,19 +80,22 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "diff") == 0)
 		return pd_diff_main(argc - 1, argv + 1, stdout);
+	if (argc >= 2 && strcmp(argv[1], "capture") == 0)
+		return pd_collect_main(argc - 1, argv + 1);
 
 	/* A closed pipe must be an error we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 
 	enum { OPT_FORMAT = 256, OPT_FLOWS, OPT_LANG, OPT_FAIL_ON, OPT_BASELINE, OPT_JUNIT,
 	       OPT_MAX_FLOWS, OPT_STRICT, OPT_COLOR, OPT_THREADS, OPT_VERSION, OPT_NO_NDPI,
-	       OPT_NO_DETECTORS, OPT_STATS, OPT_DETECTORS, OPT_NO_PACK };
+	       OPT_NO_DETECTORS, OPT_STATS, OPT_DETECTORS, OPT_NO_PACK, OPT_HOST };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, 'o'},
 		{"read-file", required_argument, NULL, 'r'},
 		{"filter", required_argument, NULL, 'f'},
 		{"flows", no_argument, NULL, OPT_FLOWS},
+		{"host", required_argument, NULL, OPT_HOST},
 		{"verbose", no_argument, NULL, 'v'},
 		{"lang", required_argument, NULL, OPT_LANG},
 		{"fail-on", required_argument, NULL, OPT_FAIL_ON},
@@ -118,6 +126,7 @@ int main(int argc, char **argv)
 
 	/* freed on every return, the usage errors' too */
 	g_autoptr(GPtrArray) files = g_ptr_array_new();
+	g_autoptr(GPtrArray) hosts = g_ptr_array_new();
 	int c;
 	/* '+': stop at the first positional, so filter words like "-" survive. */
 	while ((c = getopt_long(argc, argv, "+o:f:r:vqh", longopts, NULL)) != -1) {
@@ -138,6 +147,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FLOWS:
 			flows = true;
+			break;
+		case OPT_HOST:
+			g_ptr_array_add(hosts, optarg);
 			break;
 		case 'v':
 			verbose = true;
@@ -260,6 +272,8 @@ int main(int argc, char **argv)
 
 	ro.filter = filter;
 	ro.want_flow_rows = flows;
+	ro.hosts = (const char *const *)hosts->pdata;
+	ro.n_hosts = hosts->len;
 	ro.progress = !quiet && isatty(STDERR_FILENO) && !getenv("CI");
 	pd_run *run = pd_run_new(&ro);
 	pd_run_status st = pd_run_files(run, (const char *const *)files->pdata, files->len);

@@ -958,6 +958,22 @@ const pd_finding_def pd_catalog[] = {
 		AZH("连接在开始抓包之前就已建立", "抓包过滤器或环形缓冲区丢掉了握手报文"),
 	},
 	{
+		/* made by the run from --host snapshots (analyzer/run.c), not by a detector */
+		.id = "host-counter-moved",
+		.category = PD_CAT_CAPTURE,
+		.severity = PD_SEV_INFO,
+		.title_en = "A host counter moved that no finding explains",
+		.title_zh = "主机计数器有变化，但没有结论能解释",
+		.explain_en = "A kernel counter in the host snapshots (nstat) rose during the capture, yet "
+			      "nothing in the packets explains it: the capture may have missed the flows it "
+			      "counts (another interface, a filter, packets dropped before the capture point).",
+		.explain_zh = "主机快照（nstat）中的某个内核计数器在抓包期间增加了，但报文中没有任何现象能解释它："
+			      "抓包可能漏掉了它所统计的连接（其他网卡、过滤条件、在抓包点之前被丢弃的报文）。",
+		.settings = {NULL},
+		AEN("Traffic outside the capture's filter or interface"),
+		AZH("抓包过滤条件或网卡之外的流量"),
+	},
+	{
 		.id = "capture-vantage",
 		.category = PD_CAT_CAPTURE,
 		.severity = PD_SEV_INFO,

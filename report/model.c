@@ -59,6 +59,8 @@ void pd_report_free(pd_report *r)
 		g_ptr_array_unref(c->file_sha256);
 	if (c->file_sizes)
 		g_array_unref(c->file_sizes);
+	if (c->hosts)
+		g_ptr_array_unref(c->hosts);
 	if (r->flows)
 		g_array_unref(r->flows);
 	if (r->findings)
@@ -115,6 +117,12 @@ void pd_finding_free(pd_finding *f)
 		g_array_unref(f->metrics);
 	if (f->members)
 		g_ptr_array_free(f->members, TRUE);
+	for (size_t i = 0; i < PD_FINDING_MAX_SETTINGS; i++) {
+		g_free(f->host_fact[i]);
+		g_free(f->host_fact_zh[i]);
+	}
+	g_free(f->host_counters);
+	g_free(f->host_counters_zh);
 	g_free(f);
 }
 

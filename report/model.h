@@ -13,8 +13,9 @@
 #include "dissect/packet.h"
 #include "report/text.h"
 #include "knowledge/catalog.h"
+#include "knowledge/host_evidence.h"
 
-#define PD_SCHEMA_VERSION "1.1"
+#define PD_SCHEMA_VERSION "1.2"
 
 /* A flow as a finding or the flow table names it. */
 typedef struct pd_flow_ref {
@@ -83,6 +84,13 @@ typedef struct pd_finding {
 	 * PD_FINDING_MAX_FLOWS; NULL when it was made as it is). */
 	bool one_server;
 	GPtrArray *members;
+	/* What --host snapshots said (analyzer/run.c, after detection), per
+	 * setting, parallel to settings (set only when host_source is): the
+	 * verdict and the host fact behind it, English and Chinese, owned. */
+	const char *host_source; /* the snapshot (DIR or .tar.gz) used, or NULL */
+	pd_host_verdict host_verdict[PD_FINDING_MAX_SETTINGS];
+	char *host_fact[PD_FINDING_MAX_SETTINGS], *host_fact_zh[PD_FINDING_MAX_SETTINGS];
+	char *host_counters, *host_counters_zh; /* "TcpExtListenOverflows +2 during the capture; ..." */
 } pd_finding;
 
 typedef struct pd_linktype_count {
@@ -134,6 +142,7 @@ typedef struct pd_capture_summary {
 	 * one that could not be hashed (standard input). NULL when not asked. */
 	GPtrArray *file_sha256; /* char*, lowercase hex */
 	GArray *file_sizes; /* uint64_t bytes, parallel to files; 0 unknown */
+	GPtrArray *hosts; /* char*: the --host snapshots given (used or not: see notes), owned; NULL none */
 } pd_capture_summary;
 
 /* Packet series behind the HTML report's pictures (analyzer/series.c,

@@ -7,14 +7,14 @@ status=0
 allowed() {
 	case $1 in
 	dissect | knowledge) echo "" ;;
-	capture) echo "dissect" ;;
+	capture | host) echo "dissect" ;;
 	report) echo "dissect knowledge" ;;
 	heuristics) echo "dissect knowledge report" ;;
-	analyzer) echo "capture dissect heuristics report" ;;
-	cli) echo "analyzer report" ;;
+	analyzer) echo "capture dissect heuristics host knowledge report" ;;
+	cli) echo "analyzer host report" ;;
 	esac
 }
-for d in dissect knowledge capture report heuristics analyzer cli; do
+for d in dissect knowledge capture host report heuristics analyzer cli; do
 	ok=" $d $(allowed "$d") "
 	for f in "$d"/*.c "$d"/*.h; do
 		[ -f "$f" ] || continue
