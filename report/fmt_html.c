@@ -641,7 +641,7 @@ static void pictures(html *h, const pd_finding *f, unsigned need)
 				       listed - FLOWS_PER_FINDING, l->more_flows_post);
 }
 
-static void setting_html(html *h, const char *name, bool full)
+static void setting_html(html *h, const pd_finding *f, const char *name, bool full)
 {
 	const pd_labels *l = h->l;
 	const pd_setting *s = pd_kb_find(name);
@@ -664,6 +664,13 @@ static void setting_html(html *h, const char *name, bool full)
 		esc(h->o, h->zh ? s->caveat_zh : s->caveat_en);
 		g_string_append(h->o, "</span>");
 	}
+	GString *hl = g_string_new(NULL);
+	if (pd_r_host_line(hl, f, name, h->zh)) {
+		g_string_append_printf(h->o, "<br><span class=\"host\">%s%s", pd_r_host_label(h->zh), l->colon);
+		esc(h->o, hl->str);
+		g_string_append(h->o, "</span>");
+	}
+	g_string_free(hl, TRUE);
 	g_string_append(h->o, "</li>\n");
 }
 
@@ -780,9 +787,15 @@ static void render_finding(html *h, size_t n, const pd_finding *f)
 	size_t ns = pd_r_settings(f, names);
 	if (ns) {
 		size_t full = h->verbose ? ns : MIN(ns, (size_t)PD_R_SETTINGS_SHOWN);
-		g_string_append_printf(o, "<h4>%s</h4>\n<ol class=\"settings\">\n", l->settings);
+		g_string_append_printf(o, "<h4>%s</h4>\n", l->settings);
+		if (f->host_counters) {
+			g_string_append_printf(o, "<p class=\"host\">%s%s", pd_r_host_label(h->zh), l->colon);
+			esc(o, h->zh ? f->host_counters_zh : f->host_counters);
+			g_string_append(o, "</p>\n");
+		}
+		g_string_append(o, "<ol class=\"settings\">\n");
 		for (size_t i = 0; i < full; i++)
-			setting_html(h, names[i], true);
+			setting_html(h, f, names[i], true);
 		g_string_append(o, "</ol>\n");
 		if (full < ns) {
 			g_string_append_printf(o, "<p class=\"fold\">%s%s", l->also_settings, l->colon);

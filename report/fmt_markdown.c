@@ -261,7 +261,13 @@ static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose
 	size_t ns = pd_r_settings(f, names);
 	if (ns) {
 		g_string_append_printf(o, "**%s**\n\n", l->settings);
+		if (f->host_counters) {
+			g_string_append_printf(o, "%s: ", pd_r_host_label(zh));
+			pd_escape_markdown(o, zh ? f->host_counters_zh : f->host_counters);
+			g_string_append(o, "\n\n");
+		}
 		size_t full = verbose ? ns : MIN(ns, (size_t)PD_R_SETTINGS_SHOWN);
+		GString *hl = g_string_new(NULL);
 		for (size_t i = 0; i < full; i++) {
 			const pd_setting *s = pd_kb_find(names[i]);
 			g_string_append_printf(o, "%zu. **", i + 1);
@@ -269,6 +275,11 @@ static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose
 			g_string_append(o, "**");
 			if (!s) {
 				g_string_append_c(o, '\n');
+				if (pd_r_host_line(hl, f, names[i], zh)) {
+					g_string_append_printf(o, "   - %s: ", pd_r_host_label(zh));
+					pd_escape_markdown(o, hl->str);
+					g_string_append_c(o, '\n');
+				}
 				continue;
 			}
 			g_string_append_printf(o, " (%s, %s", l->kinds[s->kind], l->sides[s->side]);
@@ -282,7 +293,13 @@ static void render_finding(GString *o, const pd_labels *l, bool zh, bool verbose
 					       zh ? s->change_zh : s->change_en);
 			g_string_append_printf(o, "   - %s: %s\n", l->caveat,
 					       zh ? s->caveat_zh : s->caveat_en);
+			if (pd_r_host_line(hl, f, names[i], zh)) {
+				g_string_append_printf(o, "   - %s: ", pd_r_host_label(zh));
+				pd_escape_markdown(o, hl->str);
+				g_string_append_c(o, '\n');
+			}
 		}
+		g_string_free(hl, TRUE);
 		if (full < ns) {
 			g_string_append_printf(o, "\n%s: ", l->also_settings);
 			for (size_t i = full; i < ns; i++) {

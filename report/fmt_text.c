@@ -216,7 +216,7 @@ static void evidence_text(GString *b, const pd_evidence *e)
 	g_string_append_printf(b, "#%llu (%s)", (unsigned long long)e->frame, iso);
 }
 
-static void render_setting(ctx *c, size_t idx, const char *name)
+static void render_setting(ctx *c, const pd_finding *f, size_t idx, const char *name)
 {
 	const pd_labels *l = c->l;
 	const pd_setting *s = pd_kb_find(name);
@@ -246,6 +246,8 @@ static void render_setting(ctx *c, size_t idx, const char *name)
 	} else {
 		g_string_append_c(c->out, '\n');
 	}
+	if (pd_r_host_line(b, f, name, c->zh))
+		labelled(c, 8, pd_r_host_label(c->zh), b->str);
 	g_string_free(b, TRUE);
 }
 
@@ -364,9 +366,11 @@ static void render_finding(ctx *c, size_t n, const pd_finding *f)
 	size_t ns = pd_r_settings(f, names);
 	if (ns) {
 		heading(c, 3, l->settings);
+		if (f->host_counters)
+			labelled(c, 5, pd_r_host_label(c->zh), c->zh ? f->host_counters_zh : f->host_counters);
 		size_t full = c->verbose ? ns : MIN(ns, (size_t)PD_R_SETTINGS_SHOWN);
 		for (size_t i = 0; i < full; i++)
-			render_setting(c, i, names[i]);
+			render_setting(c, f, i, names[i]);
 		if (full < ns) {
 			/* the rest by name only: the verdict and two in full are what a
 			 * reader acts on; the KB has the others */

@@ -23,6 +23,17 @@ const char *pd_r_proto_name(uint8_t proto, char *tmp, size_t len);
 /* The finding's settings ranking, falling back to the catalogue's default
  * when the detector left it empty. Returns the count (<= PD_DEF_MAX_SETTINGS). */
 size_t pd_r_settings(const pd_finding *f, const char **out);
+/* What --host snapshots said about setting name of f (PD_HV_NONE: nothing),
+ * and the fact behind it in each language (NULL none). */
+pd_host_verdict pd_r_host_verdict(const pd_finding *f, const char *name, const char **fact_en,
+				  const char **fact_zh);
+/* "confirmed: FACT" for setting name of f in the language, into b (which
+ * it clears); false when the snapshots said nothing about it. */
+bool pd_r_host_line(GString *b, const pd_finding *f, const char *name, bool zh);
+/* The label of those lines and of the counters line. */
+const char *pd_r_host_label(bool zh);
+/* Its first setting is confirmed by host counters. */
+bool pd_r_host_confirmed(const pd_finding *f);
 
 /* A finite number for JSON and text (NaN/inf would break determinism). */
 double pd_r_finite(double v);

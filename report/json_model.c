@@ -210,8 +210,21 @@ static cJSON *finding_json(const pd_finding *f)
 	cJSON *settings = cJSON_AddArrayToObject(o, "settings");
 	const char *names[PD_FINDING_MAX_SETTINGS + PD_DEF_MAX_SETTINGS];
 	size_t n = pd_r_settings(f, names);
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(settings, setting_json(names[i]));
+	for (size_t i = 0; i < n; i++) {
+		cJSON *so = setting_json(names[i]);
+		/* what the --host snapshots said about it */
+		const char *fact_en = NULL, *fact_zh = NULL;
+		pd_host_verdict v = pd_r_host_verdict(f, names[i], &fact_en, &fact_zh);
+		if (f->host_source) {
+			cJSON *h = cJSON_AddObjectToObject(so, "host");
+			cJSON_AddItemToObject(h, "verdict",
+					      v == PD_HV_NONE ? cJSON_CreateNull()
+							      : cJSON_CreateString(pd_host_verdict_name(v)));
+			add_str_or_null(h, "fact", fact_en);
+			add_str_or_null(h, "fact_zh", fact_zh);
+		}
+		cJSON_AddItemToArray(settings, so);
+	}
 
 	cJSON *alts = cJSON_AddArrayToObject(o, "alternatives");
 	for (size_t i = 0; d && i < PD_DEF_MAX_ALTS && d->alternatives_en[i]; i++)
@@ -231,6 +244,14 @@ static cJSON *finding_json(const pd_finding *f)
 	cJSON *members = cJSON_AddArrayToObject(o, "members");
 	for (guint i = 0; f->members && i < f->members->len; i++)
 		cJSON_AddItemToArray(members, member_json(g_ptr_array_index(f->members, i)));
+	/* only with --host: the snapshot that judged it, the counters that moved */
+	if (f->host_source || f->host_counters) {
+		cJSON *h = cJSON_AddObjectToObject(o, "host");
+		add_str_or_null(h, "source", f->host_source);
+		cJSON_AddItemToObject(h, "confirmed", cJSON_CreateBool(pd_r_host_confirmed(f)));
+		add_str_or_null(h, "counters", f->host_counters);
+		add_str_or_null(h, "counters_zh", f->host_counters_zh);
+	}
 	return o;
 }
 
@@ -309,6 +330,9 @@ static cJSON *capture_json(const pd_capture_summary *c)
 		for (guint i = 0; i < c->notes->len; i++)
 			cJSON_AddItemToArray(zh, safe_string(pd_note_in(&g_array_index(c->notes, pd_note, i), true)));
 	}
+	/* the --host snapshots given, used or not (the notes say why not) */
+	if (c->hosts)
+		cJSON_AddItemToObject(o, "hosts", strings_json(c->hosts));
 	return o;
 }
 

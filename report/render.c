@@ -6,6 +6,7 @@
 #include <pcap/pcap.h>
 #include <math.h>
 #include <string.h>
+#include <glib.h>
 
 const pd_renderer *pd_renderer_find(const char *name)
 {
@@ -91,6 +92,51 @@ size_t pd_r_settings(const pd_finding *f, const char **out)
 		for (size_t i = 0; i < PD_DEF_MAX_SETTINGS && f->def->settings[i]; i++)
 			out[n++] = f->def->settings[i];
 	return n;
+}
+
+pd_host_verdict pd_r_host_verdict(const pd_finding *f, const char *name, const char **fact_en,
+				  const char **fact_zh)
+{
+	if (fact_en)
+		*fact_en = NULL;
+	if (fact_zh)
+		*fact_zh = NULL;
+	if (!f->host_source)
+		return PD_HV_NONE;
+	for (size_t i = 0; i < f->n_settings && i < PD_FINDING_MAX_SETTINGS; i++)
+		if (f->settings[i] && !strcmp(f->settings[i], name)) {
+			if (fact_en)
+				*fact_en = f->host_fact[i];
+			if (fact_zh)
+				*fact_zh = f->host_fact_zh[i] ? f->host_fact_zh[i] : f->host_fact[i];
+			return f->host_verdict[i];
+		}
+	return PD_HV_NONE;
+}
+
+bool pd_r_host_line(GString *b, const pd_finding *f, const char *name, bool zh)
+{
+	const char *en, *zhf;
+	pd_host_verdict v = pd_r_host_verdict(f, name, &en, &zhf);
+	g_string_truncate(b, 0);
+	if (v == PD_HV_NONE)
+		return false;
+	static const char *const zh_names[] = {"", "已排除", "相符", "已证实"};
+	g_string_append(b, zh ? zh_names[v] : pd_host_verdict_name(v));
+	const char *fact = zh ? zhf : en;
+	if (fact && *fact)
+		g_string_append_printf(b, zh ? "：%s" : ": %s", fact);
+	return true;
+}
+
+const char *pd_r_host_label(bool zh)
+{
+	return zh ? "主机" : "Host";
+}
+
+bool pd_r_host_confirmed(const pd_finding *f)
+{
+	return f->host_source && f->n_settings && f->host_verdict[0] == PD_HV_CONFIRMED;
 }
 
 double pd_r_finite(double v)

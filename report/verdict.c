@@ -101,6 +101,8 @@ void pd_r_confidence(GString *b, const pd_finding *f, const pd_labels *l)
 	double c = pd_r_finite(f->confidence);
 	c = c < 0 ? 0 : c > 1 ? 1 : c;
 	g_string_append_printf(b, "%s %.0f%%", l->confidence, c * 100.0);
+	if (pd_r_host_confirmed(f))
+		g_string_append(b, l == pd_labels_get(true) ? "，已由主机计数器证实" : ", confirmed by host counters");
 }
 
 const pd_setting *pd_r_first_setting(const pd_finding *f, const char **name)
