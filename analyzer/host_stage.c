@@ -370,7 +370,7 @@ static bool apply_host(pd_host *h, pd_finding *f, GHashTable *noted)
 		if (i == f->n_settings)
 			continue;
 		/* a verdict an earlier host gave stays; this host adds only where none did */
-		if (f->host_source && f->host_source != h->source && f->host_verdict[i] != PD_HV_NONE)
+		if (f->host_source && f->host_source != h->ref && f->host_verdict[i] != PD_HV_NONE)
 			continue;
 		const pd_flow_ref *fr = end_flow(h, f, rule->end);
 		if (!fr)
@@ -393,7 +393,7 @@ static bool apply_host(pd_host *h, pd_finding *f, GHashTable *noted)
 	if (end_flow(h, f, PD_HE_EITHER))
 		counters_line(h, f);
 	if (any) {
-		f->host_source = h->source;
+		f->host_source = h->ref;
 		rerank(f);
 	}
 	return any || f->host_counters;
@@ -429,7 +429,7 @@ static void unexplained(pd_report *r, const pd_host *h, GPtrArray *made)
 			nf->flows = g_array_new(FALSE, TRUE, sizeof(pd_flow_ref));
 			nf->examples = g_array_new(FALSE, TRUE, sizeof(pd_evidence));
 			nf->metrics = g_array_new(FALSE, TRUE, sizeof(pd_metric));
-			nf->host_source = h->source;
+			nf->host_source = h->ref;
 		}
 		pd_metric m = {.key = w->counter, .value = (double)d, .unit = "count", .agg = PD_AGG_SUM};
 		g_array_append_val(nf->metrics, m);
@@ -478,8 +478,7 @@ void pd_host_stage(pd_report *r, const char *const *paths, size_t n)
 		char *src = g_strdup(paths[p]);
 		g_ptr_array_add(c->hosts, src);
 		pd_host *h = pd_host_load(paths[p]);
-		g_free(h->source);
-		h->source = src; /* the report's copy: findings point at it */
+		h->ref = src; /* the report's copy: findings point at it */
 		g_ptr_array_add(loaded, h);
 		bool use = h->files_used > 0;
 		double t0 = (double)c->first_ts / 1e9, t1 = (double)c->last_ts / 1e9;

@@ -62,6 +62,7 @@ typedef struct pd_host_net {
 
 typedef struct pd_host {
 	char *source; /* the DIR or .tar.gz as given */
+	const char *ref; /* the report's copy of source (findings point at it); not owned */
 	char hostname[64];
 	char kernel[64];
 	GHashTable *sysctl; /* char* name -> char* value */

@@ -152,6 +152,8 @@ pd_host_kind pd_host_add_text(pd_host *h, const char *name, const char *text, si
 			memcpy(h->hostname, first, first_n);
 			h->hostname[first_n] = 0;
 			k = PD_HK_HOSTNAME;
+		} else if (pd_host_parse_ss(h, body, blen, time)) {
+			k = PD_HK_SS; /* the header alone: no socket at that moment */
 		}
 	} else if (pd_host_parse_conntrack_s(h, name, body, blen, time)) {
 		k = PD_HK_CONNTRACK_S;

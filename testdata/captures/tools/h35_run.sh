@@ -1,0 +1,66 @@
+#!/bin/bash
+# h35_run.sh SCENARIO: issue-35 captures with host snapshots (pcapdoc --host): the setups of
+# tools/q24_run.sh (rmemsmall, sndbuf), plus tools/host_snap.sh taken IN the namespace of the
+# host that matters before the transfer, every 0.5 s during it (ss) and after it. Namespaces
+# px4-*, addresses 10.204.x.x (tools/vb_lib.sh with VB_NET=204). Each scenario writes
+# ../<name>/<name>.pcap and ../<name>/host.tgz. Bounded; namespaces deleted on exit. Run as root.
+#   h35_run.sh rmem|sndbuf
+set -u
+T=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VB_NET=204
+VB_PREFIX=px4-
+. "$T/vb_lib.sh"
+CAPS=$(cd "$T/.." && pwd)
+SRV=10.204.2.2
+S=${1:?scenario}
+P=px4-$S
+SNAP=$(mktemp -d /tmp/px4-snap.XXXXXX)
+trap 'cap_stop_all 2>/dev/null; vb_dr_down $P; rm -rf "$SNAP"' EXIT
+
+q_up() {
+    vb_dr_down $P
+    vb_dr_up $P "$1" 60 || exit 1
+    local n
+    for n in cli srv; do
+        ip netns exec $P-$n ethtool -K eth0 tso off gso off gro off >/dev/null 2>&1
+    done
+    for n in to-cli to-srv; do ip netns exec $P-rtr ethtool -K $n tso off gso off gro off >/dev/null 2>&1; done
+}
+
+# bulk PORT BYTES "SERVER OPTS" "CLIENT OPTS" NS: the server sends BYTES, the client reads to
+# EOF; ss snapshots of NS every 0.5 s while it runs (at most 30)
+bulk() {
+    local port=$1 bytes=$2 ns=$5
+    ip netns exec $P-srv timeout 35 $PY "$VBAPP" server --addr $SRV --port $port --mode send --bytes $bytes --cc cubic --timeout 30 $3 &
+    local sp=$!
+    wait_listen $P-srv $port || exit 1
+    ip netns exec $P-cli timeout 35 $PY "$VBAPP" client --addr $SRV --port $port --mode recv --cc cubic --timeout 30 $4 &
+    local cp=$! k=0
+    while kill -0 $cp 2>/dev/null && [ $k -lt 30 ]; do
+        sleep 0.5; bash "$T/host_snap.sh" "$ns" "$SNAP" "during$(printf %02d $k)" ss; k=$((k + 1))
+    done
+    wait $cp; wait $sp
+}
+
+case $S in
+sndbuf)  # server SO_SNDBUF 16384, RTT 40 ms, 1 MiB (tools/q24_run.sh sndbuf)
+    q_up 20; N=sndbuf-host-server; NS=$P-srv
+    mkdir -p "$CAPS/$N"
+    OUT_DIR=$CAPS/$N; cap_start $NS eth0 "$CAPS/$N/$N.pcap" 128 40 tcp port 5402
+    bash "$T/host_snap.sh" $NS "$SNAP" before
+    bulk 5402 1048576 "--sndbuf 16384" "" $NS ;;
+rmem)  # client tcp_rmem max 262144, RTT 100 ms, 1.5 MiB (tools/q24_run.sh rmemsmall)
+    q_up 50; N=rmem-host-client; NS=$P-cli
+    ip netns exec $NS sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+    mkdir -p "$CAPS/$N"
+    OUT_DIR=$CAPS/$N; cap_start $NS eth0 "$CAPS/$N/$N.pcap" 128 40 tcp port 5403
+    bash "$T/host_snap.sh" $NS "$SNAP" before
+    bulk 5403 1572864 "" "" $NS ;;
+*) echo "unknown scenario $S" >&2; exit 2 ;;
+esac
+sleep 0.5
+bash "$T/host_snap.sh" $NS "$SNAP" after
+OUT_DIR=$CAPS/$N cap_stop_all
+rm -f "$CAPS/$N"/*.pcap.log
+tar -czf "$CAPS/$N/host.tgz" -C "$SNAP" .
+echo "wrote $CAPS/$N/$N.pcap $CAPS/$N/host.tgz"
