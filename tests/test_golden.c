@@ -8,6 +8,11 @@
  *   forbid <finding-id>                         must not be reported at any severity
  *   healthy                                     no warning or error at all
  *   options <pcapdoc options>
+ *   host <DIR or .tgz>                          host snapshots beside the capture (repeatable):
+ *                                               the capture is checked twice, without them (the
+ *                                               lines above) and with --host (the lines below)
+ *   confirmed <finding-id> <setting>            with --host: that setting first, verdict confirmed
+ *   ruledout <finding-id> <setting>             with --host: that setting's verdict is ruled out
  *
  * Any warning or error that no expect or allow line names fails the test:
  * one problem is one finding, its symptoms are its evidence. The test
@@ -22,6 +27,7 @@
 
 typedef struct expectation {
 	GPtrArray *expect_ids, *expect_settings, *allow, *forbid;
+	GPtrArray *hosts, *confirmed_ids, *confirmed_settings, *ruledout_ids, *ruledout_settings;
 	bool healthy;
 	char *options;
 } expectation;
@@ -32,6 +38,11 @@ static void expectation_free(expectation *e)
 	g_ptr_array_free(e->expect_settings, TRUE);
 	g_ptr_array_free(e->allow, TRUE);
 	g_ptr_array_free(e->forbid, TRUE);
+	g_ptr_array_free(e->hosts, TRUE);
+	g_ptr_array_free(e->confirmed_ids, TRUE);
+	g_ptr_array_free(e->confirmed_settings, TRUE);
+	g_ptr_array_free(e->ruledout_ids, TRUE);
+	g_ptr_array_free(e->ruledout_settings, TRUE);
 	g_free(e->options);
 }
 
@@ -45,6 +56,12 @@ static bool load(const char *path, expectation *e)
 	e->expect_settings = g_ptr_array_new_with_free_func(g_free);
 	e->allow = g_ptr_array_new_with_free_func(g_free);
 	e->forbid = g_ptr_array_new_with_free_func(g_free);
+	e->hosts = g_ptr_array_new_with_free_func(g_free);
+	e->confirmed_ids = g_ptr_array_new_with_free_func(g_free);
+	e->confirmed_settings = g_ptr_array_new_with_free_func(g_free);
+	e->ruledout_ids = g_ptr_array_new_with_free_func(g_free);
+	e->ruledout_settings = g_ptr_array_new_with_free_func(g_free);
+	char *dir = g_path_get_dirname(path);
 	char **lines = g_strsplit(text, "\n", -1);
 	for (char **l = lines; *l; l++) {
 		char *line = g_strstrip(*l);
@@ -60,6 +77,13 @@ static bool load(const char *path, expectation *e)
 			g_ptr_array_add(e->allow, g_strdup(w[1]));
 		} else if (!strcmp(kw, "forbid") && w[1]) {
 			g_ptr_array_add(e->forbid, g_strdup(w[1]));
+		} else if (!strcmp(kw, "host") && w[1]) {
+			g_ptr_array_add(e->hosts, g_build_filename(dir, w[1], NULL));
+		} else if ((!strcmp(kw, "confirmed") || !strcmp(kw, "ruledout")) && w[1] && w[2]) {
+			bool conf = !strcmp(kw, "confirmed");
+			g_ptr_array_add(conf ? e->confirmed_ids : e->ruledout_ids, g_strdup(w[1]));
+			g_ptr_array_add(conf ? e->confirmed_settings : e->ruledout_settings,
+					g_strdup(g_strstrip(w[2])));
 		} else if (!strcmp(kw, "healthy")) {
 			e->healthy = true;
 		} else if (!strcmp(kw, "options") && w[1]) {
@@ -70,6 +94,7 @@ static bool load(const char *path, expectation *e)
 	}
 	g_strfreev(lines);
 	g_free(text);
+	g_free(dir);
 	return true;
 }
 
@@ -86,6 +111,26 @@ static const char *first_setting(const cJSON *f)
 	const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
 	const cJSON *n = s ? cJSON_GetObjectItemCaseSensitive(s, "name") : NULL;
 	return cJSON_IsString(n) ? n->valuestring : "";
+}
+
+/* The --host verdict of setting name in finding f ("" when none). */
+static const char *host_verdict(const cJSON *f, const char *name, int *rank)
+{
+	const cJSON *s;
+	int i = 0;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "settings"))
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name)) {
+			*rank = i;
+			const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "host");
+			const cJSON *v = h ? cJSON_GetObjectItemCaseSensitive(h, "verdict") : NULL;
+			return cJSON_IsString(v) ? v->valuestring : "";
+		}
+		i++;
+	}
+	*rank = -1;
+	return "";
 }
 
 /* Captures not yet diagnosed as their expect file says: one name per line
@@ -117,7 +162,7 @@ typedef struct tally {
 } tally;
 
 /* Checks one capture; returns the failures as text ("" when it passes). */
-static GString *check(const char *name, const char *pcap, const expectation *e, tally *t)
+static GString *check(const char *name, const char *pcap, const expectation *e, tally *t, bool with_host)
 {
 	GString *why = g_string_new("");
 	char **extra = e->options ? g_strsplit(e->options, " ", -1) : g_new0(char *, 1);
@@ -128,6 +173,10 @@ static GString *check(const char *name, const char *pcap, const expectation *e, 
 	for (char **x = extra; *x; x++)
 		if (**x)
 			g_ptr_array_add(args, *x);
+	for (guint i = 0; with_host && i < e->hosts->len; i++) {
+		g_ptr_array_add(args, "--host");
+		g_ptr_array_add(args, g_ptr_array_index(e->hosts, i));
+	}
 	g_ptr_array_add(args, (char *)pcap);
 	g_ptr_array_add(args, NULL);
 	char *out = NULL;
@@ -141,7 +190,32 @@ static GString *check(const char *name, const char *pcap, const expectation *e, 
 		return why;
 	}
 	const cJSON *findings = cJSON_GetObjectItemCaseSensitive(doc, "findings");
-	for (guint i = 0; i < e->expect_ids->len; i++) {
+	for (guint i = 0; with_host && i < e->confirmed_ids->len; i++) {
+		const char *id = g_ptr_array_index(e->confirmed_ids, i);
+		const char *want = g_ptr_array_index(e->confirmed_settings, i);
+		const cJSON *f = pd_test_finding(doc, id, 0);
+		int rank;
+		const char *v = f ? host_verdict(f, want, &rank) : "";
+		if (!f)
+			g_string_append_printf(why, "with --host: missing %s; ", id);
+		else if (rank != 0 || strcmp(v, "confirmed"))
+			g_string_append_printf(why, "with --host: %s ranks '%s' first, '%s' is #%d '%s'; ", id,
+					       first_setting(f), want, rank + 1, v);
+	}
+	for (guint i = 0; with_host && i < e->ruledout_ids->len; i++) {
+		const char *id = g_ptr_array_index(e->ruledout_ids, i);
+		const char *want = g_ptr_array_index(e->ruledout_settings, i);
+		const cJSON *f = pd_test_finding(doc, id, 0);
+		int rank;
+		const char *v = f ? host_verdict(f, want, &rank) : "";
+		if (!f)
+			g_string_append_printf(why, "with --host: missing %s; ", id);
+		else if (strcmp(v, "ruled out"))
+			g_string_append_printf(why, "with --host: %s '%s' is '%s', not ruled out; ", id, want, v);
+	}
+	/* with --host the first settings are the host's (checked above); the
+	 * packet-only run checks the expect lines' settings */
+	for (guint i = 0; !with_host && i < e->expect_ids->len; i++) {
 		const char *id = g_ptr_array_index(e->expect_ids, i);
 		const char *want = g_ptr_array_index(e->expect_settings, i);
 		t->problems++;
@@ -165,7 +239,7 @@ static GString *check(const char *name, const char *pcap, const expectation *e, 
 		}
 		t->found_right++;
 	}
-	if (e->healthy)
+	if (e->healthy && !with_host)
 		t->healthy++;
 	bool healthy_warned = false;
 	const cJSON *f;
@@ -175,7 +249,7 @@ static GString *check(const char *name, const char *pcap, const expectation *e, 
 		const char *sev = cJSON_GetObjectItemCaseSensitive(f, "severity")->valuestring;
 		const cJSON *by = cJSON_GetObjectItemCaseSensitive(f, "explained_by");
 		if (listed(e->forbid, id)) {
-			g_string_append_printf(why, "forbidden %s (%s); ", id, sev);
+			g_string_append_printf(why, "%sforbidden %s (%s); ", with_host ? "with --host: " : "", id, sev);
 			continue;
 		}
 		bool warn = strcmp(sev, "info") != 0;
@@ -184,11 +258,11 @@ static GString *check(const char *name, const char *pcap, const expectation *e, 
 			continue;
 		if (e->healthy)
 			healthy_warned = true;
-		else
+		else if (!with_host)
 			t->stray++;
-		g_string_append_printf(why, "unexpected %s %s; ", sev, id);
+		g_string_append_printf(why, "%sunexpected %s %s; ", with_host ? "with --host: " : "", sev, id);
 	}
-	if (healthy_warned)
+	if (healthy_warned && !with_host)
 		t->healthy_warned++;
 	cJSON_Delete(doc);
 	(void)name;
@@ -236,7 +310,12 @@ Test(golden, expect_files, .timeout = 900)
 		}
 		expectation e;
 		cr_assert(load(ex, &e), "%s: unreadable expect file", name);
-		GString *why = check(name, pcap, &e, &t);
+		GString *why = check(name, pcap, &e, &t, false);
+		if (e.hosts->len) {
+			GString *hw = check(name, pcap, &e, &t, true);
+			g_string_append(why, hw->str);
+			g_string_free(hw, TRUE);
+		}
 		bool is_pending = g_hash_table_contains(pending, name);
 		if (why->len && is_pending) {
 			t.pending_failed++;
