@@ -12,6 +12,7 @@
 #include "knowledge/counters.h"
 #include "knowledge/kb.h"
 #include "testutil.h"
+#include "host/collect.h"
 
 static bool is_kebab(const char *s)
 {
@@ -506,6 +507,18 @@ Test(kb, checks_are_safe)
 		}
 }
 
+/* pcapdoc capture runs these on the user's host: the same rules as the checks */
+Test(kb, collector_commands_are_safe)
+{
+	for (unsigned i = 0; i < pd_collect_cmds_len; i++) {
+		char *cmd = g_strjoinv(" ", (char **)pd_collect_cmds[i].argv);
+		for (size_t p = 0; p < G_N_ELEMENTS(unsafe); p++)
+			cr_expect(!g_regex_match_simple(unsafe[p].re, cmd, 0, 0), "the collector's '%s' %s", cmd,
+				  unsafe[p].why);
+		g_free(cmd);
+	}
+}
+
 /* ---------------- English and Chinese say the same thing ---------------- */
 
 /* Every text field comes in both languages. */
@@ -870,7 +883,8 @@ Test(docs, man_page_lists_options)
 				     "junit", "threads", "max\\-flows", "strict", "color",
 				     "version", "help", "NO_COLOR", "EXIT STATUS", "diff",
 				     "\\-r \", \" \\-\\-read\\-file", "\\-\\-verbose", "jsonl | html",
-				     "docs/siem.md", "verdict"};
+				     "docs/siem.md", "verdict", "\\-\\-host", "pcapdoc capture",
+				     "docs/host-evidence.md"};
 	for (size_t i = 0; i < G_N_ELEMENTS(opts); i++)
 		cr_expect(strstr(man, opts[i]), "pcapdoc.1 does not mention %s", opts[i]);
 	g_free(man);

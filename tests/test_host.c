@@ -1,0 +1,290 @@
+/* Host snapshots (host/): every parser on real output, on truncated and
+ * garbage input (never a crash, a note naming the file); the collector
+ * runs only read-only commands; --host on bad input leaves the packet
+ * diagnosis as it was. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "host/collect.h"
+#include "host/host.h"
+#include "testutil.h"
+
+static const char sysctl_txt[] = "# time 1765000000.5\n# cmd sysctl -a\n"
+				 "net.core.somaxconn = 4096\n"
+				 "net.ipv4.tcp_rmem = 4096\t131072\t262144\n"
+				 "net.ipv4.tcp_syncookies = 0\n"
+				 "net.netfilter.nf_conntrack_count = 64\n"
+				 "net.netfilter.nf_conntrack_max = 64\n";
+static const char nstat1[] = "#kernel\nIpInReceives 10 0.0\nTcpExtListenOverflows 3 0.0\nTcpExtPAWSEstab 0 0.0\n";
+static const char nstat2[] = "#kernel\nIpInReceives 50 0.0\nTcpExtListenOverflows 7 0.0\nTcpExtPAWSEstab 0 0.0\n";
+static const char ss_txt[] = "State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n"
+			     "LISTEN 0      2      10.1.0.2:8080       0.0.0.0:*\n"
+			     "\t skmem:(r0,rb131072,t0,tb16384,f0,w0,o0,bl0,d0) cubic rto:1000\n"
+			     "ESTAB  0      0      10.1.0.2:8080       10.1.0.1:41001\n"
+			     "\t skmem:(r0,rb262144,t0,tb32768,f0,w0,o0,bl0,d0) ts sack cubic rcv_space:14480\n"
+			     "ESTAB  0      0      [::ffff:10.1.0.2]:22 [::ffff:10.1.0.9]:5000\n";
+static const char ct_txt[] = "cpu=0   \tfound=0 invalid=1 insert=0 insert_failed=2 drop=15 early_drop=0 error=0\n"
+			     "cpu=1   \tfound=0 invalid=0 insert=0 insert_failed=0 drop=45 early_drop=1 error=0\n";
+static const char ip_txt[] = "1: lo: <LOOPBACK,UP> mtu 65536 qdisc noqueue state UNKNOWN\n"
+			     "    inet 127.0.0.1/8 scope host lo\n"
+			     "2: eth0@if3: <BROADCAST,UP> mtu 1500 qdisc noqueue state UP\n"
+			     "    inet 10.1.0.2/24 scope global eth0\n"
+			     "    inet6 fe80::1/64 scope link\n";
+
+static pd_host *fresh(void)
+{
+	/* a missing path: an empty host with one note, the way to start from nothing */
+	pd_host *h = pd_host_load("/nonexistent/pcapdoc-host-test");
+	g_ptr_array_set_size(h->notes_en, 0);
+	g_ptr_array_set_size(h->notes_zh, 0);
+	return h;
+}
+
+static pd_host_kind add(pd_host *h, const char *name, const char *s)
+{
+	return pd_host_add_text(h, name, s, strlen(s), 0);
+}
+
+Test(host, parses_each_kind)
+{
+	pd_host *h = fresh();
+	cr_expect_eq(add(h, "a", sysctl_txt), PD_HK_SYSCTL);
+	cr_expect_eq(add(h, "b", nstat1), PD_HK_NSTAT);
+	cr_expect_eq(add(h, "c", nstat2), PD_HK_NSTAT);
+	cr_expect_eq(add(h, "d", ss_txt), PD_HK_SS);
+	cr_expect_eq(add(h, "e", ct_txt), PD_HK_CONNTRACK_S);
+	cr_expect_eq(add(h, "f", "64\n"), PD_HK_CONNTRACK_C);
+	cr_expect_eq(add(h, "g", ip_txt), PD_HK_IPADDR);
+	cr_expect_eq(add(h, "h", "6.8.0-31-generic\n"), PD_HK_UNAME);
+	cr_expect_eq(add(h, "i", "web-1\n"), PD_HK_HOSTNAME);
+	cr_expect_eq(h->notes_en->len, 0);
+	int64_t v;
+	cr_expect(pd_host_sysctl_int(h, "net.ipv4.tcp_rmem", 2, &v) && v == 262144);
+	cr_expect(pd_host_sysctl_int(h, "net.core.somaxconn", 0, &v) && v == 4096);
+	cr_expect(!pd_host_sysctl_int(h, "net.ipv4.tcp_rmem", 3, &v));
+	cr_expect(!pd_host_sysctl_int(h, "net.no.such", 0, &v));
+	bool abs;
+	cr_expect(pd_host_counter(h, "TcpExtListenOverflows", &v, &abs));
+	cr_expect_eq(v, 4);
+	cr_expect(!abs);
+	int64_t drop, failed, early;
+	cr_expect(pd_host_ct_delta(h, &drop, &failed, &early));
+	cr_expect_eq(drop, 60); /* one snapshot: absolute, summed over CPUs */
+	cr_expect_eq(failed, 2);
+	cr_expect_eq(h->ct_count, 64);
+	cr_expect_eq(h->socks->len, 3);
+	const pd_host_sock *l = &g_array_index(h->socks, pd_host_sock, 0);
+	cr_expect_str_eq(l->state, "LISTEN");
+	cr_expect_eq(l->sendq, 2);
+	cr_expect_eq(l->lport, 8080);
+	const pd_host_sock *e = &g_array_index(h->socks, pd_host_sock, 1);
+	cr_expect_eq(e->rb, 262144);
+	cr_expect_eq(e->tb, 32768);
+	cr_expect_eq(e->pport, 41001);
+	const pd_host_sock *m = &g_array_index(h->socks, pd_host_sock, 2);
+	cr_expect_eq(m->local.family, 4); /* a v4-mapped address is the IPv4 peer */
+	cr_expect_eq(h->nets->len, 3);
+	pd_addr a = {0};
+	cr_expect(pd_host_addr_parse("10.1.0.2", 8, &a));
+	cr_expect(pd_host_has_addr(h, &a));
+	cr_expect(pd_host_addr_parse("10.1.0.77", 9, &a));
+	cr_expect(!pd_host_has_addr(h, &a));
+	cr_expect(pd_host_on_net(h, &a));
+	cr_expect_str_eq(h->kernel, "6.8.0-31-generic");
+	cr_expect_str_eq(h->hostname, "web-1");
+	cr_expect(h->first_time > 1765000000.0);
+	pd_host_free(h);
+}
+
+/* Every prefix of every snapshot, and random bytes: parsed or noted, never
+ * a crash or a read past the end (run under the sanitizers too). */
+Test(host, truncated_and_garbage_never_crash)
+{
+	const char *texts[] = {sysctl_txt, nstat1, ss_txt, ct_txt, ip_txt};
+	for (size_t t = 0; t < G_N_ELEMENTS(texts); t++) {
+		size_t n = strlen(texts[t]);
+		for (size_t k = 0; k <= n; k++) {
+			pd_host *h = fresh();
+			char *copy = g_memdup2(texts[t], k ? k : 1); /* exactly k bytes: no terminator to lean on */
+			pd_host_kind kind = pd_host_add_text(h, "cut", copy, k, 0);
+			if (kind == PD_HK_UNKNOWN)
+				cr_expect_geq(h->notes_en->len, 1, "text %zu cut at %zu: no note", t, k);
+			g_free(copy);
+			pd_host_free(h);
+		}
+	}
+	GRand *r = g_rand_new_with_seed(35);
+	for (int i = 0; i < 300; i++) {
+		size_t n = (size_t)g_rand_int_range(r, 0, 600);
+		char *buf = g_malloc(n ? n : 1);
+		for (size_t k = 0; k < n; k++) {
+			/* mostly the characters snapshots are made of */
+			static const char alpha[] = "0123456789 \t\n:=.-_,()[]*%/abcdefkrtbnsLISTENESTABcpu=drop#";
+			buf[k] = g_rand_int_range(r, 0, 8) ? alpha[g_rand_int_range(r, 0, sizeof(alpha) - 1)]
+							   : (char)g_rand_int_range(r, 1, 256);
+		}
+		pd_host *h = fresh();
+		pd_host_add_text(h, "garbage", buf, n, 0);
+		g_free(buf);
+		pd_host_free(h);
+	}
+	g_rand_free(r);
+}
+
+Test(host, notes_name_the_file_and_why)
+{
+	pd_host *h = fresh();
+	const char bin[] = {'a', 0, 'b', '\n'};
+	cr_expect_eq(pd_host_add_text(h, "/x/core.dump", bin, sizeof(bin), 0), PD_HK_UNKNOWN);
+	cr_expect_eq(add(h, "/x/notes.txt", "hello there\nthis is prose\n"), PD_HK_UNKNOWN);
+	cr_expect_eq(add(h, "/x/empty", "\n\n"), PD_HK_UNKNOWN);
+	cr_assert_eq(h->notes_en->len, 3);
+	cr_expect(strstr(h->notes_en->pdata[0], "/x/core.dump") && strstr(h->notes_en->pdata[0], "binary"));
+	cr_expect(strstr(h->notes_en->pdata[1], "/x/notes.txt") && strstr(h->notes_en->pdata[1], "not the output"));
+	cr_expect(strstr(h->notes_en->pdata[2], "empty"));
+	cr_expect_eq(h->notes_zh->len, 3);
+	pd_host_free(h);
+}
+
+Test(host, tgz_truncated_is_noted)
+{
+	char *src = pd_test_src("testdata/captures/aq-early-host-server/host.tgz");
+	char *data = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(src, &data, &len, NULL));
+	char *tmp = g_build_filename(g_get_tmp_dir(), "pd-host-cut.tgz", NULL);
+	cr_assert(g_file_set_contents(tmp, data, (gssize)(len / 3), NULL));
+	pd_host *h = pd_host_load(tmp);
+	bool noted = false;
+	for (guint i = 0; i < h->notes_en->len; i++)
+		noted = noted || strstr(h->notes_en->pdata[i], "truncated");
+	cr_expect(noted, "a truncated archive says so");
+	pd_host_free(h);
+	pd_host *full = pd_host_load(src);
+	cr_expect_geq(full->files_used, 8);
+	cr_expect_geq(full->nstat->len, 2);
+	cr_expect_eq(full->notes_en->len, 0);
+	pd_host_free(full);
+	g_unlink(tmp);
+	g_free(tmp);
+	g_free(data);
+	g_free(src);
+}
+
+/* --host with snapshots that cannot be used: a note, the diagnosis unchanged. */
+static char *report_without_notes(const char *const *argv)
+{
+	char *out = NULL;
+	pd_test_run(&out, NULL, argv);
+	cJSON *doc = out ? cJSON_Parse(out) : NULL;
+	g_free(out);
+	cr_assert_not_null(doc);
+	cJSON *cap = cJSON_GetObjectItemCaseSensitive(doc, "capture");
+	cJSON_DeleteItemFromObject(cap, "notes");
+	cJSON_DeleteItemFromObject(cap, "notes_zh");
+	cJSON_DeleteItemFromObject(cap, "hosts");
+	char *s = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	return s;
+}
+
+static void write_snap(const char *dir, const char *name, const char *text)
+{
+	char *p = g_build_filename(dir, name, NULL);
+	cr_assert(g_file_set_contents(p, text, -1, NULL));
+	g_free(p);
+}
+
+Test(host, bad_snapshots_leave_the_diagnosis, .timeout = 60)
+{
+	char *pcap = pd_test_src("testdata/captures/aq-early-server/aq-early-server.pcap");
+	const char *plain[] = {"-q", "--format", "json", pcap, NULL};
+	char *want = report_without_notes(plain);
+	char *base = g_dir_make_tmp("pd-host-XXXXXX", NULL);
+	/* another host: its addresses are in no flow */
+	char *other = g_build_filename(base, "other", NULL);
+	g_mkdir(other, 0755);
+	write_snap(other, "ip", "2: eth0: <UP> mtu 1500\n    inet 192.0.2.7/24 scope global eth0\n");
+	write_snap(other, "n1", nstat1);
+	write_snap(other, "n2", nstat2);
+	/* hours away from the capture */
+	char *old = g_build_filename(base, "old", NULL);
+	g_mkdir(old, 0755);
+	write_snap(old, "ip", "2: eth0: <UP> mtu 1500\n    inet 10.201.141.2/24 scope global eth0\n");
+	write_snap(old, "n1", "# time 1000000000\n#kernel\nIpInReceives 1 0.0\nTcpExtListenOverflows 0 0.0\nTcpInSegs 1 0\n");
+	/* nothing pcapdoc reads */
+	char *junk = g_build_filename(base, "junk", NULL);
+	g_mkdir(junk, 0755);
+	write_snap(junk, "readme", "these are my notes\nabout the outage\n");
+	const char *dirs[] = {other, old, junk, "/nonexistent/pd-host"};
+	const char *why[] = {"another host", "h away from the capture", "not the output", "No such file"};
+	for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+		const char *argv[] = {"-q", "--format", "json", "--host", dirs[i], pcap, NULL};
+		char *got = report_without_notes(argv);
+		cr_expect_str_eq(got, want, "%s changed the diagnosis", dirs[i]);
+		g_free(got);
+		char *out = NULL;
+		pd_test_run(&out, NULL, argv);
+		cr_expect(out && strstr(out, why[i]), "%s: no note saying '%s'", dirs[i], why[i]);
+		g_free(out);
+	}
+	g_free(other);
+	g_free(old);
+	g_free(junk);
+	g_free(base);
+	g_free(want);
+	g_free(pcap);
+}
+
+/* ---- the collector: only commands that read */
+
+static const char *const allowed[] = {
+	"sysctl -a", "nstat -asz", "ss -tmina", "conntrack -S", "conntrack -C", "ip addr", "uname -r", "hostname",
+};
+
+static bool is_allowed(const char *cmd)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(allowed); i++)
+		if (!strcmp(cmd, allowed[i]))
+			return true;
+	/* tcpdump writing the capture file named with -w, nothing else */
+	return g_regex_match_simple("^tcpdump -i \\S+ -n -w \\S+( -c [0-9]+)?( -G [0-9]+ -W 1)?( [a-z0-9 ]+)?$", cmd, 0, 0);
+}
+
+Test(host, collector_runs_only_allowed_commands)
+{
+	for (unsigned i = 0; i < pd_collect_cmds_len; i++) {
+		char *j = g_strjoinv(" ", (char **)pd_collect_cmds[i].argv);
+		cr_expect(is_allowed(j), "the collector runs '%s', not in the allowlist", j);
+		g_free(j);
+	}
+	/* and what a run would execute, in order, every line */
+	g_setenv("PD_CAPTURE_DRYRUN", "1", TRUE);
+	const char *argv[] = {"capture", "-i", "eth0", "-w", "/tmp/x.pcap", "-c", "100", "-G", "30", "tcp", "port", "80",
+			      NULL};
+	char *out = NULL;
+	int rc = pd_test_run(&out, NULL, argv);
+	g_unsetenv("PD_CAPTURE_DRYRUN");
+	cr_assert_eq(rc, 0);
+	char **lines = g_strsplit(out, "\n", -1);
+	int n = 0;
+	bool tcpdump = false, hint = false;
+	for (char **l = lines; *l; l++) {
+		if (!**l)
+			continue;
+		if (g_str_has_prefix(*l, "pcapdoc --host ")) {
+			hint = strstr(*l, "/tmp/x.pcap.host /tmp/x.pcap") != NULL;
+			continue;
+		}
+		cr_expect(is_allowed(*l), "the collector would run '%s'", *l);
+		tcpdump = tcpdump || g_str_has_prefix(*l, "tcpdump");
+		n++;
+	}
+	cr_expect(tcpdump);
+	cr_expect(hint, "it prints the pcapdoc command to run");
+	cr_expect_eq(n, 2 * (int)pd_collect_cmds_len + 1, "before, tcpdump, after: %d commands", n);
+	g_strfreev(lines);
+	g_free(out);
+}
