@@ -218,6 +218,28 @@ Test(host, bad_snapshots_leave_the_diagnosis, .timeout = 60)
 	char *junk = g_build_filename(base, "junk", NULL);
 	g_mkdir(junk, 0755);
 	write_snap(junk, "readme", "these are my notes\nabout the outage\n");
+	/* an older kernel: the sysctl a rule needs is missing (rmem-host-client's flow and socket) */
+	char *older = g_build_filename(base, "older", NULL);
+	g_mkdir(older, 0755);
+	write_snap(older, "ip", "2: eth0: <UP> mtu 1500\n    inet 10.204.1.2/24 scope global eth0\n");
+	write_snap(older, "sys", "net.core.somaxconn = 4096\nnet.ipv4.tcp_sack = 1\nnet.ipv4.tcp_wmem = 4096 16384 4194304\n");
+	write_snap(older, "ss", "State Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n"
+				"ESTAB 0 0 10.204.1.2:59742 10.204.2.2:5403\n\t skmem:(r0,rb262144,t0,tb87040,f0)\n");
+	char *rmem = pd_test_src("testdata/captures/rmem-host-client/rmem-host-client.pcap");
+	{
+		const char *argv[] = {"-q", "--format", "json", "--host", older, rmem, NULL};
+		const char *plain_r[] = {"-q", "--format", "json", rmem, NULL};
+		char *got = report_without_notes(argv), *want_r = report_without_notes(plain_r);
+		cr_expect_str_eq(got, want_r, "a snapshot without tcp_rmem changed the diagnosis");
+		char *out = NULL;
+		pd_test_run(&out, NULL, argv);
+		cr_expect(out && strstr(out, "net.ipv4.tcp_rmem is not in its sysctl -a"), "no note on the missing sysctl");
+		g_free(out);
+		g_free(got);
+		g_free(want_r);
+	}
+	g_free(rmem);
+	g_free(older);
 	const char *dirs[] = {other, old, junk, "/nonexistent/pd-host"};
 	const char *why[] = {"another host", "h away from the capture", "not the output", "No such file"};
 	for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
