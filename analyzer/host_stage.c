@@ -76,7 +76,9 @@ static const pd_host_sock *listener(const pd_host *h, const pd_flow_ref *r)
 		const pd_host_sock *s = &g_array_index(h->socks, pd_host_sock, i);
 		if (strcmp(s->state, "LISTEN") || s->lport != r->server_port)
 			continue;
-		if (s->local.family && !pd_addr_equal(&s->local, &r->server))
+		static const uint8_t zero[16];
+		bool wildcard = !s->local.family || !memcmp(s->local.bytes, zero, sizeof(zero)); /* 0.0.0.0, ::, * */
+		if (!wildcard && !pd_addr_equal(&s->local, &r->server))
 			continue;
 		if (!found || s->time > found->time)
 			found = s;

@@ -394,3 +394,26 @@ Test(host, report_validates_and_unexplained_counters, .timeout = 60)
 	g_free(dir);
 	cJSON_Delete(schema);
 }
+
+/* A listener bound to every address (0.0.0.0:PORT) is the flows' listener. */
+Test(host, wildcard_listener_backlog, .timeout = 30)
+{
+	char *dir = g_dir_make_tmp("pd-host-XXXXXX", NULL);
+	write_snap(dir, "ip", "2: s0: <UP> mtu 1500\n    inet 10.201.141.2/24 scope global s0\n");
+	write_snap(dir, "sys", "net.core.somaxconn = 4096\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.tcp_sack = 1\n");
+	write_snap(dir, "n1", "#kernel\nIpInReceives 10 0.0\nTcpExtListenOverflows 0 0.0\nTcpInSegs 1 0\n");
+	write_snap(dir, "n2", "#kernel\nIpInReceives 90 0.0\nTcpExtListenOverflows 2 0.0\nTcpInSegs 9 0\n");
+	write_snap(dir, "ss", "State Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n"
+			      "LISTEN 0 2 0.0.0.0:8080 0.0.0.0:*\n\t skmem:(r0,rb131072,t0,tb16384)\n");
+	char *pcap = pd_test_src("testdata/captures/aq-early-server/aq-early-server.pcap");
+	const char *argv[] = {"-q", "--format", "json", "--host", dir, pcap, NULL};
+	cJSON *doc = run_json(argv);
+	const cJSON *f = pd_test_finding(doc, "accept-queue-overflow", 0);
+	cr_assert_not_null(f);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "settings"), 0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(s0, "name")->valuestring, "listen() backlog");
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "host"), "confirmed")));
+	cJSON_Delete(doc);
+	g_free(pcap);
+	g_free(dir);
+}
