@@ -417,3 +417,43 @@ Test(host, wildcard_listener_backlog, .timeout = 30)
 	g_free(pcap);
 	g_free(dir);
 }
+
+/* SO_SNDBUF from the socket's tb: the ss lines of sndbuf-small-server's own run
+ * (its counters.txt, taken by the kernel during the capture), the namespace's
+ * default tcp_wmem. */
+Test(host, sndbuf_from_the_sockets_tb, .timeout = 30)
+{
+	char *dir = g_dir_make_tmp("pd-host-XXXXXX", NULL);
+	char *ctr = pd_test_src("testdata/captures/sndbuf-small-server/counters.txt");
+	char *text = NULL;
+	cr_assert(g_file_get_contents(ctr, &text, NULL, NULL));
+	/* the server's first ss block: the header line after "== ss -tmi at +0.5s (server)" and its socket */
+	const char *b = strstr(text, "(server)\n");
+	cr_assert_not_null(b);
+	b += strlen("(server)\n");
+	const char *e = strstr(b, "== ");
+	cr_assert_not_null(e);
+	char *ss = g_strndup(b, (gsize)(e - b));
+	write_snap(dir, "ss", ss);
+	write_snap(dir, "ip", "2: eth0: <UP> mtu 1500\n    inet 10.91.2.2/24 scope global eth0\n");
+	write_snap(dir, "sys", "net.ipv4.tcp_wmem = 4096\t16384\t4194304\nnet.core.wmem_max = 212992\nnet.ipv4.tcp_sack = 1\n");
+	char *pcap = pd_test_src("testdata/captures/sndbuf-small-server/sndbuf-small-server.pcap");
+	const char *argv[] = {"-q", "--format", "json", "--host", dir, pcap, NULL};
+	cJSON *doc = run_json(argv);
+	const cJSON *f = pd_test_finding(doc, "sender-limited", 0);
+	cr_assert_not_null(f);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(f, "settings");
+	const cJSON *s0 = cJSON_GetArrayItem(st, 0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(s0, "name")->valuestring, "SO_SNDBUF");
+	cr_expect_str_eq(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s0, "host"), "verdict")->valuestring,
+		"confirmed");
+	const cJSON *last = cJSON_GetArrayItem(st, cJSON_GetArraySize(st) - 1);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(last, "name")->valuestring, "net.ipv4.tcp_wmem");
+	cJSON_Delete(doc);
+	g_free(pcap);
+	g_free(ss);
+	g_free(text);
+	g_free(ctr);
+	g_free(dir);
+}
