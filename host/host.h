@@ -16,6 +16,8 @@
 
 #include "dissect/packet.h"
 
+#define PD_HOST_MAX_SOCKS 1000000 /* ~100 MB: a busy server's ss, many times over */
+
 /* What one file turned out to be. */
 typedef enum pd_host_kind {
 	PD_HK_UNKNOWN = 0,
@@ -69,7 +71,8 @@ typedef struct pd_host {
 	GPtrArray *nstat; /* pd_host_nstat*, in time order once loaded (pd_host_load sorts) */
 	GPtrArray *ctstat; /* pd_host_ctstat*, time order */
 	int64_t ct_count; /* conntrack -C; -1 unknown */
-	GArray *socks; /* pd_host_sock */
+	GArray *socks; /* pd_host_sock, at most PD_HOST_MAX_SOCKS over all snapshots */
+	bool socks_capped; /* some were left out */
 	GArray *nets; /* pd_host_net: the host's own addresses */
 	double first_time, last_time; /* snapshot times seen; 0 none */
 	GPtrArray *notes_en, *notes_zh; /* char*: files not used and why */

@@ -10,7 +10,7 @@
 #include "dissect/addr.h"
 
 #define HOST_MAX_FILE (64u << 20) /* a sysctl -a is ~100 KB; anything this big is not ours */
-#define HOST_MAX_FILES 256
+#define HOST_MAX_FILES 1024 /* the collector writes ~320: ss every second for 5 minutes */
 
 static void note(pd_host *h, const char *file, const char *en, const char *zh)
 {
@@ -265,8 +265,17 @@ static void load_dir(pd_host *h, const char *path)
 	}
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 	const char *n;
-	while ((n = g_dir_read_name(d)) && names->len < HOST_MAX_FILES)
+	bool more = false;
+	while ((n = g_dir_read_name(d))) {
+		if (names->len >= HOST_MAX_FILES) {
+			more = true;
+			break;
+		}
 		g_ptr_array_add(names, g_strdup(n));
+	}
+	if (more)
+		note(h, path, "more files than pcapdoc reads from one folder; some were left out",
+		     "文件数超过 pcapdoc 从一个目录读取的上限；部分未读取");
 	g_dir_close(d);
 	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
 	for (guint i = 0; i < names->len; i++) {
@@ -321,6 +330,9 @@ pd_host *pd_host_load(const char *path)
 		load_tgz(h, path);
 	g_ptr_array_sort(h->nstat, nstat_cmp);
 	g_ptr_array_sort(h->ctstat, ct_cmp);
+	if (h->socks_capped)
+		note(h, path, "more sockets than pcapdoc keeps in all the ss snapshots; the later ones were left out",
+		     "所有 ss 快照中的套接字超过 pcapdoc 保留的上限；后面的未读取");
 	if (!h->files_used)
 		note(h, path, "no snapshot pcapdoc reads was found", "没有找到 pcapdoc 能读的快照");
 	return h;

@@ -134,8 +134,10 @@ bool pd_host_parse_ss(pd_host *h, const char *text, size_t len, double time)
 		    !endpoint(w[j + 2], wn[j + 2], &s.local, &s.lport) ||
 		    !endpoint(w[j + 3], wn[j + 3], &s.peer, &s.pport))
 			continue;
-		if (h->socks->len - first >= 100000)
-			break; /* bounded: more sockets than any report could use */
+		if (h->socks->len >= PD_HOST_MAX_SOCKS) {
+			h->socks_capped = true; /* bounded: more sockets than any report could use */
+			break;
+		}
 		g_array_append_val(h->socks, s);
 		cur = &g_array_index(h->socks, pd_host_sock, h->socks->len - 1);
 	}
