@@ -11,10 +11,13 @@ Server: accepts one connection, reads the client's first 300 bytes (a
 then
   abort: SO_LINGER {on, 0} and close(): the kernel sends RST at once and
          answers every later segment from the client with RST;
-  fin:   shutdown(SHUT_WR) (FIN), reads until the client's FIN, close().
+  fin:   shutdown(SHUT_WR) (FIN), reads until the client's FIN, close();
+  close: reads what has arrived (nothing left unread), close(): FIN, and
+         the client's data arriving afterwards draws RSTs.
 Client: connects, writes 300 bytes, then --chunk bytes every --every-ms
 until the server's alert arrives (it then closes: FIN) or a write fails
-(ECONNRESET / EPIPE), at most --max-s seconds. Prints one JSON line.
+(ECONNRESET / EPIPE), at most --max-s seconds; with --ignore-eof it keeps
+writing after the server's FIN until a write fails. Prints one JSON line.
 Bounded by --timeout (SIGALRM).
 """
 import argparse, errno, json, signal, socket, struct, sys, time
@@ -23,11 +26,12 @@ ap = argparse.ArgumentParser()
 ap.add_argument("role", choices=["server", "client"])
 ap.add_argument("--addr", required=True)
 ap.add_argument("--port", type=int, default=8443)
-ap.add_argument("--close", choices=["abort", "fin"], default="abort")
+ap.add_argument("--close", choices=["abort", "fin", "close"], default="abort")
 ap.add_argument("--after-ms", type=float, default=100.0)
 ap.add_argument("--chunk", type=int, default=500)
 ap.add_argument("--every-ms", type=float, default=20.0)
 ap.add_argument("--max-s", type=float, default=2.0)
+ap.add_argument("--ignore-eof", action="store_true")
 ap.add_argument("--timeout", type=float, default=20.0)
 a = ap.parse_args()
 signal.signal(signal.SIGALRM, lambda *_: (print(json.dumps({"role": a.role, "error": "timeout"}), flush=True), sys.exit(3)))
@@ -60,6 +64,17 @@ if a.role == "server":
     if a.close == "abort":
         c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         c.close()
+    elif a.close == "close":
+        c.setblocking(False)
+        try:
+            while True:
+                b = c.recv(65536)
+                if not b:
+                    break
+                got += len(b)
+        except BlockingIOError:
+            pass
+        c.close()
     else:
         c.shutdown(socket.SHUT_WR)
         c.settimeout(5)
@@ -82,9 +97,11 @@ else:
             b = s.recv(65536, socket.MSG_DONTWAIT)
             if b:
                 rcvd += b
-            else:
+            elif not a.ignore_eof:
                 result = "eof"
                 break
+            else:
+                res["eof_s"] = res.get("eof_s", round(time.monotonic() - t0, 3))
         except BlockingIOError:
             pass
         except OSError as e:
