@@ -18,6 +18,11 @@
  *    answers with a RST (reset-unread-data);
  *  - from the socket otherwise: an abortive close, SO_LINGER {1, 0} or an
  *    explicit abort (reset-abort);
+ *  - from a side that had already sent its FIN, answering the other side's
+ *    data that came after (or crossed) that FIN and that it never
+ *    acknowledged: the application closed while the peer still sent, and
+ *    the kernel reset the data that arrived at the closed socket
+ *    (reset-after-close; often right after a TLS alert);
  *  - from a kernel without the socket, answering a segment on a connection
  *    that side had established and never closed: it lost the connection
  *    (reset-stale-connection);
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dissect/cursor.h"
 #include "heuristics/detector.h"
 #include "heuristics/keytable.h"
 #include "heuristics/util.h"
@@ -71,6 +77,16 @@ typedef struct rs_side {
 	uint32_t win_before_fall; /* the window when it last started to fall */
 	uint64_t acked_while_falling;
 	uint32_t keepalives;
+	/* its first FIN, the ACK that FIN carried, and its last data before
+	 * it when that was a TLS alert record (content type 21) */
+	uint64_t fin_frame, alert_frame;
+	pd_time fin_ts, alert_ts;
+	uint32_t fin_ack;
+	bool fin_has_ack, last_data_alert;
+	/* its new data after the other side's FIN */
+	uint32_t data_after_peer_fin;
+	uint64_t bytes_after_peer_fin, first_after_peer_fin_frame;
+	pd_time first_after_peer_fin_ts;
 	pd_time last_ts, last_data_ts, gap_before_last;
 	uint64_t last_frame, last_data_frame;
 	uint32_t last_seq, last_seq_end, last_ack, last_len;
@@ -103,6 +119,14 @@ typedef struct rs_rst {
 	pd_time own_ts, own_data_ts;
 	bool own_fin, own_answered, peer_fin;
 	uint32_t peer_unacked; /* bytes of the other side the RST's ACK did not cover */
+	/* the RST sender's FIN before it, and what the other side sent after it */
+	uint64_t own_fin_frame, own_alert_frame;
+	pd_time own_fin_ts, own_alert_ts;
+	bool peer_fin_first; /* the other side's FIN came before this side's */
+	bool peer_fin_unacked; /* the other side's FIN is in peer_unacked */
+	uint32_t peer_after_fin_segs;
+	uint64_t peer_after_fin_bytes, peer_after_fin_frame;
+	pd_time peer_after_fin_ts;
 	pd_time rtt;
 	int vantage;
 } rs_rst;
@@ -198,7 +222,7 @@ static pd_time rs_idle_min(const pd_flow *flow)
 
 /* The ordinary packet of side d updates what its stack looks like. */
 static void rs_learn(rs_side *sd, const pd_flow *flow, int d, const pd_packet *pkt, const pd_seg *seg,
-		     pd_time gap)
+		     pd_time gap, bool peer_fin)
 {
 	const pd_tcp *t = &pkt->tcp;
 	bool syn = t->flags & PD_TCP_SYN;
@@ -235,8 +259,32 @@ static void rs_learn(rs_side *sd, const pd_flow *flow, int d, const pd_packet *p
 		if (w > sd->win_max)
 			sd->win_max = w;
 	}
+	if ((t->flags & PD_TCP_FIN) && !sd->fin) {
+		sd->fin_frame = pkt->frame_no;
+		sd->fin_ts = pkt->ts;
+		sd->fin_ack = t->ack;
+		sd->fin_has_ack = t->flags & PD_TCP_ACK;
+	}
 	if (t->flags & PD_TCP_FIN)
 		sd->fin = true;
+	if (t->payload_len && !sd->fin) {
+		/* a TLS record header: type 21 (alert), version 3.x */
+		pd_cursor c;
+		pd_cursor_init(&c, pkt->tcp.payload, pkt->tcp.payload_captured);
+		uint8_t type = pd_cursor_u8(&c), major = pd_cursor_u8(&c), minor = pd_cursor_u8(&c);
+		sd->last_data_alert = !c.err && type == 21 && major == 3 && minor <= 4;
+		if (sd->last_data_alert) {
+			sd->alert_frame = pkt->frame_no;
+			sd->alert_ts = pkt->ts;
+		}
+	}
+	if (t->payload_len && (seg->flags & PD_SEG_NEW_DATA) && peer_fin) {
+		if (!sd->data_after_peer_fin++) {
+			sd->first_after_peer_fin_frame = pkt->frame_no;
+			sd->first_after_peer_fin_ts = pkt->ts;
+		}
+		sd->bytes_after_peer_fin += t->payload_len;
+	}
 	if (seg->flags & PD_SEG_KEEPALIVE)
 		sd->keepalives++;
 	sd->gap_before_last = gap;
@@ -288,6 +336,17 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 	r->own_fin = sd->fin;
 	r->own_answered = sd->answered;
 	r->peer_fin = sp->fin;
+	r->own_fin_frame = sd->fin_frame;
+	r->own_fin_ts = sd->fin_ts;
+	if (sd->fin && sd->last_data_alert) {
+		r->own_alert_frame = sd->alert_frame;
+		r->own_alert_ts = sd->alert_ts;
+	}
+	r->peer_fin_first = sp->fin && sd->fin && sp->fin_frame < sd->fin_frame;
+	r->peer_after_fin_segs = sp->data_after_peer_fin;
+	r->peer_after_fin_bytes = sp->bytes_after_peer_fin;
+	r->peer_after_fin_frame = sp->first_after_peer_fin_frame;
+	r->peer_after_fin_ts = sp->first_after_peer_fin_ts;
 	r->trig_frame = sp->last_frame;
 	r->trig_ts = sp->last_ts;
 	r->trig_gap = sp->gap_before_last;
@@ -300,6 +359,9 @@ static void rs_classify(rs_flow *st, const pd_flow *flow, int d, const pd_packet
 	else if (!(t->flags & PD_TCP_ACK) && hp->seq_valid && flow->half[d].ack_valid &&
 		 pd_seq_lt(flow->half[d].last_ack, hp->next_seq))
 		r->peer_unacked = (uint32_t)pd_seq_diff(hp->next_seq, flow->half[d].last_ack);
+	/* the other side's FIN takes a sequence number but carries no data */
+	uint32_t covered = (t->flags & PD_TCP_ACK) ? t->ack : flow->half[d].last_ack;
+	r->peer_fin_unacked = r->peer_unacked && hp->fin_valid && pd_seq_le(covered, hp->fin_seq);
 
 	/* a reply to the other side's last packet: its ACK number as our
 	 * sequence, and (with ACK) its end as our acknowledgement */
@@ -487,7 +549,7 @@ static void rs_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 		sd->sample_seq_end = seg->seq_end;
 		sd->sample_sent = pkt->ts;
 	}
-	rs_learn(sd, flow, d, pkt, seg, gap);
+	rs_learn(sd, flow, d, pkt, seg, gap, sp->fin);
 	if (t->flags & PD_TCP_FIN)
 		st->closed_before = true;
 	st->last_ts = pkt->ts;
@@ -618,6 +680,154 @@ static void rs_append_in_flight(pd_finding *f, const rs_event *ev)
 
 /* ---------- the findings ---------- */
 
+/* The RST grew the window past its previous ACKs: close() freed data the
+ * application never read. */
+static bool rs_unread(const rs_rst *r)
+{
+	return r->win > r->win_before && r->win - r->win_before >= RS_WIN_FREED_MIN && r->win_max > 0;
+}
+
+/* Bytes of the other side's data (not its FIN) the RST sender never
+ * acknowledged. */
+static uint32_t rs_peer_lost(const rs_rst *r)
+{
+	return r->peer_unacked - (r->peer_fin_unacked && r->peer_unacked ? 1 : 0);
+}
+
+/* The side had closed (FIN) and then reset the other side's data that
+ * came after its close, or crossed it: the data never reached its
+ * application. */
+static void rs_report_after_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
+{
+	const rs_rst *r = &ev->first;
+	int d = r->dir, p = pd_peer(d);
+	char ep[64], peer[64], b1[32];
+	pd_flow_endpoint(flow, d, ep, sizeof(ep));
+	pd_flow_endpoint(flow, p, peer, sizeof(peer));
+	uint32_t lost = rs_peer_lost(r);
+	/* the other side closed too: both ends closing at once, only its last
+	 * short record lost */
+	bool both_closing = r->peer_fin && lost <= 128 && !ev->hit_data_after;
+	bool stackless = r->kind == RK_STACKLESS;
+	pd_finding *f = pd_finding_get(ctx, "reset-after-close", flow);
+	if (r->own_alert_frame)
+		pd_finding_occurrence(f, r->own_alert_frame, r->own_alert_ts, "TLS alert record before the FIN",
+				      "FIN 之前的 TLS 告警记录");
+	if (d == PD_SERVER)
+		pd_finding_occurrence(f, r->own_fin_frame, r->own_fin_ts, "the server's FIN: it closed",
+				      "服务端的 FIN：它关闭了连接");
+	else
+		pd_finding_occurrence(f, r->own_fin_frame, r->own_fin_ts, "the client's FIN: it closed",
+				      "客户端的 FIN：它关闭了连接");
+	if (r->peer_after_fin_frame)
+		pd_finding_occurrence(f, r->peer_after_fin_frame, r->peer_after_fin_ts,
+				      "data arriving after that close", "关闭之后到达的数据");
+	if (d == PD_SERVER)
+		pd_finding_occurrence(f, r->frame, r->ts, "the server's RST to that data", "服务端对这些数据的 RST");
+	else
+		pd_finding_occurrence(f, r->frame, r->ts, "the client's RST to that data", "客户端对这些数据的 RST");
+	rs_list_later(f, ev);
+
+	if (d == PD_SERVER)
+		pd_finding_detail(f,
+				  "The server %1$s closed its end of the connection (FIN at frame %3$llu, t=%4$.6f s) "
+				  "while data from client %2$s was still arriving, and then answered that data with "
+				  "a RST (frame %5$llu, t=%6$.6f s)",
+				  "服务端 %1$s 关闭了自己这一端（FIN 在第 %3$llu 帧，t=%4$.6f s），而客户端 %2$s "
+				  "的数据仍在陆续到达，随后服务端用 RST（第 %5$llu 帧，t=%6$.6f s）回应了这些数据",
+				  ep, peer, (unsigned long long)r->own_fin_frame, rs_t(ctx, r->own_fin_ts), (unsigned long long)r->frame,
+				  rs_t(ctx, r->ts));
+	else
+		pd_finding_detail(f,
+				  "The client %1$s closed its end of the connection (FIN at frame %3$llu, t=%4$.6f s) "
+				  "while data from server %2$s was still arriving, and then answered that data with "
+				  "a RST (frame %5$llu, t=%6$.6f s)",
+				  "客户端 %1$s 关闭了自己这一端（FIN 在第 %3$llu 帧，t=%4$.6f s），而服务端 %2$s "
+				  "的数据仍在陆续到达，随后客户端用 RST（第 %5$llu 帧，t=%6$.6f s）回应了这些数据",
+				  ep, peer, (unsigned long long)r->own_fin_frame, rs_t(ctx, r->own_fin_ts), (unsigned long long)r->frame,
+				  rs_t(ctx, r->ts));
+	if (r->own_alert_frame)
+		pd_finding_append(f,
+				  "; its last data before the FIN was a TLS alert record (content type 21, frame "
+				  "%llu): the application ended the session and closed at once",
+				  "；FIN 之前它最后发送的数据是一个 TLS 告警记录（内容类型 21，第 %llu 帧）："
+				  "应用结束了会话并立即关闭",
+				  (unsigned long long)r->own_alert_frame);
+	if (r->peer_after_fin_segs)
+		pd_finding_append(f,
+				  "; %u segment(s) of data (%llu bytes) came from the other side after the FIN, the "
+				  "first at frame %llu",
+				  "；FIN 之后对端又发来 %u 个数据报文段（%llu 字节），第一个在第 %llu 帧",
+				  r->peer_after_fin_segs, (unsigned long long)r->peer_after_fin_bytes,
+				  (unsigned long long)r->peer_after_fin_frame);
+	if (both_closing)
+		pd_finding_append(f,
+				  "; %u bytes the other side had sent (its last record, crossing the FIN) were never "
+				  "acknowledged: they reached a socket whose application had closed and were thrown "
+				  "away",
+				  "；对端已发送的 %u 字节（它最后的记录，与 FIN 交错）始终没有被确认：它们到达的是应用"
+				  "已经关闭的套接字，被直接丢弃",
+				  lost);
+	else
+		pd_finding_append(f,
+				  "; %u bytes the other side had sent were never acknowledged: they reached a socket "
+				  "whose application had closed and were thrown away, and the sender got ECONNRESET "
+				  "or EPIPE instead of an orderly end",
+				  "；对端已发送的 %u 字节始终没有被确认：它们到达的是应用已经关闭的套接字，被直接丢弃，"
+				  "发送方得到的是 ECONNRESET 或 EPIPE，而不是正常结束",
+				  lost);
+	if (stackless)
+		pd_finding_append(f,
+				  "; the RST has no ACK flag, no options and window 0: the kernel sent it for data "
+				  "arriving after close(), as Linux does for a socket closed while the peer still "
+				  "sends (counted in TcpExtTCPAbortOnData; macOS and the BSDs do the same)",
+				  "；这个 RST 没有 ACK 标志、没有选项、窗口为 0：是内核对 close() 之后到达的数据发出的，"
+				  "Linux 对对端仍在发送时已关闭的套接字就是这样处理的（计入 "
+				  "TcpExtTCPAbortOnData；macOS 和 BSD 也一样）");
+	else
+		pd_finding_append(f,
+				  "; a kernel answers data that arrives after close() with a RST (Linux counts it in "
+				  "TcpExtTCPAbortOnData)",
+				  "；内核对 close() 之后到达的数据回应 RST（Linux 计入 TcpExtTCPAbortOnData）");
+	if (both_closing && p == PD_CLIENT)
+		pd_finding_append(f,
+				  "; the client was closing too (its FIN came before the RST): the two closes "
+				  "crossed and only the client's last short record (such as a TLS close_notify) was "
+				  "lost",
+				  "；客户端当时也在关闭（它的 FIN 在 RST 之前）：两端的关闭相互交错，只丢失了客户端最后"
+				  "一条很短的记录（例如 TLS close_notify）");
+	else if (both_closing)
+		pd_finding_append(f,
+				  "; the server was closing too (its FIN came before the RST): the two closes "
+				  "crossed and only the server's last short record (such as a TLS close_notify) was "
+				  "lost",
+				  "；服务端当时也在关闭（它的 FIN 在 RST 之前）：两端的关闭相互交错，只丢失了服务端最后"
+				  "一条很短的记录（例如 TLS close_notify）");
+	else if (ev->hit_data_after)
+		pd_finding_append(f, "; the other side still sent %u data segment(s) after the RST",
+				  "；RST 之后对端仍发送了 %u 个数据报文段", ev->hit_data_after);
+	pd_finding_append(f,
+			  "; to end a connection the peer may still be writing to, call shutdown(SHUT_WR), read "
+			  "until the peer's FIN (with a timeout), then close(); an HTTP client should keep its "
+			  "idle keep-alive timeout below the server's, and a TLS endpoint should wait for the "
+			  "peer's close_notify before close()",
+			  "；要结束一条对端可能仍在写入的连接，应先调用 shutdown(SHUT_WR)，读到对端的 FIN（设超时）"
+			  "后再 close()；HTTP 客户端的空闲长连接超时应短于服务端的，TLS 端点应等到对端的 "
+			  "close_notify 再 close()");
+	(void)b1;
+	pd_finding_metric(f, "rst_frame", (double)r->frame, PD_UNIT_COUNT, PD_AGG_MIN);
+	pd_finding_metric(f, "rst_from_server", d == PD_SERVER, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_metric(f, "fin_frame", (double)r->own_fin_frame, PD_UNIT_COUNT, PD_AGG_MIN);
+	pd_finding_metric(f, "peer_bytes_lost", lost, PD_UNIT_BYTES, PD_AGG_SUM);
+	pd_finding_metric(f, "peer_segments_after_fin", r->peer_after_fin_segs, PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "rsts", 1 + ev->later[d], PD_UNIT_COUNT, PD_AGG_SUM);
+	pd_finding_metric(f, "tls_alert_before_fin", r->own_alert_frame != 0, PD_UNIT_COUNT, PD_AGG_MAX);
+	pd_finding_set_severity(f, both_closing ? PD_SEV_INFO : PD_SEV_WARNING);
+	pd_finding_set_confidence(f, stackless ? 0.85 : 0.75);
+	pd_finding_settings(f, "application: close() while the peer still sends",
+			    "application: close() with unread data", NULL);
+}
+
 static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev)
 {
 	const rs_rst *r = &ev->first;
@@ -626,7 +836,7 @@ static void rs_report_close(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 	pd_flow_endpoint(flow, d, ep, sizeof(ep));
 	pd_flow_endpoint(flow, p, peer, sizeof(peer));
 	/* a zero window before counts: a full queue nobody read */
-	bool unread = r->win > r->win_before && r->win - r->win_before >= RS_WIN_FREED_MIN && r->win_max > 0;
+	bool unread = rs_unread(r);
 	/* data of the peer's the RST did not cover, or that came after it */
 	bool peer_sending = r->peer_unacked > 0 || ev->hit_data_after > 0;
 	pd_time since_own = r->own_data_frame ? r->ts - r->own_data_ts : -1;
@@ -1054,6 +1264,14 @@ static pd_finding *rs_judge(pd_ctx *ctx, const pd_flow *flow, const rs_event *ev
 			return rs_report_idle(ctx, flow, ev);
 		return NULL;
 	}
+	/* the side closed with a FIN, then reset the other side's data that
+	 * came after (or crossed) it; a socket's RST that freed unread data
+	 * is the close() with unread data below */
+	if (r->kind != RK_FOREIGN && r->own_fin && r->own_fin_frame && r->own_answered && rs_peer_lost(r) > 0 &&
+	    !(r->kind == RK_SOCKET && rs_unread(r))) {
+		rs_report_after_close(ctx, flow, ev);
+		return NULL;
+	}
 	switch (r->kind) {
 	case RK_FOREIGN:
 		rs_report_injected(ctx, flow, ev);
@@ -1155,8 +1373,9 @@ static void rs_on_end(pd_ctx *ctx, void *gv)
 	}
 }
 
-static const char *const rs_emits[] = {"reset-unread-data",      "reset-abort", "reset-stale-connection",
-				       "reset-injected", "middlebox-idle-timeout", NULL};
+static const char *const rs_emits[] = {"reset-unread-data",      "reset-abort",	     "reset-stale-connection",
+				       "reset-injected",	 "middlebox-idle-timeout", "reset-after-close",
+				       NULL};
 
 const pd_detector pd_det_resets = {
 	.name = "resets",

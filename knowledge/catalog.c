@@ -874,6 +874,35 @@ const pd_finding_def pd_catalog[] = {
 		C("TcpExtTCPAbortOnData", "TcpExtTCPAbortOnClose", "TcpOutRsts"),
 	},
 	{
+		.id = "reset-after-close",
+		.category = PD_CAT_RESETS,
+		.severity = PD_SEV_WARNING,
+		.title_en = "Data sent to a closed socket was reset",
+		.title_zh = "发往已关闭套接字的数据被 RST",
+		.explain_en = "One side closed the connection with a FIN (often right after a TLS alert) while "
+			      "the other side was still sending, and then answered that data with a RST. A "
+			      "kernel resets data that arrives after the application called close(): nobody "
+			      "can read it any more (Linux counts it in TcpExtTCPAbortOnData). The sender's "
+			      "last data never reached the application and its next read or write fails with "
+			      "ECONNRESET or EPIPE. Typical causes: a server closing an idle keep-alive "
+			      "connection just as the client sends its next request, a server that answers "
+			      "an error and closes without reading the rest of the request, a TLS endpoint "
+			      "that closes right after its alert or close_notify.",
+		.explain_zh = "一方在另一方仍在发送时用 FIN 关闭了连接（常常紧跟在一个 TLS 告警之后），随后用 "
+			      "RST 回应了这些数据。应用调用 close() 之后到达的数据，内核会用 RST 回应：已经没有"
+			      "人能读取它（Linux 计入 TcpExtTCPAbortOnData）。发送方最后的数据没有到达应用，它的下一次"
+			      "读写会失败并得到 ECONNRESET 或 EPIPE。常见原因：服务端恰在客户端发出下一个请求时关闭"
+			      "空闲的长连接；服务端回应错误后不读完请求就关闭；TLS 端点在发出告警或 close_notify "
+			      "后立即关闭。",
+		S("application: close() while the peer still sends", "application: close() with unread data"),
+		AEN("The peer kept sending after it had read the other side's end of the session "
+		    "(a protocol error on the peer's side)",
+		    "Both sides closing at the same moment, with only a final short record lost"),
+		AZH("对端在读到会话结束之后仍继续发送（对端一侧的协议错误）",
+		    "两端同时关闭，只丢失了最后一条很短的记录"),
+		C("TcpExtTCPAbortOnData", "TcpOutRsts", "TcpEstabResets"),
+	},
+	{
 		.id = "reset-stale-connection",
 		.category = PD_CAT_RESETS,
 		.severity = PD_SEV_WARNING,

@@ -1762,7 +1762,45 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "只要 close() 时接收队列中还有未读数据，Linux 就发送 RST 而不是 FIN"
 			     "（RFC 2525，2.17），与 SO_LINGER 的设置无关，并计入 TcpExtTCPAbortOnClose。"
 			     "这个 RST 可能让对端丢失尚未读取的应答；进程被杀死时其套接字也以同样方式关闭。",
-		CAUSES("reset-unread-data", "reset-abort"),
+		CAUSES("reset-unread-data", "reset-abort", "reset-after-close"),
+	},
+	{
+		.name = "application: close() while the peer still sends",
+		.kind = PD_KB_APP,
+		.side = PD_SIDE_BOTH,
+		.default_value = NULL,
+		.check = "nstat -az TcpExtTCPAbortOnData on the host that closed (one per connection reset "
+			 "this way); the application's close path (close() right after writing an error, "
+			 "an alert or the last response); the keep-alive idle timeouts of the client and "
+			 "the server",
+		.check_zh = "在关闭连接的主机上执行 nstat -az TcpExtTCPAbortOnData（每条这样被复位的连接计一次）；"
+			    "应用的关闭路径（写完错误、告警或最后一个响应后立即 close()）；客户端和服务端的"
+			    "空闲长连接超时",
+		.change_en = "End a connection the peer may still write to in two steps: shutdown(SHUT_WR) "
+			     "to send the FIN, read until the peer's FIN or a short timeout, then close() "
+			     "(nginx lingering_close does this). Keep a client's idle keep-alive timeout "
+			     "below the server's so that the client never sends into a connection the server "
+			     "is closing, and retry idempotent requests that fail so. A TLS endpoint should "
+			     "read the peer's close_notify before close().",
+		.change_zh = "对一条对端可能仍在写入的连接，分两步结束：先 shutdown(SHUT_WR) 发送 FIN，读到对端的 "
+			     "FIN 或一个较短的超时，再 close()（nginx 的 lingering_close 就是这样做的）。让客户端的"
+			     "空闲长连接超时短于服务端的，客户端就不会向服务端正在关闭的连接发送数据；"
+			     "这样失败的幂等请求应重试。TLS 端点应在读到对端的 close_notify 之后再 close()。",
+		.caveat_en = "After close() the socket can no longer receive: Linux answers any data that "
+			     "arrives then with a RST (tcp_rcv_state_process in FIN_WAIT1/FIN_WAIT2 with the "
+			     "receive side shut, TcpExtTCPAbortOnData), and after the socket is gone its "
+			     "kernel answers each later segment with a bare RST; macOS and the BSDs do the "
+			     "same. shutdown(SHUT_WR) alone sends the same FIN but keeps reading. Closing "
+			     "with data already unread sends a RST instead of the FIN (RFC 2525, 2.17): that "
+			     "is the other entry. Whether the peer's lost bytes mattered depends on the "
+			     "protocol: a final TLS close_notify is harmless, a request is not.",
+		.caveat_zh = "close() 之后套接字不能再接收：此时到达的任何数据 Linux 都回应 RST（FIN_WAIT1/"
+			     "FIN_WAIT2 状态且接收方向已关闭时的 tcp_rcv_state_process，计入 "
+			     "TcpExtTCPAbortOnData），套接字消失后，内核对之后的每个报文回应一个裸 RST；macOS "
+			     "和 BSD 也一样。只调用 shutdown(SHUT_WR) 会发送同样的 FIN，但仍继续接收。关闭时若已有"
+			     "未读数据，则发送 RST 而不是 FIN（RFC 2525，2.17）：那是另一个条目。对端丢失的字节是否"
+			     "要紧取决于协议：最后一条 TLS close_notify 无关紧要，一个请求则不然。",
+		CAUSES("reset-after-close"),
 	},
 	{
 		.name = "peer restart or failover",
