@@ -431,6 +431,28 @@ const pd_finding_def pd_catalog[] = {
 		AZH("应用自身在两次写之间停顿（处理时间）", "对端确实响应缓慢"),
 		C("TcpExtDelayedACKs"),
 	},
+	{
+		.id = "cork-timer-delay",
+		.category = PD_CAT_NAGLE_DELAYED_ACK,
+		.severity = PD_SEV_WARNING,
+		.title_en = "TCP_CORK holds the end of each response about 200 ms",
+		.title_zh = "TCP_CORK 把每个响应的结尾扣住约 200 毫秒",
+		.explain_en = "The sender's socket has TCP_CORK set (or writes with MSG_MORE) and the "
+			      "application never clears it: each response's last partial segment waits "
+			      "until the kernel sends it anyway, when the zero-window-probe timer fires "
+			      "(the larger of the RTO and 200 ms, about 200 ms plus the RTT on Linux). Every "
+			      "reply then leaves that fixed time after its request, whatever its size, while "
+			      "the full-sized part of a large reply leaves at once.",
+		.explain_zh = "发送端的套接字设置了 TCP_CORK（或用 MSG_MORE 写入），而应用始终没有清除它："
+			      "每个响应最后一个不满的报文段都要等内核自行发出，即零窗口探测定时器触发时（取 RTO "
+			      "与 200 毫秒中的较大者，在 Linux 上约为 200 毫秒加 RTT）。于是每个应答都在请求之后"
+			      "固定的时间才发出，与大小无关，而大响应中满 MSS 的部分会立即发出。",
+		S("TCP_CORK", "MSG_MORE"),
+		AEN("An application that sleeps a fixed 200 ms before each answer (only responses "
+		    "smaller than one segment cannot tell it from a cork)"),
+		AZH("应用在每次应答前固定休眠 200 毫秒（只有小于一个报文段的响应时无法与 cork 区分）"),
+		C("TcpExtTCPWinProbe"),
+	},
 	/* ================= window ================= */
 	{
 		.id = "zero-window",

@@ -778,7 +778,7 @@ const pd_setting pd_kb[] = {
 		.caveat_zh = "忘记取消 cork 时，最后一个不满的报文段会一直被扣住，直到内核用窗口探测"
 			     "定时器把它发出：局域网上约 200 毫秒（最小 RTO；在 6.18 的 loopback 上实测 "
 			     "207 毫秒），更长的路径上约一个 RTO。与 TCP_NODELAY 一样，无法从进程外部读取。",
-		CAUSES("nagle-delayed-ack", "tiny-writes"),
+		CAUSES("nagle-delayed-ack", "tiny-writes", "cork-timer-delay"),
 	},
 	{
 		.name = "MSG_MORE",
@@ -793,7 +793,7 @@ const pd_setting pd_kb[] = {
 			     "follow or the data waits. A per-call flag leaves no trace outside the process.",
 		.caveat_zh = "相当于单次调用的 TCP_CORK；最后必须有一次不带该标志的发送，否则数据会被滞留。"
 			     "这是每次调用的标志，在进程外部看不到痕迹。",
-		CAUSES("nagle-delayed-ack", "tiny-writes"),
+		CAUSES("nagle-delayed-ack", "tiny-writes", "cork-timer-delay"),
 	},
 	{
 		.name = "writev coalescing",
