@@ -1774,7 +1774,7 @@ const pd_setting pd_kb[] = {
 			 "an alert or the last response); the keep-alive idle timeouts of the client and "
 			 "the server",
 		.check_zh = "在关闭连接的主机上执行 nstat -az TcpExtTCPAbortOnData（每条这样被复位的连接计一次）；"
-			    "应用的关闭路径（写完错误、告警或最后一个响应后立即 close()）；客户端和服务端的"
+			    "应用的关闭路径（写完错误、告警或最后一个响应后立即 close()）；客户端和服务端的 keep-alive "
 			    "空闲长连接超时",
 		.change_en = "End a connection the peer may still write to in two steps: shutdown(SHUT_WR) "
 			     "to send the FIN, read until the peer's FIN or a short timeout, then close() "
