@@ -208,26 +208,26 @@ static void ck_report(pd_ctx *ctx, const pd_flow *flow, int a, const ck_samples 
 		pd_finding_detail(f,
 				  "server %s sent the end of %u of its %u responses to client %s %.1f ms (median; "
 				  "%.1f-%.1f ms) after the client's last packet, with nothing of its own in flight "
-				  "and whatever the response's size (%u-%u bytes in the held segment): a fixed "
-				  "timer, not the application's think time. %.3f s lost = %.0f%% of the flow's "
+				  "and whatever the response's size (%u-%u bytes in the held segment): the same "
+				  "hold every time, as a timer gives, where think time varies. %.3f s lost = %.0f%% of the flow's "
 				  "%.3f s; RTT %.2f ms",
 				  "服务端 %1$s 在发给客户端 %4$s 的 %3$u 个响应中，有 %2$u 个的结尾在客户端最后一个报文"
 				  "之后 %5$.1f 毫秒（中位数；范围 %6$.1f 至 %7$.1f 毫秒）才发出，当时它自己没有在途数据，"
-				  "且与响应大小无关（被扣住的报文段为 %8$u 至 %9$u 字节）：这是固定的定时器，不是应用的"
-				  "处理时间。损失 %10$.3f 秒，占该流时长 %12$.3f 秒的 %11$.0f%%；RTT %13$.2f 毫秒",
+				  "且与响应大小无关（被扣住的报文段为 %8$u 至 %9$u 字节）：每次扣住的时间都一样，"
+				  "这是定时器的特征，而应用的处理时间会变化。损失 %10$.3f 秒，占该流时长 %12$.3f 秒的 %11$.0f%%；RTT %13$.2f 毫秒",
 				  holder, held, da->responses, peer, c_ms, lo_ms, hi_ms, smin, smax, lost_s,
 				  share * 100.0, dur_s, rtt_ms);
 	else
 		pd_finding_detail(f,
 				  "client %s sent the end of %u of its %u messages to server %s %.1f ms (median; "
 				  "%.1f-%.1f ms) after the server's last packet, with nothing of its own in flight "
-				  "and whatever the message's size (%u-%u bytes in the held segment): a fixed "
-				  "timer, not the application's think time. %.3f s lost = %.0f%% of the flow's "
+				  "and whatever the message's size (%u-%u bytes in the held segment): the same "
+				  "hold every time, as a timer gives, where think time varies. %.3f s lost = %.0f%% of the flow's "
 				  "%.3f s; RTT %.2f ms",
 				  "客户端 %1$s 在发给服务端 %4$s 的 %3$u 条消息中，有 %2$u 条的结尾在服务端最后一个报文"
 				  "之后 %5$.1f 毫秒（中位数；范围 %6$.1f 至 %7$.1f 毫秒）才发出，当时它自己没有在途数据，"
-				  "且与消息大小无关（被扣住的报文段为 %8$u 至 %9$u 字节）：这是固定的定时器，不是应用的"
-				  "处理时间。损失 %10$.3f 秒，占该流时长 %12$.3f 秒的 %11$.0f%%；RTT %13$.2f 毫秒",
+				  "且与消息大小无关（被扣住的报文段为 %8$u 至 %9$u 字节）：每次扣住的时间都一样，"
+				  "这是定时器的特征，而应用的处理时间会变化。损失 %10$.3f 秒，占该流时长 %12$.3f 秒的 %11$.0f%%；RTT %13$.2f 毫秒",
 				  holder, held, da->responses, peer, c_ms, lo_ms, hi_ms, smin, smax, lost_s,
 				  share * 100.0, dur_s, rtt_ms);
 	if (split)
@@ -237,18 +237,23 @@ static void ck_report(pd_ctx *ctx, const pd_flow *flow, int a, const ck_samples 
 				  "；其中 %u 个响应的满 MSS 报文段立即发出，只有最后一个不满的报文段在等待，"
 				  "这正是设置了 cork 的套接字的发送方式",
 				  split);
+	else
+		pd_finding_append(f,
+				  "; every held reply fitted in one segment, so an application that sleeps a fixed "
+				  "time of that length before each answer would look the same",
+				  "；每个被扣住的应答都不超过一个报文段，所以应用若在每次应答前固定休眠同样长的时间，"
+				  "看起来也会一样");
 	pd_finding_append(f,
 			  "; a socket with TCP_CORK set (or written with MSG_MORE) sends only full-sized "
 			  "segments and holds the rest until the application clears the option or, with "
 			  "nothing in flight, until the zero-window-probe timer fires: the larger of the RTO "
 			  "and 200 ms, about 200 ms plus the RTT on Linux (the 200 ms ceiling of man 7 tcp); "
-			  "clear TCP_CORK after the last write of each response (nginx: tcp_nopush only with "
-			  "sendfile), or send each response in one write with TCP_NODELAY",
+			  "clear TCP_CORK after the last write of each response, or send each response in one "
+			  "write with TCP_NODELAY",
 			  "；设置了 TCP_CORK（或用 MSG_MORE 写入）的套接字只发送满 MSS 的报文段，其余部分扣住，"
 			  "直到应用清除该选项，或在没有在途数据时等到零窗口探测定时器触发：取 RTO 与 200 毫秒中的"
 			  "较大者，在 Linux 上约为 200 毫秒加 RTT（即 man 7 tcp 所说的 200 毫秒上限）；应在每个响应"
-			  "最后一次写入后清除 TCP_CORK（nginx：tcp_nopush 只配合 sendfile 使用），或者每个响应一次"
-			  "写出并设置 TCP_NODELAY");
+			  "最后一次写入后清除 TCP_CORK，或者每个响应一次写出并设置 TCP_NODELAY");
 	(void)small;
 	pd_finding_metric(f, "held_responses", held, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "candidates", total, PD_UNIT_COUNT, PD_AGG_SUM);
