@@ -13,6 +13,7 @@
 #include "report/render.h"
 #include "analyzer/run.h"
 #include "analyzer/series.h"
+#include "analyzer/points.h"
 #include "analyzer/sanitizers.h"
 #include "host/collect.h"
 
@@ -45,6 +46,8 @@ static void usage(FILE *out)
 	      "      --host DIR      host snapshots taken during the capture (a folder or .tar.gz\n"
 	      "                      of sysctl -a, nstat -az, ss -tmi, conntrack -S, ip addr ...;\n"
 	      "                      repeatable): each finding's settings confirmed or ruled out\n"
+	      "      --points A,B    A and B are two capture points of the same connections\n"
+	      "                      (two files given alone are paired when they share them)\n"
 	      "  -v, --verbose       every likely setting in full (text, markdown, html);\n"
 	      "                      otherwise the first two, then their names\n"
 	      "      --lang LANG     en (default) or zh, for text and markdown\n"
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
 
 	enum { OPT_FORMAT = 256, OPT_FLOWS, OPT_LANG, OPT_FAIL_ON, OPT_BASELINE, OPT_JUNIT,
 	       OPT_MAX_FLOWS, OPT_STRICT, OPT_COLOR, OPT_THREADS, OPT_VERSION, OPT_NO_NDPI,
-	       OPT_NO_DETECTORS, OPT_STATS, OPT_DETECTORS, OPT_NO_PACK, OPT_HOST };
+	       OPT_NO_DETECTORS, OPT_STATS, OPT_DETECTORS, OPT_NO_PACK, OPT_HOST, OPT_POINTS };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, 'o'},
@@ -96,6 +99,7 @@ int main(int argc, char **argv)
 		{"filter", required_argument, NULL, 'f'},
 		{"flows", no_argument, NULL, OPT_FLOWS},
 		{"host", required_argument, NULL, OPT_HOST},
+		{"points", required_argument, NULL, OPT_POINTS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"lang", required_argument, NULL, OPT_LANG},
 		{"fail-on", required_argument, NULL, OPT_FAIL_ON},
@@ -119,6 +123,8 @@ int main(int argc, char **argv)
 	const char *format = "text", *output = NULL, *filter = NULL, *lang = "en";
 	const char *baseline = NULL, *junit = NULL, *color = "auto";
 	bool flows = false, verbose = false, quiet = false, strict = false, fail_on_set = false;
+	bool force_points = false;
+	g_auto(GStrv) points_arg = NULL;
 	pd_severity fail_on = PD_SEV_ERROR;
 	pd_run_opts ro;
 	pd_run_opts_default(&ro);
@@ -150,6 +156,17 @@ int main(int argc, char **argv)
 			break;
 		case OPT_HOST:
 			g_ptr_array_add(hosts, optarg);
+			break;
+		case OPT_POINTS:
+			g_strfreev(points_arg);
+			points_arg = g_strsplit(optarg, ",", 3);
+			if (g_strv_length(points_arg) != 2 || !*points_arg[0] || !*points_arg[1]) {
+				fprintf(stderr, "pcapdoc: --points takes two files: A,B\n");
+				return PD_EXIT_USAGE;
+			}
+			g_ptr_array_add(files, points_arg[0]);
+			g_ptr_array_add(files, points_arg[1]);
+			force_points = true;
 			break;
 		case 'v':
 			verbose = true;
@@ -275,9 +292,24 @@ int main(int argc, char **argv)
 	ro.hosts = (const char *const *)hosts->pdata;
 	ro.n_hosts = hosts->len;
 	ro.progress = !quiet && isatty(STDERR_FILENO) && !getenv("CI");
+	if (force_points && files->len != 2) {
+		fprintf(stderr, "pcapdoc: --points pairs two files; give no other\n");
+		g_free(joined_filter);
+		return PD_EXIT_USAGE;
+	}
+	/* two files: two capture points of the same connections, or not
+	 * (analyzer/points.h); when they are, the run reads one of them */
+	pd_points *points = files->len == 2 ? pd_points_pair(files->pdata[0], files->pdata[1], filter, force_points) : NULL;
+	const char *const *run_files = (const char *const *)files->pdata;
+	size_t n_run = files->len;
+	if (pd_points_split(points)) {
+		run_files = (const char *const *)&files->pdata[points->analysed];
+		n_run = 1;
+	}
 	pd_run *run = pd_run_new(&ro);
-	pd_run_status st = pd_run_files(run, (const char *const *)files->pdata, files->len);
+	pd_run_status st = pd_run_files(run, run_files, n_run);
 	pd_report *report = pd_run_finish(run);
+	pd_points_apply(report, points);
 	/* The report owns all it needs. Handing the run's flows, detector
 	 * state and nDPI's tables back block by block takes ~10 ms on a big
 	 * capture, just before the process exits and the kernel takes it all
@@ -309,7 +341,7 @@ int main(int argc, char **argv)
 	 * the pictures only (analyzer/series.c); standard input cannot be */
 	if (st != PD_RUN_NONE_READ && strcmp(renderer->name, "html") == 0) {
 		GError *err = NULL;
-		if (!pd_series_collect(report, (const char *const *)files->pdata, files->len, filter, 0,
+		if (!pd_series_collect(report, run_files, n_run, filter, 0,
 				       0, &err) &&
 		    err) {
 			if (!quiet)

@@ -66,7 +66,19 @@ void pd_report_free(pd_report *r)
 	if (r->findings)
 		g_ptr_array_unref(r->findings);
 	pd_series_set_free(r->series);
+	pd_points_free(r->points);
 	g_free(r);
+}
+
+void pd_points_free(pd_points *p)
+{
+	if (!p)
+		return;
+	g_free(p->files[0]);
+	g_free(p->files[1]);
+	if (p->conns)
+		g_array_unref(p->conns);
+	g_free(p);
 }
 
 static void free_series(gpointer p)

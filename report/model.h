@@ -207,12 +207,80 @@ void pd_series_set_free(pd_series_set *s);
 /* The series of a flow, or NULL. */
 const pd_flow_series *pd_series_find(const pd_series_set *s, uint64_t flow_id);
 
+
+/* Two capture points of the same connections (analyzer/points.c): what
+ * the pairing of two input files found. Point 0 is the first file given,
+ * point 1 the second. Per direction of a connection, "up" is the point the
+ * packets pass first (the client's side for client->server). */
+typedef enum pd_points_verdict {
+	PD_POINTS_TWO = 0, /* two points of the same connections */
+	PD_POINTS_ROTATION, /* one point split in two files: merged */
+	PD_POINTS_DUPLICATE, /* the same point twice: identical frames */
+	PD_POINTS_DISJOINT, /* no connection in common */
+} pd_points_verdict;
+
+#define PD_POINTS_MAX_LOST 8
+
+typedef struct pd_points_dir {
+	uint64_t both; /* seen at both points */
+	uint64_t only_up; /* left the upstream point, never reached the downstream one */
+	uint64_t only_down; /* seen downstream only (upstream capture missed it, or made between) */
+	uint64_t outside; /* upstream only, but outside the other file's time span */
+	uint64_t lost_syn; /* of only_up: SYNs (client->server) or SYN-ACKs */
+	uint64_t lost_data; /* of only_up: segments with payload */
+	uint64_t reordered; /* arrived downstream before one that left upstream earlier */
+	uint64_t delay_n;
+	double delay_min_ms, delay_p50_ms, delay_p95_ms, delay_max_ms;
+	double delay_early_ms, delay_late_ms; /* medians of the first and last quarter */
+	int ttl_up, ttl_down; /* first packet seen at both; -1 unknown */
+	uint64_t dscp_changed, ecn_changed, ece_cwr_changed;
+	uint64_t lost_frames[PD_POINTS_MAX_LOST]; /* frames of the upstream file */
+	uint32_t n_lost_frames;
+	uint64_t lost_syn_frames[PD_POINTS_MAX_LOST]; /* the lost SYNs or SYN-ACKs among them */
+	uint32_t n_lost_syn_frames;
+} pd_points_dir;
+
+typedef struct pd_points_conn {
+	pd_addr client[2], server[2]; /* as seen at each point */
+	uint16_t cport[2], sport[2];
+	uint64_t first_frame[2];
+	bool translated; /* the tuples differ: NAT between the points */
+	pd_points_dir dir[2]; /* [0] client->server, [1] server->client */
+	bool seq_known[2];
+	uint32_t seq_offset[2]; /* point 1's ISN minus point 0's, per direction */
+	/* options of the SYN [0] and SYN-ACK [1] as seen at each point
+	 * [point]: -1 absent or not seen at both */
+	int mss[2][2], wscale[2][2], sack[2][2], ts[2][2];
+} pd_points_conn;
+
+typedef struct pd_points {
+	pd_points_verdict verdict;
+	bool forced; /* --points */
+	char *files[2];
+	int client_side; /* the point nearer the client: 0 or 1; -1 unknown */
+	int analysed; /* the point the findings come from */
+	double offset_s; /* point 1's clock minus point 0's */
+	double uncertainty_s; /* +- around offset_s (half the sum of the minimum one-way delays) */
+	uint64_t samples; /* packets the offset was estimated from */
+	uint64_t n_conns[2]; /* TCP connections read at each point */
+	uint64_t packets[2]; /* TCP packets read at each point */
+	uint64_t paired; /* connections seen at both */
+	uint64_t translated; /* of them, with a NAT between */
+	bool capped; /* a file had more packets than the pairing keeps */
+	bool truncated[2];
+	pd_points_dir total[2]; /* all paired connections, per direction */
+	GArray *conns; /* pd_points_conn, paired ones, by first frame at point 0 */
+} pd_points;
+
+void pd_points_free(pd_points *p);
+
 typedef struct pd_report {
 	pd_capture_summary cap;
 	GArray *flows; /* pd_flow_row; NULL unless the flow table was asked for */
 	uint64_t flows_omitted; /* rows beyond the cap */
 	GPtrArray *findings; /* pd_finding*, sorted: severity desc, impact desc, id, first frame */
 	pd_series_set *series; /* NULL unless collected for --format html */
+	pd_points *points; /* NULL unless two files were paired (analyzer/points.c) */
 } pd_report;
 
 pd_report *pd_report_new(void);

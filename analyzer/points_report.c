@@ -1,0 +1,401 @@
+/* Two capture points in the report: capture notes, and evidence on the
+ * handshake and loss findings of the connections seen at both points
+ * (analyzer/points.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/points.h"
+#include "dissect/addr.h"
+
+/* One sentence, both languages, appended to en and zh. */
+static void sb_add_(GString *en, GString *zh, const pd_text *t, ...)
+{
+	va_list ap;
+	va_start(ap, t);
+	char *e = NULL, *z = NULL;
+	pd_text_format(t, &e, &z, ap);
+	va_end(ap);
+	g_string_append(en, e);
+	g_string_append(zh, z);
+	g_free(e);
+	g_free(z);
+}
+#define sb_add(en, zh, fe, fz, ...) PD_TXT_CALL(sb_add_, (en, zh), fe, fz, ##__VA_ARGS__)
+
+static void note_take(pd_capture_summary *c, GString *en, GString *zh)
+{
+	pd_capture_note_take(c, g_string_free(en, FALSE), g_string_free(zh, FALSE));
+}
+
+/* "#12, #19, #24" */
+static char *frames_str(const uint64_t *f, uint32_t n, uint64_t total)
+{
+	GString *s = g_string_new("");
+	for (uint32_t i = 0; i < n; i++)
+		g_string_append_printf(s, "%s#%" PRIu64, i ? ", " : "", f[i]);
+	if (total > n)
+		g_string_append(s, ", ...");
+	return g_string_free(s, FALSE);
+}
+
+static const char *side_en(const pd_points *p, int point)
+{
+	if (p->client_side < 0)
+		return "";
+	return point == p->client_side ? " (near the client)" : " (near the server)";
+}
+
+static const char *side_zh(const pd_points *p, int point)
+{
+	if (p->client_side < 0)
+		return "";
+	return point == p->client_side ? "（靠近客户端）" : "（靠近服务器）";
+}
+
+static void note_dir(pd_capture_summary *c, const pd_points *p, int d)
+{
+	const pd_points_dir *t = &p->total[d];
+	if (!t->both && !t->only_up && !t->only_down)
+		return;
+	int up = d == 0 ? p->client_side : !p->client_side, dn = !up;
+	GString *en = g_string_new(""), *zh = g_string_new("");
+	const char *way = d == 0 ? "client->server" : "server->client";
+	sb_add(en, zh, "%s: %" PRIu64 " packets seen at both points",
+	       "%s：%" PRIu64 " 个包在两个抓包点都出现", way, t->both);
+	if (t->only_up) {
+		char *fr = frames_str(t->lost_frames, t->n_lost_frames, t->only_up);
+		sb_add(en, zh,
+		       "; %" PRIu64 " (%" PRIu64 " with data) left %s and never reached %s: dropped between the two capture points (%s %s)",
+		       "；%" PRIu64 " 个（其中 %" PRIu64 " 个带数据）离开了 %s 却没有到达 %s：在两个抓包点之间丢失（%s %s）",
+		       t->only_up, t->lost_data, p->files[up], p->files[dn], p->files[up], fr);
+		g_free(fr);
+	} else {
+		sb_add(en, zh, "; none lost between them", "；两点之间没有丢包");
+	}
+	if (t->only_down)
+		sb_add(en, zh, "; %" PRIu64 " seen only at %s (its capture missed them, or a middlebox made them)",
+		       "；%" PRIu64 " 个只在 %s 出现（另一处抓包漏掉了，或由中间设备生成）", t->only_down,
+		       p->files[dn]);
+	if (t->outside)
+		sb_add(en, zh, "; %" PRIu64 " outside the time %s was capturing",
+		       "；%" PRIu64 " 个在 %s 的抓包时间之外", t->outside, p->files[dn]);
+	if (t->delay_n)
+		sb_add(en, zh,
+		       "; one-way delay %.3f ms at least, %.3f median, %.3f p95, %.3f at most",
+		       "；单向时延最小 %.3f ms，中位数 %.3f，p95 %.3f，最大 %.3f", t->delay_min_ms,
+		       t->delay_p50_ms, t->delay_p95_ms, t->delay_max_ms);
+	if (t->delay_n >= 8 && t->delay_late_ms - t->delay_early_ms > MAX(1.0, 0.5 * t->delay_min_ms))
+		sb_add(en, zh, ", rising from %.3f to %.3f ms (median of the first and last quarter): queueing between the points",
+		       "，从 %.3f 升到 %.3f ms（前四分之一与后四分之一的中位数）：两点之间在排队", t->delay_early_ms,
+		       t->delay_late_ms);
+	if (t->reordered)
+		sb_add(en, zh, "; %" PRIu64 " reordered between the points", "；%" PRIu64 " 个在两点之间乱序",
+		       t->reordered);
+	note_take(c, en, zh);
+}
+
+static void endpoint_pair(char *buf, size_t len, const pd_points_conn *pc, int point)
+{
+	char a[PD_ENDPOINT_STRLEN], b[PD_ENDPOINT_STRLEN];
+	g_snprintf(buf, len, "%s -> %s", pd_endpoint_str(&pc->client[point], pc->cport[point], a, sizeof a),
+		   pd_endpoint_str(&pc->server[point], pc->sport[point], b, sizeof b));
+}
+
+static void note_changes(pd_capture_summary *c, const pd_points *p)
+{
+	GString *en = g_string_new(""), *zh = g_string_new("");
+	sb_add(en, zh, "between the two points", "两个抓包点之间");
+	bool any = false;
+	for (int d = 0; d < 2; d++) {
+		const pd_points_dir *t = &p->total[d];
+		if (t->ttl_up >= 0)
+			sb_add(en, zh, "%s the TTL fell by %d %s", "%1$s%3$s 方向 TTL 减少 %2$d", d ? "," : ":",
+			       t->ttl_up - t->ttl_down, d == 0 ? "client->server" : "server->client");
+	}
+	const pd_points_conn *nat = NULL;
+	int mss_from = -1, mss_to = -1, mss_k = 0;
+	uint64_t n_mss = 0, n_ws = 0, n_sack = 0, n_ts = 0, n_seq = 0;
+	for (guint i = 0; i < p->conns->len; i++) {
+		const pd_points_conn *pc = &g_array_index(p->conns, pd_points_conn, i);
+		if (pc->translated && !nat)
+			nat = pc;
+		int up = p->client_side, dn = !up;
+		for (int k = 0; k < 2; k++) {
+			int u = k == 0 ? up : dn, w = !u; /* the SYN passes the client's side first */
+			if (pc->mss[k][u] != pc->mss[k][w] && pc->mss[k][u] >= 0) {
+				if (!n_mss) {
+					mss_from = pc->mss[k][u];
+					mss_to = pc->mss[k][w];
+					mss_k = k;
+				}
+				n_mss++;
+			}
+			if (pc->wscale[k][u] >= 0 && pc->wscale[k][w] < 0)
+				n_ws++;
+			if (pc->sack[k][u] == 1 && pc->sack[k][w] == 0)
+				n_sack++;
+			if (pc->ts[k][u] == 1 && pc->ts[k][w] == 0)
+				n_ts++;
+		}
+		if ((pc->seq_known[0] && pc->seq_offset[0]) || (pc->seq_known[1] && pc->seq_offset[1]))
+			n_seq++;
+	}
+	if (nat) {
+		char a[2 * PD_ENDPOINT_STRLEN + 8], b[2 * PD_ENDPOINT_STRLEN + 8];
+		endpoint_pair(a, sizeof a, nat, 0);
+		endpoint_pair(b, sizeof b, nat, 1);
+		sb_add(en, zh, "; a NAT translated %" PRIu64 " of %" PRIu64 " connections: %s at %s is %s at %s",
+		       "；NAT 转换了 %1$" PRIu64 " 个连接（共 %2$" PRIu64 " 个）：%4$s 上的 %3$s 在 %6$s 上是 %5$s",
+		       p->translated, p->paired, a, p->files[0], b, p->files[1]);
+		any = true;
+	}
+	if (n_mss) {
+		sb_add(en, zh, "; the MSS option of %" PRIu64 " %s was rewritten from %d to %d (MSS clamping)",
+		       "；%" PRIu64 " 个 %s 的 MSS 选项从 %d 被改成 %d（MSS 钳制）", n_mss,
+		       mss_k ? "SYN-ACKs" : "SYNs", mss_from, mss_to);
+		any = true;
+	}
+	if (n_ws || n_sack || n_ts) {
+		sb_add(en, zh, "; options removed: window scale from %" PRIu64 ", SACK-permitted from %" PRIu64 ", timestamps from %" PRIu64 " SYN or SYN-ACK",
+		       "；被删除的选项：窗口缩放 %" PRIu64 " 个，SACK-permitted %" PRIu64 " 个，时间戳 %" PRIu64 " 个（SYN 或 SYN-ACK）",
+		       n_ws, n_sack, n_ts);
+		any = true;
+	}
+	if (n_seq) {
+		sb_add(en, zh, "; sequence numbers shifted on %" PRIu64 " connections (sequence randomisation)",
+		       "；%" PRIu64 " 个连接的序列号被平移（序列号随机化）", n_seq);
+		any = true;
+	}
+	uint64_t dscp = p->total[0].dscp_changed + p->total[1].dscp_changed;
+	uint64_t ecn = p->total[0].ecn_changed + p->total[1].ecn_changed;
+	uint64_t ececwr = p->total[0].ece_cwr_changed + p->total[1].ece_cwr_changed;
+	if (dscp || ecn || ececwr) {
+		sb_add(en, zh, "; DSCP changed on %" PRIu64 " packets, the IP ECN field on %" PRIu64 ", the TCP ECE/CWR flags on %" PRIu64,
+		       "；DSCP 改变 %" PRIu64 " 个包，IP ECN 字段 %" PRIu64 " 个，TCP ECE/CWR 标志 %" PRIu64 " 个",
+		       dscp, ecn, ececwr);
+		any = true;
+	}
+	if (!any)
+		sb_add(en, zh, "; nothing else was rewritten (addresses, ports, sequence numbers, SYN options, DSCP, ECN)",
+		       "；其余都没有被改写（地址、端口、序列号、SYN 选项、DSCP、ECN）");
+	note_take(c, en, zh);
+}
+
+static void notes(pd_report *r, const pd_points *p)
+{
+	pd_capture_summary *c = &r->cap;
+	switch (p->verdict) {
+	case PD_POINTS_ROTATION:
+		break;
+	case PD_POINTS_DISJOINT:
+		pd_capture_note(c,
+				"%s and %s share no connection (no SYN sequence number, SYN timestamp or segment in common): they are not two capture points of the same traffic, and are read as one capture, merged in time order",
+				"%s 与 %s 没有共同的连接（SYN 序列号、SYN 时间戳、报文段都不相同）：它们不是同一流量的两个抓包点，按时间顺序合并为一个抓包来读",
+				p->files[0], p->files[1]);
+		break;
+	case PD_POINTS_DUPLICATE:
+		pd_capture_note(c,
+				"%s and %s are the same capture point: %" PRIu64 " packets are in both, at the same moment both ways; they are read as one capture, so each of those is seen twice",
+				"%s 与 %s 是同一个抓包点：%" PRIu64 " 个包在两边都有，两个方向时间都相同；它们被当作一个抓包来读，这些包都会被看到两次",
+				p->files[0], p->files[1], p->samples);
+		break;
+	case PD_POINTS_TWO: {
+		int a = p->analysed;
+		pd_capture_note(c,
+				"two capture points of the same connections: %s%s and %s%s; %" PRIu64 " connections were seen at both (of %" PRIu64 " and %" PRIu64 "); the findings are from %s alone, with its frame numbers",
+				"同一批连接的两个抓包点：%s%s 和 %s%s；%" PRIu64 " 个连接在两处都出现（两边各 %" PRIu64 " 和 %" PRIu64 " 个）；以下发现只来自 %s，帧号也是它的",
+				p->files[0], side_en(p, 0), p->files[1], side_en(p, 1), p->paired, p->n_conns[0],
+				p->n_conns[1], p->files[a]);
+		(void)side_zh;
+		double off = p->offset_s;
+		GString *en = g_string_new(""), *zh = g_string_new("");
+		sb_add(en, zh,
+		       "clocks: %s reads %+.6f s against %s, +- %.3f ms (half the sum of the minimum one-way delays, from %" PRIu64 " packets seen once at both)",
+		       "时钟：%1$s 相对 %3$s 偏移 %2$+.6f 秒，正负 %4$.3f ms（两个方向最小单向时延之和的一半，来自两边各出现一次的 %5$" PRIu64 " 个包）",
+		       p->files[1], off, p->files[0], p->uncertainty_s * 1e3, p->samples);
+		if (fabs(off) >= 60)
+			sb_add(en, zh, "; %.2f hours apart: the packets, not the clock, line the two files up",
+			       "；相差 %.2f 小时：两份文件靠包本身而不是时钟对齐", fabs(off) / 3600);
+		if (p->uncertainty_s < 0)
+			sb_add(en, zh, "; the minimum delays disagree (a clock drifting, or packets matched wrongly): the alignment is uncertain",
+			       "；两个方向的最小时延互相矛盾（时钟漂移或包匹配有误）：对齐不可靠");
+		note_take(c, en, zh);
+		note_dir(c, p, 0);
+		note_dir(c, p, 1);
+		note_changes(c, p);
+		break;
+	}
+	}
+	for (int i = 0; i < 2; i++)
+		if (p->truncated[i])
+			pd_capture_note(c, "%s is truncated: the pairing of the two points covers what was read",
+					"%s 被截断：两个抓包点的配对只覆盖读到的部分", p->files[i]);
+	if (p->capped)
+		pd_capture_note(c, "the pairing of the two points kept the first %u TCP packets of each file",
+				"两个抓包点的配对只保留每个文件的前 %u 个 TCP 包", 4u << 20);
+}
+
+/* ---- findings ---- */
+
+static const pd_points_conn *conn_of(const pd_points *p, const pd_flow_ref *ref)
+{
+	int a = p->analysed;
+	for (guint i = 0; i < p->conns->len; i++) {
+		const pd_points_conn *pc = &g_array_index(p->conns, pd_points_conn, i);
+		if (pc->cport[a] == ref->client_port && pc->sport[a] == ref->server_port &&
+		    pd_addr_equal(&pc->client[a], &ref->client) && pd_addr_equal(&pc->server[a], &ref->server))
+			return pc;
+		if (pc->cport[a] == ref->server_port && pc->sport[a] == ref->client_port &&
+		    pd_addr_equal(&pc->client[a], &ref->server) && pd_addr_equal(&pc->server[a], &ref->client))
+			return pc;
+	}
+	return NULL;
+}
+
+/* Settings about the host itself (its listener, its queues, its NIC) that a
+ * drop between the two points rules out. */
+static bool host_local(const char *s)
+{
+	return strstr(s, "somaxconn") || strstr(s, "backlog") || strstr(s, "syncookies") ||
+	       strstr(s, "abort_on_overflow") || strstr(s, "NIC ring") || strstr(s, "netdev_budget");
+}
+
+static void drop_host_settings(pd_finding *f)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < f->n_settings; i++)
+		if (!host_local(f->settings[i]))
+			keep++;
+	if (!keep)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < f->n_settings; i++)
+		if (!host_local(f->settings[i]))
+			f->settings[n++] = f->settings[i];
+	f->n_settings = n;
+}
+
+static void append_detail(pd_finding *f, GString *en, GString *zh)
+{
+	char *e = g_strdup_printf("%s; %s", f->detail ? f->detail : "", en->str);
+	char *z = g_strdup_printf("%s；%s", f->detail_zh ? f->detail_zh : (f->detail ? f->detail : ""), zh->str);
+	g_free(f->detail);
+	g_free(f->detail_zh);
+	f->detail = e;
+	f->detail_zh = z;
+}
+
+typedef struct fsum {
+	pd_points_dir d[2];
+	uint64_t conns;
+} fsum;
+
+static void add_frames(uint64_t *dst, uint32_t *n, const uint64_t *src, uint32_t m)
+{
+	for (uint32_t i = 0; i < m && *n < PD_POINTS_MAX_LOST; i++)
+		dst[(*n)++] = src[i];
+}
+
+static void explain_finding(pd_finding *f, const pd_points *p)
+{
+	static const char *const handshake[] = {"syn-retransmit", "syn-unanswered", "synack-retransmit",
+						"accept-queue-overflow", "listener-overload", "ecn-syn-dropped"};
+	static const char *const loss[] = {"retransmissions", "rto-timeouts", "tail-loss",
+					   "spurious-retransmissions", "local-drop"};
+	pd_category cat = PD_CAT__COUNT;
+	for (size_t i = 0; i < G_N_ELEMENTS(handshake); i++)
+		if (!strcmp(f->def->id, handshake[i]))
+			cat = PD_CAT_HANDSHAKE;
+	for (size_t i = 0; i < G_N_ELEMENTS(loss); i++)
+		if (!strcmp(f->def->id, loss[i]))
+			cat = PD_CAT_LOSS;
+	if (cat == PD_CAT__COUNT)
+		return;
+	fsum s = {0};
+	for (guint i = 0; f->flows && i < f->flows->len; i++) {
+		const pd_points_conn *pc = conn_of(p, &g_array_index(f->flows, pd_flow_ref, i));
+		if (!pc)
+			continue;
+		s.conns++;
+		for (int d = 0; d < 2; d++) {
+			pd_points_dir *t = &s.d[d];
+			const pd_points_dir *x = &pc->dir[d];
+			t->both += x->both;
+			t->only_up += x->only_up;
+			t->lost_syn += x->lost_syn;
+			t->lost_data += x->lost_data;
+			add_frames(t->lost_frames, &t->n_lost_frames, x->lost_frames, x->n_lost_frames);
+			add_frames(t->lost_syn_frames, &t->n_lost_syn_frames, x->lost_syn_frames, x->n_lost_syn_frames);
+		}
+	}
+	if (!s.conns)
+		return;
+	const char *cli = p->files[p->client_side], *srv = p->files[!p->client_side];
+	GString *en = g_string_new(""), *zh = g_string_new("");
+	uint64_t lost = 0;
+	if (cat == PD_CAT_HANDSHAKE) {
+		lost = s.d[0].lost_syn + s.d[1].lost_syn;
+		if (s.d[1].lost_syn) {
+			char *fr = frames_str(s.d[1].lost_syn_frames, s.d[1].n_lost_syn_frames, s.d[1].lost_syn);
+			sb_add(en, zh,
+			       "%" PRIu64 " SYN-ACKs left the server (%s %s) and never reached the client: dropped between the two capture points",
+			       "%" PRIu64 " 个 SYN-ACK 离开了服务器（%s %s）却没有到达客户端：在两个抓包点之间丢失",
+			       s.d[1].lost_syn, srv, fr);
+			g_free(fr);
+		}
+		if (s.d[0].lost_syn) {
+			char *fr = frames_str(s.d[0].lost_syn_frames, s.d[0].n_lost_syn_frames, s.d[0].lost_syn);
+			sb_add(en, zh,
+			       "%s%" PRIu64 " SYNs left the client (%s %s) and never reached the server: dropped between the two capture points",
+			       "%s%" PRIu64 " 个 SYN 离开了客户端（%s %s）却没有到达服务器：在两个抓包点之间丢失",
+			       en->len ? "; " : "", s.d[0].lost_syn, cli, fr);
+			g_free(fr);
+		}
+		if (!lost)
+			sb_add(en, zh,
+			       "every SYN and SYN-ACK seen at one capture point was seen at the other (%s and %s): nothing of the handshake was dropped between them",
+			       "在一个抓包点看到的每个 SYN 和 SYN-ACK 在另一个（%s 和 %s）也都看到了：握手包没有在两点之间丢失",
+			       cli, srv);
+	} else {
+		lost = s.d[0].lost_data + s.d[1].lost_data;
+		for (int d = 0; d < 2; d++) {
+			if (!s.d[d].lost_data)
+				continue;
+			int up = d == 0 ? p->client_side : !p->client_side;
+			char *fr = frames_str(s.d[d].lost_frames, s.d[d].n_lost_frames, s.d[d].only_up);
+			sb_add(en, zh,
+			       "%s%" PRIu64 " data segments left %s (%s) and never reached %s: dropped between the two capture points",
+			       "%s%" PRIu64 " 个数据段离开了 %s（%s）却没有到达 %s：在两个抓包点之间丢失",
+			       en->len ? "; " : "", s.d[d].lost_data, p->files[up], fr, p->files[!up]);
+			g_free(fr);
+		}
+		if (!lost)
+			sb_add(en, zh,
+			       "no data segment was lost between the two capture points (%" PRIu64 " seen at both): the losses were before the first or after the second",
+			       "没有数据段在两个抓包点之间丢失（%" PRIu64 " 个两处都出现）：丢包发生在第一个点之前或第二个点之后",
+			       s.d[0].both + s.d[1].both);
+	}
+	append_detail(f, en, zh);
+	g_string_free(en, TRUE);
+	g_string_free(zh, TRUE);
+	pd_metric m = {.key = "lost_between_points", .value = (double)lost, .unit = "count", .agg = PD_AGG_SUM};
+	if (f->metrics)
+		g_array_append_val(f->metrics, m);
+	if (lost)
+		drop_host_settings(f);
+}
+
+void pd_points_apply(pd_report *r, pd_points *p)
+{
+	if (!p)
+		return;
+	notes(r, p);
+	if (p->verdict == PD_POINTS_TWO && p->client_side >= 0)
+		for (guint i = 0; i < r->findings->len; i++)
+			explain_finding(g_ptr_array_index(r->findings, i), p);
+	pd_points_free(r->points);
+	r->points = p;
+}

@@ -1,0 +1,89 @@
+#!/bin/bash
+# Two capture points of the same connections (issue 36), made by the kernel:
+#   client ns (10.205.1.2) -- router ns -- server ns (10.205.2.2)
+# one tcpdump on the client's eth0 (client.pcap) and one on the server's
+# eth0 (server.pcap), in the same run. The router adds 5 ms each way (TUN)
+# and plants the case's problem with nft:
+#   healthy   nothing
+#   drop-data every 20th data segment server->client dropped between the points
+#   drop-synack  every SYN-ACK dropped for the first 2.5 s (the client's SYN
+#             retries and the server's SYN-ACK retries are seen)
+#   nat       masquerade towards the server, random ports 40000-49999 (no delay)
+#   mss       tcp option maxseg size set 1200 on SYNs both ways
+# Usage: gen.sh CASE (as root). Namespaces px5-*, deleted on exit.
+set -u
+CASE=${1:?case}
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=$HERE/$CASE
+P=px5-$CASE
+C=$P-c R=$P-r S=$P-s
+PY=/usr/bin/python3
+mkdir -p "$OUT"
+cleanup() {
+    for p in $(cat /tmp/$P.pids 2>/dev/null); do kill $p 2>/dev/null; done
+    rm -f /tmp/$P.pids /tmp/$P-tun.log
+    for n in $C $R $S; do ip netns del $n 2>/dev/null; done
+}
+trap cleanup EXIT
+for n in $C $R $S; do ip netns add $n; ip -n $n link set lo up; done
+ip link add eth0 netns $C type veth peer name to-c netns $R
+ip link add eth0 netns $S type veth peer name to-s netns $R
+ip netns exec $R sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
+for n in $C $S; do ip netns exec $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
+ip -n $C addr add 10.205.1.2/24 dev eth0
+ip -n $S addr add 10.205.2.2/24 dev eth0
+ip -n $R addr add 10.205.1.1/24 dev to-c
+ip -n $R addr add 10.205.2.1/24 dev to-s
+for l in "$C eth0" "$S eth0" "$R to-c" "$R to-s"; do
+    set -- $l; ip -n $1 link set $2 up
+    ip netns exec $1 ethtool -K $2 tso off gso off gro off >/dev/null 2>&1
+done
+ip -n $C route add default via 10.205.1.1
+ip -n $S route add default via 10.205.2.1
+# 5 ms each way: the router policy-routes what arrives on to-c/to-s into
+# tun0, where tools/tun_delay.py holds it and writes it back (no netem here)
+# (not in the nat case: NAT and the TUN's second pass through conntrack do not mix)
+if [ "$CASE" != nat ]; then
+    ip -n $R tuntap add dev tun0 mode tun
+    ip -n $R link set tun0 up mtu 1500 txqueuelen 10000
+    ip netns exec $R sysctl -qw net.ipv4.conf.tun0.rp_filter=0
+    ip netns exec $R timeout 45 $PY "$HERE/../captures/tools/tun_delay.py" --dev tun0 --delay-ms 5 \
+        --duration 40 > /tmp/$P-tun.log 2>&1 &
+    echo $! >> /tmp/$P.pids
+    for i in $(seq 1 50); do grep -q "tun_delay:" /tmp/$P-tun.log 2>/dev/null && break; sleep 0.1; done
+    ip -n $R route add default dev tun0 table 100
+    for dev in to-c to-s; do ip -n $R rule add iif $dev lookup 100 pref 100; done
+fi
+ip netns exec $R nft add table ip px5
+ip netns exec $R nft add chain ip px5 forw '{ type filter hook forward priority 0; }'
+CONNS=3 BYTES=150000
+case $CASE in
+healthy) ;;
+drop-data)
+    ip netns exec $R nft add rule ip px5 forw oifname to-c ip saddr 10.205.2.2 tcp sport 5000 \
+        ip length gt 200 numgen inc mod 20 == 19 counter drop ;;
+drop-synack) CONNS=2 ;;
+nat)
+    ip netns exec $R nft add chain ip px5 post '{ type nat hook postrouting priority 100; }'
+    ip netns exec $R nft add rule ip px5 post oifname to-s meta l4proto tcp counter masquerade to :40000-49999 random ;;
+mss)
+    ip netns exec $R nft add rule ip px5 forw tcp flags syn tcp option maxseg size set 1200 ;;
+*) echo "unknown case" >&2; exit 2 ;;
+esac
+ip netns exec $C timeout 40 tcpdump -i eth0 -s 128 -U -w "$OUT/client.pcap" tcp >/dev/null 2>&1 &
+echo $! >> /tmp/$P.pids
+ip netns exec $S timeout 40 tcpdump -i eth0 -s 128 -U -w "$OUT/server.pcap" tcp >/dev/null 2>&1 &
+echo $! >> /tmp/$P.pids
+ip netns exec $S timeout 35 $PY "$HERE/ptapp.py" server 10.205.2.2 5000 $CONNS $BYTES &
+echo $! >> /tmp/$P.pids
+sleep 1
+if [ "$CASE" = drop-synack ]; then
+    ip netns exec $R nft add rule ip px5 forw oifname to-c ip saddr 10.205.2.2 'tcp flags & (syn|ack) == syn|ack' counter drop
+    ( sleep 2.5; ip netns exec $R nft flush chain ip px5 forw ) &
+fi
+ip netns exec $C timeout 30 $PY "$HERE/ptapp.py" client 10.205.2.2 5000 $CONNS
+sleep 1
+ip netns exec $R nft list ruleset | grep -E "counter|snat"
+for p in $(cat /tmp/$P.pids); do kill -INT $p 2>/dev/null; done
+sleep 1
+ls -l "$OUT"
