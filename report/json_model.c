@@ -362,6 +362,117 @@ cJSON *pd_flow_row_to_json(const pd_flow_row *row)
 	return o;
 }
 
+static cJSON *points_dir_json(const pd_points_dir *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_u64(o, "both", d->both);
+	add_u64(o, "only_upstream", d->only_up);
+	add_u64(o, "only_downstream", d->only_down);
+	add_u64(o, "outside", d->outside);
+	add_u64(o, "lost_syn", d->lost_syn);
+	add_u64(o, "lost_data", d->lost_data);
+	add_u64(o, "reordered", d->reordered);
+	cJSON *lf = cJSON_AddArrayToObject(o, "lost_frames");
+	for (uint32_t i = 0; i < d->n_lost_frames; i++)
+		cJSON_AddItemToArray(lf, cJSON_CreateNumber((double)d->lost_frames[i]));
+	cJSON *ls = cJSON_AddArrayToObject(o, "lost_syn_frames");
+	for (uint32_t i = 0; i < d->n_lost_syn_frames; i++)
+		cJSON_AddItemToArray(ls, cJSON_CreateNumber((double)d->lost_syn_frames[i]));
+	if (d->delay_n) {
+		cJSON *dl = cJSON_AddObjectToObject(o, "one_way_delay_ms");
+		add_u64(dl, "n", d->delay_n);
+		add_num(dl, "min", d->delay_min_ms);
+		add_num(dl, "p50", d->delay_p50_ms);
+		add_num(dl, "p95", d->delay_p95_ms);
+		add_num(dl, "max", d->delay_max_ms);
+		add_num(dl, "first_quarter", d->delay_early_ms);
+		add_num(dl, "last_quarter", d->delay_late_ms);
+	} else {
+		cJSON_AddItemToObject(o, "one_way_delay_ms", cJSON_CreateNull());
+	}
+	if (d->ttl_up >= 0) {
+		cJSON *t = cJSON_AddArrayToObject(o, "ttl");
+		cJSON_AddItemToArray(t, cJSON_CreateNumber(d->ttl_up));
+		cJSON_AddItemToArray(t, cJSON_CreateNumber(d->ttl_down));
+	} else {
+		cJSON_AddItemToObject(o, "ttl", cJSON_CreateNull());
+	}
+	add_u64(o, "dscp_changed", d->dscp_changed);
+	add_u64(o, "ecn_changed", d->ecn_changed);
+	add_u64(o, "ece_cwr_changed", d->ece_cwr_changed);
+	return o;
+}
+
+static cJSON *int_pair(const int v[2])
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < 2; i++)
+		cJSON_AddItemToArray(a, v[i] >= 0 ? cJSON_CreateNumber(v[i]) : cJSON_CreateNull());
+	return a;
+}
+
+#define PD_JSON_POINTS_CONNS 256
+
+static cJSON *points_json(const pd_points *p)
+{
+	static const char *const verdicts[] = {"two-points", "rotation", "duplicate", "disjoint"};
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "verdict", cJSON_CreateString(verdicts[p->verdict]));
+	cJSON_AddItemToObject(o, "forced", cJSON_CreateBool(p->forced));
+	cJSON *files = cJSON_AddArrayToObject(o, "files");
+	for (int i = 0; i < 2; i++)
+		cJSON_AddItemToArray(files, safe_string(p->files[i] ? p->files[i] : ""));
+	if (p->client_side >= 0)
+		add_u64(o, "client_side", (uint64_t)p->client_side);
+	else
+		cJSON_AddItemToObject(o, "client_side", cJSON_CreateNull());
+	add_u64(o, "analysed", (uint64_t)p->analysed);
+	add_num(o, "clock_offset_s", p->offset_s);
+	add_num(o, "clock_uncertainty_s", p->uncertainty_s);
+	add_u64(o, "offset_samples", p->samples);
+	cJSON *nc = cJSON_AddArrayToObject(o, "connections_read");
+	cJSON *np = cJSON_AddArrayToObject(o, "packets_read");
+	cJSON *tr = cJSON_AddArrayToObject(o, "truncated");
+	for (int i = 0; i < 2; i++) {
+		cJSON_AddItemToArray(nc, cJSON_CreateNumber((double)p->n_conns[i]));
+		cJSON_AddItemToArray(np, cJSON_CreateNumber((double)p->packets[i]));
+		cJSON_AddItemToArray(tr, cJSON_CreateBool(p->truncated[i]));
+	}
+	add_u64(o, "paired", p->paired);
+	add_u64(o, "translated", p->translated);
+	cJSON_AddItemToObject(o, "capped", cJSON_CreateBool(p->capped));
+	cJSON *dirs = cJSON_AddObjectToObject(o, "directions");
+	cJSON_AddItemToObject(dirs, "client_to_server", points_dir_json(&p->total[0]));
+	cJSON_AddItemToObject(dirs, "server_to_client", points_dir_json(&p->total[1]));
+	cJSON *conns = cJSON_AddArrayToObject(o, "connections");
+	guint n = p->conns ? p->conns->len : 0;
+	for (guint i = 0; i < n && i < PD_JSON_POINTS_CONNS; i++) {
+		const pd_points_conn *c = &g_array_index(p->conns, pd_points_conn, i);
+		cJSON *co = cJSON_CreateObject();
+		cJSON *cl = cJSON_AddArrayToObject(co, "client");
+		cJSON *sv = cJSON_AddArrayToObject(co, "server");
+		cJSON *ff = cJSON_AddArrayToObject(co, "first_frame");
+		cJSON *so = cJSON_AddArrayToObject(co, "seq_offset");
+		for (int k = 0; k < 2; k++) {
+			cJSON_AddItemToArray(cl, endpoint(&c->client[k], c->cport[k]));
+			cJSON_AddItemToArray(sv, endpoint(&c->server[k], c->sport[k]));
+			cJSON_AddItemToArray(ff, cJSON_CreateNumber((double)c->first_frame[k]));
+			cJSON_AddItemToArray(so, c->seq_known[k] ? cJSON_CreateNumber(c->seq_offset[k]) : cJSON_CreateNull());
+		}
+		cJSON_AddItemToObject(co, "translated", cJSON_CreateBool(c->translated));
+		cJSON_AddItemToObject(co, "syn_mss", int_pair(c->mss[0]));
+		cJSON_AddItemToObject(co, "synack_mss", int_pair(c->mss[1]));
+		cJSON_AddItemToObject(co, "syn_wscale", int_pair(c->wscale[0]));
+		cJSON_AddItemToObject(co, "synack_wscale", int_pair(c->wscale[1]));
+		cJSON *cd = cJSON_AddObjectToObject(co, "directions");
+		cJSON_AddItemToObject(cd, "client_to_server", points_dir_json(&c->dir[0]));
+		cJSON_AddItemToObject(cd, "server_to_client", points_dir_json(&c->dir[1]));
+		cJSON_AddItemToArray(conns, co);
+	}
+	add_u64(o, "connections_omitted", n > PD_JSON_POINTS_CONNS ? n - PD_JSON_POINTS_CONNS : 0);
+	return o;
+}
+
 cJSON *pd_report_to_json(const pd_report *r, const char *version)
 {
 	return pd_report_to_json_rows(r, version, true);
@@ -376,6 +487,8 @@ cJSON *pd_report_to_json_rows(const pd_report *r, const char *version, bool rows
 	cJSON_AddItemToObject(tool, "version", safe_string(version ? version : "unknown"));
 	cJSON_AddItemToObject(doc, "lang", cJSON_CreateString("en"));
 	cJSON_AddItemToObject(doc, "capture", capture_json(&r->cap));
+	if (r->points)
+		cJSON_AddItemToObject(doc, "points", points_json(r->points));
 
 	cJSON *findings = cJSON_AddArrayToObject(doc, "findings");
 	for (guint i = 0; r->findings && i < r->findings->len; i++)
