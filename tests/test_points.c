@@ -1,0 +1,301 @@
+/* Two capture points of the same connections (analyzer/points.c, issue 36)
+ * on kernel captures (testdata/points/, gen.sh): the client's and the
+ * server's eth0 of client -- router -- server, one run each, with drops
+ * planted between the points, a NAT, MSS clamping and a healthy control;
+ * the pair in either order, one clock 2 hours off, the same file twice,
+ * a rotation and two unrelated files. The counts per direction are the
+ * ones testdata/points/facts.py gets from tshark field dumps (README.md). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <string.h>
+
+#include "report/model.h"
+#include "schema_check.c"
+#include "testutil.h"
+
+static cJSON *pair(const char *a, const char *b, const char *extra)
+{
+	char *pa = pd_test_src(a), *pb = pd_test_src(b);
+	const char *argv[8];
+	int n = 0;
+	argv[n++] = "--format";
+	argv[n++] = "json";
+	argv[n++] = "--threads";
+	argv[n++] = "1";
+	char *forced = NULL;
+	if (extra && !strcmp(extra, "--points")) {
+		forced = g_strdup_printf("%s,%s", pa, pb);
+		argv[n++] = "--points";
+		argv[n++] = forced;
+	} else {
+		argv[n++] = pa;
+		argv[n++] = pb;
+	}
+	argv[n] = NULL;
+	char *out = NULL, *err = NULL;
+	int st = pd_test_run(&out, &err, argv);
+	cr_assert(st == 0 || st == 1, "pcapdoc %s %s: exit %d: %s", a, b, st, err ? err : "");
+	cJSON *doc = cJSON_Parse(out);
+	cr_assert_not_null(doc, "not JSON");
+	/* valid against the schema, points object and all */
+	char *sp = pd_test_src("docs/report.schema.json"), *text = NULL;
+	cr_assert(g_file_get_contents(sp, &text, NULL, NULL));
+	cJSON *schema = cJSON_Parse(text);
+	GString *errs = g_string_new("");
+	cr_assert(pd_schema_validate(schema, doc, errs), "schema: %s", errs->str);
+	g_string_free(errs, TRUE);
+	cJSON_Delete(schema);
+	g_free(text);
+	g_free(sp);
+	g_free(out);
+	g_free(err);
+	g_free(forced);
+	g_free(pa);
+	g_free(pb);
+	return doc;
+}
+
+static const cJSON *points(const cJSON *doc)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(doc, "points");
+	cr_assert_not_null(p, "no points object");
+	return p;
+}
+
+static const cJSON *dir(const cJSON *p, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "directions"), name);
+}
+
+/* both / only_upstream / only_downstream of one direction */
+static void expect_dir(const cJSON *p, const char *name, double both, double up, double down)
+{
+	const cJSON *d = dir(p, name);
+	cr_assert_not_null(d);
+	cr_expect_eq(pd_test_num(d, "both"), both, "%s both %g, tshark %g", name, pd_test_num(d, "both"), both);
+	cr_expect_eq(pd_test_num(d, "only_upstream"), up, "%s only_upstream %g, tshark %g", name,
+		     pd_test_num(d, "only_upstream"), up);
+	cr_expect_eq(pd_test_num(d, "only_downstream"), down, "%s only_downstream %g, tshark %g", name,
+		     pd_test_num(d, "only_downstream"), down);
+}
+
+static bool any_note(const cJSON *doc, const char *needle)
+{
+	const cJSON *n;
+	cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "capture"), "notes"))
+		if (cJSON_IsString(n) && strstr(n->valuestring, needle))
+			return true;
+	return false;
+}
+
+static bool has_setting(const cJSON *f, const char *name)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "settings"))
+	{
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s, "name");
+		if (cJSON_IsString(nm) && strstr(nm->valuestring, name))
+			return true;
+	}
+	return false;
+}
+
+static const char *analysed_file(const cJSON *doc)
+{
+	const cJSON *p = points(doc);
+	int a = (int)pd_test_num(p, "analysed");
+	return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "files"), a)->valuestring;
+}
+
+Test(points, healthy_control)
+{
+	cJSON *doc = pair("testdata/points/healthy/client.pcap", "testdata/points/healthy/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect_str_eq(pd_test_str(p, "verdict"), "two-points");
+	cr_expect_eq(pd_test_num(p, "paired"), 3);
+	cr_expect_eq(pd_test_num(p, "client_side"), 0);
+	expect_dir(p, "client_to_server", 244, 0, 0);
+	expect_dir(p, "server_to_client", 321, 0, 0);
+	/* same host, one clock: the offset is 0 within the 5 ms each way */
+	double off = pd_test_num(p, "clock_offset_s"), unc = pd_test_num(p, "clock_uncertainty_s");
+	PD_TEST_NEAR(off, 0, 0.0005);
+	PD_TEST_NEAR(unc, 0.005, 0.001);
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(dir(p, "client_to_server"), "one_way_delay_ms");
+	PD_TEST_NEAR(pd_test_num(d, "min"), 5.0, 0.5);
+	cr_expect_eq(pd_test_count_at_least(doc, "warning"), 0, "the healthy pair has warnings");
+	cr_expect(strstr(analysed_file(doc), "client.pcap"));
+	cr_expect(any_note(doc, "nothing else was rewritten"));
+	cJSON_Delete(doc);
+}
+
+Test(points, data_dropped_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/drop-data/client.pcap", "testdata/points/drop-data/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	expect_dir(p, "client_to_server", 200, 0, 0);
+	expect_dir(p, "server_to_client", 322, 16, 0);
+	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "lost_data"), 16);
+	const cJSON *f = pd_test_finding(doc, "retransmissions", 0);
+	cr_assert_not_null(f, "no retransmissions finding");
+	cr_expect(strstr(pd_test_str(f, "detail"), "16 data segments left"), "%s", pd_test_str(f, "detail"));
+	cr_expect(strstr(pd_test_str(f, "detail"), "dropped between the two capture points"));
+	cr_expect_eq(pd_test_metric(f, "lost_between_points"), 16);
+	cr_expect_str_eq(pd_test_setting(f, 0), "lossy path");
+	cr_expect(!has_setting(f, "NIC ring"), "a path drop is not the receiver's NIC");
+	cr_expect(!has_setting(f, "netdev_max_backlog"));
+	cJSON_Delete(doc);
+}
+
+Test(points, synacks_dropped_between_the_points)
+{
+	/* the server first: the findings still come from the client's side */
+	cJSON *doc = pair("testdata/points/drop-synack/server.pcap", "testdata/points/drop-synack/client.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect_eq(pd_test_num(p, "client_side"), 1);
+	cr_expect(strstr(analysed_file(doc), "client.pcap"));
+	expect_dir(p, "client_to_server", 176, 0, 0);
+	expect_dir(p, "server_to_client", 214, 4, 0);
+	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "lost_syn"), 4);
+	const cJSON *f = pd_test_finding(doc, "syn-retransmit", 0);
+	cr_assert_not_null(f);
+	const char *det = pd_test_str(f, "detail");
+	/* tshark: server.pcap frames 2, 4, 5, 7 are the SYN-ACKs of the first
+	 * connection sent during the 2.5 s of the drop rule */
+	cr_expect(strstr(det, "4 SYN-ACKs left the server (testdata/points/drop-synack/server.pcap") ||
+			  strstr(det, "4 SYN-ACKs left the server ("),
+		  "%s", det);
+	cr_expect(strstr(det, "#2, #4, #5, #7) and never reached the client: dropped between the two capture points"),
+		  "%s", det);
+	cr_expect(!has_setting(f, "somaxconn"), "a path drop is not the listener's backlog");
+	cr_expect(!has_setting(f, "listen() backlog"));
+	cr_expect_str_eq(pd_test_setting(f, 0), "firewall dropping SYN/SYN-ACK");
+	cJSON_Delete(doc);
+}
+
+Test(points, nat_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/nat/client.pcap", "testdata/points/nat/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect_eq(pd_test_num(p, "paired"), 3);
+	cr_expect_eq(pd_test_num(p, "translated"), 3);
+	expect_dir(p, "client_to_server", 84, 0, 0);
+	expect_dir(p, "server_to_client", 323, 0, 0);
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "connections"), 0);
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(c, "client");
+	cr_expect_str_eq(pd_test_str(cJSON_GetArrayItem(cl, 0), "ip"), "10.205.1.2");
+	cr_expect_str_eq(pd_test_str(cJSON_GetArrayItem(cl, 1), "ip"), "10.205.2.1");
+	double port = pd_test_num(cJSON_GetArrayItem(cl, 1), "port");
+	cr_expect(port >= 40000 && port <= 49999, "port %g", port);
+	cr_expect(any_note(doc, "a NAT translated 3 of 3 connections"));
+	cJSON_Delete(doc);
+}
+
+Test(points, mss_clamped_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/mss/client.pcap", "testdata/points/mss/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	expect_dir(p, "client_to_server", 279, 0, 0);
+	expect_dir(p, "server_to_client", 390, 0, 0);
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "connections"), 0);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(c, "syn_mss");
+	cr_expect_eq(cJSON_GetArrayItem(m, 0)->valuedouble, 1460);
+	cr_expect_eq(cJSON_GetArrayItem(m, 1)->valuedouble, 1200);
+	m = cJSON_GetObjectItemCaseSensitive(c, "synack_mss");
+	cr_expect_eq(cJSON_GetArrayItem(m, 0)->valuedouble, 1200);
+	cr_expect_eq(cJSON_GetArrayItem(m, 1)->valuedouble, 1460);
+	cr_expect(any_note(doc, "the MSS option of 3 SYNs was rewritten from 1460 to 1200"));
+	cr_expect(any_note(doc, "the MSS option of 3 SYN-ACKs was rewritten from 1460 to 1200"));
+	cJSON_Delete(doc);
+}
+
+/* Either order: the same pairing (directions by client and server, not by
+ * file order) and the same findings. */
+Test(points, either_order)
+{
+	cJSON *x = pair("testdata/points/drop-data/client.pcap", "testdata/points/drop-data/server.pcap", NULL);
+	cJSON *y = pair("testdata/points/drop-data/server.pcap", "testdata/points/drop-data/client.pcap", NULL);
+	char *fx = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "findings"));
+	char *fy = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(y, "findings"));
+	cr_expect_str_eq(fx, fy);
+	char *dx = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(points(x), "directions"));
+	char *dy = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(points(y), "directions"));
+	cr_expect_str_eq(dx, dy);
+	PD_TEST_NEAR(pd_test_num(points(x), "clock_offset_s"), -pd_test_num(points(y), "clock_offset_s"), 1e-6);
+	cJSON_free(fx);
+	cJSON_free(fy);
+	cJSON_free(dx);
+	cJSON_free(dy);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+}
+
+/* editcap -t 7200 on the server's file: the files do not overlap in time
+ * at all, and still pair, with the offset found to the microsecond. */
+Test(points, clock_hours_apart)
+{
+	cJSON *doc = pair("testdata/points/healthy/client.pcap", "testdata/points/healthy/server-7200.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect_str_eq(pd_test_str(p, "verdict"), "two-points");
+	PD_TEST_NEAR(pd_test_num(p, "clock_offset_s"), 7200, 0.0005);
+	expect_dir(p, "client_to_server", 244, 0, 0);
+	expect_dir(p, "server_to_client", 321, 0, 0);
+	cr_expect(any_note(doc, "2.00 hours apart"));
+	cJSON_Delete(doc);
+	doc = pair("testdata/points/healthy/server-7200.pcap", "testdata/points/healthy/client.pcap", NULL);
+	PD_TEST_NEAR(pd_test_num(points(doc), "clock_offset_s"), -7200, 0.0005);
+	cr_expect_eq(pd_test_num(points(doc), "client_side"), 1);
+	cJSON_Delete(doc);
+}
+
+Test(points, same_point_twice)
+{
+	cJSON *doc = pair("testdata/points/healthy/client.pcap", "testdata/points/healthy/client.pcap", NULL);
+	cr_expect_str_eq(pd_test_str(points(doc), "verdict"), "duplicate");
+	cr_expect(any_note(doc, "are the same capture point"));
+	cJSON_Delete(doc);
+}
+
+/* One point split in two files: merged as today, the same findings as the
+ * whole file. */
+Test(points, rotation_is_merged)
+{
+	cJSON *doc = pair("testdata/points/healthy/client-1.pcap", "testdata/points/healthy/client-2.pcap", NULL);
+	cr_expect_str_eq(pd_test_str(points(doc), "verdict"), "rotation");
+	cJSON *whole = pd_test_report("testdata/points/healthy/client.pcap");
+	const cJSON *c1 = cJSON_GetObjectItemCaseSensitive(doc, "capture"),
+		    *c2 = cJSON_GetObjectItemCaseSensitive(whole, "capture");
+	cr_expect_eq(pd_test_num(c1, "packets"), pd_test_num(c2, "packets"));
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "findings")),
+		     cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(whole, "findings")));
+	cJSON_Delete(whole);
+	cJSON_Delete(doc);
+}
+
+Test(points, no_connection_in_common)
+{
+	cJSON *doc = pair("testdata/points/healthy/client.pcap", "testdata/points/drop-data/server.pcap", NULL);
+	cr_expect_str_eq(pd_test_str(points(doc), "verdict"), "disjoint");
+	cr_expect(any_note(doc, "share no connection"));
+	cJSON_Delete(doc);
+}
+
+/* --points: the first file given is the one analysed. */
+Test(points, forced)
+{
+	cJSON *doc = pair("testdata/points/drop-data/server.pcap", "testdata/points/drop-data/client.pcap", "--points");
+	const cJSON *p = points(doc);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "forced")));
+	cr_expect_eq(pd_test_num(p, "analysed"), 0);
+	cr_expect(strstr(analysed_file(doc), "server.pcap"));
+	expect_dir(p, "server_to_client", 322, 16, 0);
+	cJSON_Delete(doc);
+}
+
+Test(points, usage)
+{
+	char *out = NULL, *err = NULL;
+	const char *argv[] = {"--points", "only-one.pcap", NULL};
+	cr_expect_eq(pd_test_run(&out, &err, argv), 2);
+	g_free(out);
+	g_free(err);
+}
