@@ -14,7 +14,7 @@
 set -u
 CASE=${1:?case}
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=$HERE/$CASE
+OUT=${PX5_OUT:-$HERE/$CASE} # PX5_OUT, PX5_BYTES: bigger pairs for measuring (not kept)
 P=px5-$CASE
 C=$P-c R=$P-r S=$P-s
 PY=/usr/bin/python3
@@ -47,8 +47,8 @@ if [ "$CASE" != nat ]; then
     ip -n $R tuntap add dev tun0 mode tun
     ip -n $R link set tun0 up mtu 1500 txqueuelen 10000
     ip netns exec $R sysctl -qw net.ipv4.conf.tun0.rp_filter=0
-    ip netns exec $R timeout 45 $PY "$HERE/../captures/tools/tun_delay.py" --dev tun0 --delay-ms 5 \
-        --duration 40 > /tmp/$P-tun.log 2>&1 &
+    ip netns exec $R timeout 105 $PY "$HERE/../captures/tools/tun_delay.py" --dev tun0 --delay-ms 5 \
+        --duration 100 > /tmp/$P-tun.log 2>&1 &
     echo $! >> /tmp/$P.pids
     for i in $(seq 1 50); do grep -q "tun_delay:" /tmp/$P-tun.log 2>/dev/null && break; sleep 0.1; done
     ip -n $R route add default dev tun0 table 100
@@ -56,7 +56,7 @@ if [ "$CASE" != nat ]; then
 fi
 ip netns exec $R nft add table ip px5
 ip netns exec $R nft add chain ip px5 forw '{ type filter hook forward priority 0; }'
-CONNS=3 BYTES=150000
+CONNS=3 BYTES=${PX5_BYTES:-150000}
 case $CASE in
 healthy) ;;
 drop-data)
@@ -70,18 +70,18 @@ mss)
     ip netns exec $R nft add rule ip px5 forw tcp flags syn tcp option maxseg size set 1200 ;;
 *) echo "unknown case" >&2; exit 2 ;;
 esac
-ip netns exec $C timeout 40 tcpdump -i eth0 -s 128 -U -w "$OUT/client.pcap" tcp >/dev/null 2>&1 &
+ip netns exec $C timeout 100 tcpdump -i eth0 -s 128 -U -w "$OUT/client.pcap" tcp >/dev/null 2>&1 &
 echo $! >> /tmp/$P.pids
-ip netns exec $S timeout 40 tcpdump -i eth0 -s 128 -U -w "$OUT/server.pcap" tcp >/dev/null 2>&1 &
+ip netns exec $S timeout 100 tcpdump -i eth0 -s 128 -U -w "$OUT/server.pcap" tcp >/dev/null 2>&1 &
 echo $! >> /tmp/$P.pids
-ip netns exec $S timeout 35 $PY "$HERE/ptapp.py" server 10.205.2.2 5000 $CONNS $BYTES &
+ip netns exec $S timeout 95 $PY "$HERE/ptapp.py" server 10.205.2.2 5000 $CONNS $BYTES &
 echo $! >> /tmp/$P.pids
 sleep 1
 if [ "$CASE" = drop-synack ]; then
     ip netns exec $R nft add rule ip px5 forw oifname to-c ip saddr 10.205.2.2 'tcp flags & (syn|ack) == syn|ack' counter drop
     ( sleep 2.5; ip netns exec $R nft flush chain ip px5 forw ) &
 fi
-ip netns exec $C timeout 30 $PY "$HERE/ptapp.py" client 10.205.2.2 5000 $CONNS
+ip netns exec $C timeout 90 $PY "$HERE/ptapp.py" client 10.205.2.2 5000 $CONNS
 sleep 1
 ip netns exec $R nft list ruleset | grep -E "counter|snat"
 for p in $(cat /tmp/$P.pids); do kill -INT $p 2>/dev/null; done
