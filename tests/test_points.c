@@ -135,6 +135,12 @@ Test(points, data_dropped_between_the_points)
 	expect_dir(p, "client_to_server", 200, 0, 0);
 	expect_dir(p, "server_to_client", 322, 16, 0);
 	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "lost_data"), 16);
+	/* facts.py: server.pcap 35, 61, 97, 123, 156, 197, 227, 263, ... */
+	static const double frames[] = {35, 61, 97, 123, 156, 197, 227, 263};
+	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(dir(p, "server_to_client"), "lost_frames");
+	cr_assert_eq(cJSON_GetArraySize(lf), 8);
+	for (int i = 0; i < 8; i++)
+		cr_expect_eq(cJSON_GetArrayItem(lf, i)->valuedouble, frames[i], "lost frame %d", i);
 	const cJSON *f = pd_test_finding(doc, "retransmissions", 0);
 	cr_assert_not_null(f, "no retransmissions finding");
 	cr_expect(strstr(pd_test_str(f, "detail"), "16 data segments left"), "%s", pd_test_str(f, "detail"));

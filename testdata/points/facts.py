@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Independent check of the two-point matching, from tshark field dumps:
 facts.py CLIENT.pcap SERVER.pcap prints, per direction, the packets seen at
-both files, only at the upstream one (lost between the points) and only at
-the downstream one. Connections are paired by the client's SYN sequence
+both files, only at the upstream one (lost between the points, with the frames of
+the upstream file) and only at the downstream one. Connections are paired by the client's SYN sequence
 number (tcp.seq_raw), packets by (seq - ISN, ack - peer ISN, tcp.len,
 SYN/FIN/RST/ACK flags) counted as multisets, so a retransmission that
 crossed matches one copy and the dropped copy stays unmatched."""
 import collections, subprocess, sys
 
-F = ["ip.src", "tcp.srcport", "ip.dst", "tcp.dstport", "tcp.seq_raw", "tcp.ack_raw", "tcp.len", "tcp.flags", "ip.ttl", "tcp.options.mss_val"]
+F = ["ip.src", "tcp.srcport", "ip.dst", "tcp.dstport", "tcp.seq_raw", "tcp.ack_raw", "tcp.len", "tcp.flags", "ip.ttl", "tcp.options.mss_val", "frame.number"]
 
 
 def dump(path):
@@ -16,7 +16,7 @@ def dump(path):
                          capture_output=True, text=True, check=True).stdout
     conns = {}
     for line in out.splitlines():
-        src, sp, dst, dp, seq, ack, ln, fl, ttl, mss = (line.split("\t") + [""] * 10)[:10]
+        src, sp, dst, dp, seq, ack, ln, fl, ttl, mss, fno = (line.split("\t") + [""] * 11)[:11]
         fl = int(fl, 16)
         key = tuple(sorted([(src, sp), (dst, dp)]))
         c = conns.setdefault(key, {"cli": None, "isn": [None, None], "pk": []})
@@ -26,33 +26,42 @@ def dump(path):
         if fl & 0x12 == 0x12:
             c["cli"] = (dst, dp)
             c["isn"][1] = int(seq)
-        c["pk"].append(((src, sp), int(seq), int(ack or 0), int(ln), fl, ttl, mss))
+        c["pk"].append(((src, sp), int(seq), int(ack or 0), int(ln), fl, ttl, mss, int(fno)))
     res = {}
     for c in conns.values():
         isn = c["isn"]
         ms = [collections.Counter(), collections.Counter()]
-        for s, seq, ack, ln, fl, ttl, mss in c["pk"]:
+        fr = [collections.defaultdict(list), collections.defaultdict(list)]
+        for s, seq, ack, ln, fl, ttl, mss, fno in c["pk"]:
             d = 0 if s == c["cli"] else 1
             rel_ack = (ack - isn[1 - d]) % 2**32 if fl & 0x10 else 0
-            ms[d][((seq - isn[d]) % 2**32, rel_ack, ln, fl & 0x17)] += 1
-        res[isn[0]] = ms
+            k = ((seq - isn[d]) % 2**32, rel_ack, ln, fl & 0x17)
+            ms[d][k] += 1
+            fr[d][k].append(fno)
+        res[isn[0]] = (ms, fr)
     return res
 
 
 a, b = dump(sys.argv[1]), dump(sys.argv[2])
 tot = [[0, 0, 0], [0, 0, 0]]
+lost = [[], []]
 paired = 0
-for isn, ma in a.items():
-    mb = b.get(isn)
-    if mb is None:
+for isn, (ma, fa) in a.items():
+    if isn not in b:
         continue
+    mb, fb = b[isn]
     paired += 1
     for d in range(2):
         up, dn = (ma[d], mb[d]) if d == 0 else (mb[d], ma[d])
+        fup = fa[d] if d == 0 else fb[d]
+        for k, n in up.items():
+            # the first copies are the ones that did not cross (a retransmission did)
+            lost[d] += fup[k][: max(0, n - dn.get(k, 0))]
         both = sum((up & dn).values())
         tot[d][0] += both
         tot[d][1] += sum(up.values()) - both
         tot[d][2] += sum(dn.values()) - both
 print("paired", paired)
 for d, name in enumerate(["client_to_server", "server_to_client"]):
-    print(name, "both", tot[d][0], "only_upstream", tot[d][1], "only_downstream", tot[d][2])
+    print(name, "both", tot[d][0], "only_upstream", tot[d][1], "only_downstream", tot[d][2],
+          "upstream frames not downstream", sorted(lost[d])[:20])
