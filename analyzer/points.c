@@ -14,17 +14,21 @@
 #define PT_MAX_RECS (4u << 20)
 #define PT_FLAGS_KEY (PD_TCP_SYN | PD_TCP_FIN | PD_TCP_RST | PD_TCP_ACK)
 
-typedef struct prec {
+typedef struct prec { /* 32 bytes: a 1 GB capture holds ~1M of them */
 	pd_time ts;
-	uint64_t frame;
+	uint32_t frame; /* the pairing keeps the first PT_MAX_RECS packets: well below 2^32 frames */
 	uint32_t seq, ack, len;
+	int32_t match; /* index in the partner connection's recs, -1 */
 	uint8_t dir, flags, ttl, tos;
+} prec;
+
+/* The options of a SYN or SYN-ACK, beside its rec. */
+typedef struct sopt {
+	uint32_t idx; /* in recs */
+	uint16_t mss;
 	int8_t ws;
 	uint8_t opt; /* 1 MSS, 2 SACK permitted, 4 timestamps */
-	uint16_t mss;
-	uint32_t tsval;
-	int32_t match; /* index in the partner connection's recs, -1 */
-} prec;
+} sopt;
 
 typedef struct pconn {
 	pd_addr a[2]; /* [0] client, [1] server */
@@ -34,6 +38,7 @@ typedef struct pconn {
 	uint32_t isn[2];
 	uint32_t syn_tsval; /* the client's SYN, 0 none */
 	GArray *recs; /* prec, capture order */
+	GArray *syns; /* sopt of its SYNs and SYN-ACKs, or NULL */
 	int partner; /* index in the other file's conns, -1 */
 } pconn;
 
@@ -78,8 +83,12 @@ static void tkey_make(tkey *k, const pd_addr *sa, uint16_t sp, const pd_addr *da
 static void pfile_clear(pfile *f)
 {
 	if (f->conns) {
-		for (guint i = 0; i < f->conns->len; i++)
-			g_array_unref(g_array_index(f->conns, pconn, i).recs);
+		for (guint i = 0; i < f->conns->len; i++) {
+			pconn *c = &g_array_index(f->conns, pconn, i);
+			g_array_unref(c->recs);
+			if (c->syns)
+				g_array_unref(c->syns);
+		}
 		g_array_unref(f->conns);
 	}
 	if (f->by_tuple)
@@ -153,20 +162,27 @@ static void add_packet(pfile *f, const pd_packet *pkt)
 	}
 	prec r = {
 		.ts = pkt->ts,
-		.frame = pkt->frame_no,
+		.frame = (uint32_t)MIN(pkt->frame_no, UINT32_MAX),
 		.seq = t->seq,
 		.ack = (t->flags & PD_TCP_ACK) ? t->ack : 0,
 		.len = t->payload_len,
+		.match = -1,
 		.dir = dir,
 		.flags = t->flags,
 		.ttl = pkt->ip.ttl,
 		.tos = pkt->ip.tos,
-		.ws = t->wscale,
-		.opt = (uint8_t)((t->has_mss ? 1 : 0) | (t->sack_permitted ? 2 : 0) | (t->has_ts ? 4 : 0)),
-		.mss = t->has_mss ? t->mss : 0,
-		.tsval = t->has_ts ? t->tsval : 0,
-		.match = -1,
 	};
+	if (syn || synack) {
+		if (!c->syns)
+			c->syns = g_array_new(FALSE, FALSE, sizeof(sopt));
+		sopt o = {
+			.idx = c->recs->len,
+			.mss = t->has_mss ? t->mss : 0,
+			.ws = t->wscale,
+			.opt = (uint8_t)((t->has_mss ? 1 : 0) | (t->sack_permitted ? 2 : 0) | (t->has_ts ? 4 : 0)),
+		};
+		g_array_append_val(c->syns, o);
+	}
 	g_array_append_val(c->recs, r);
 }
 
@@ -208,6 +224,19 @@ static bool read_file(const char *path, const char *filter, pfile *f)
 	f->truncated = pd_reader_truncated(rd);
 	pd_reader_close(rd);
 	return true;
+}
+
+typedef struct read_job {
+	const char *path, *filter;
+	pfile *f;
+	bool ok;
+} read_job;
+
+static gpointer read_job_run(gpointer p)
+{
+	read_job *j = p;
+	j->ok = read_file(j->path, j->filter, j->f);
+	return NULL;
 }
 
 /* ---- pairing connections ---- */
@@ -263,31 +292,6 @@ typedef struct mkey {
 	uint8_t dir, flags;
 } mkey;
 
-static guint mkey_hash(gconstpointer p)
-{
-	const mkey *k = p;
-	return (guint)pd_mix64(((uint64_t)k->seq << 32 | k->ack) ^ pd_mix64((uint64_t)k->len << 16 | k->dir << 8 | k->flags));
-}
-
-static gboolean mkey_eq(gconstpointer x, gconstpointer y)
-{
-	const mkey *a = x, *b = y;
-	return a->seq == b->seq && a->ack == b->ack && a->len == b->len && a->dir == b->dir && a->flags == b->flags;
-}
-
-typedef struct occ {
-	mkey key;
-	GArray *idx[2]; /* rec indices at point 0 and 1, capture order */
-} occ;
-
-static void occ_free(gpointer p)
-{
-	occ *o = p;
-	g_array_unref(o->idx[0]);
-	g_array_unref(o->idx[1]);
-	g_free(o);
-}
-
 /* The ISN each point's sequence numbers count from, per direction: its own
  * where it saw the SYN, the other point's where only that one did. */
 static void bases(const pconn *c0, const pconn *c1, uint32_t base[2][2])
@@ -315,26 +319,94 @@ static mkey key_of(const prec *r, const uint32_t base[2])
 	return k;
 }
 
-static GHashTable *build_occ(const pconn *c[2])
+/* A packet of either point under its key, packed so that the order is
+ * direction, seq, flags, length, ack, then point and capture order: the
+ * copies of one key at each point are two runs, and the walk goes along
+ * the sequence space (near capture order). */
+typedef struct ment {
+	uint64_t a; /* dir:1 seq:32 flags:4 len:26 */
+	uint32_t ack;
+	uint32_t pidx; /* point << 31 | rec index */
+} ment;
+
+static uint64_t ment_a(const mkey *k)
+{
+	uint64_t fl = (k->flags & 7u) | ((k->flags >> 1) & 8u); /* FIN SYN RST, ACK */
+	return (uint64_t)k->dir << 62 | (uint64_t)k->seq << 30 | fl << 26 | MIN(k->len, 0x3ffffffu);
+}
+
+static mkey ment_key(const ment *m)
+{
+	mkey k = {0};
+	k.dir = (uint8_t)(m->a >> 62);
+	k.seq = (uint32_t)(m->a >> 30);
+	uint8_t fl = (uint8_t)((m->a >> 26) & 15u);
+	k.flags = (uint8_t)((fl & 7u) | ((fl & 8u) << 1));
+	k.len = (uint32_t)(m->a & 0x3ffffffu);
+	k.ack = m->ack;
+	return k;
+}
+
+static int cmp_ment(const void *x, const void *y)
+{
+	const ment *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->ack != b->ack)
+		return a->ack < b->ack ? -1 : 1;
+	return a->pidx < b->pidx ? -1 : a->pidx > b->pidx;
+}
+
+/* One key's copies: idx[p] (n[p] of them) are rec indices at point p. */
+typedef void (*group_fn)(const mkey *k, const uint32_t *idx[2], const guint n[2], void *ctx);
+
+/* The pair's entries, sorted (made once, walked by both passes). */
+static GArray *sorted_entries(pconn *c[2])
 {
 	uint32_t base[2][2];
 	bases(c[0], c[1], base);
-	GHashTable *t = g_hash_table_new_full(mkey_hash, mkey_eq, NULL, occ_free);
-	for (int p = 0; p < 2; p++) {
+	guint n = c[0]->recs->len + c[1]->recs->len;
+	GArray *e = g_array_sized_new(FALSE, FALSE, sizeof(ment), n);
+	g_array_set_size(e, n);
+	ment *m = (ment *)(void *)e->data;
+	guint k = 0;
+	for (int p = 0; p < 2; p++)
 		for (guint i = 0; i < c[p]->recs->len; i++) {
-			mkey k = key_of(&g_array_index(c[p]->recs, prec, i), base[p]);
-			occ *o = g_hash_table_lookup(t, &k);
-			if (!o) {
-				o = g_new0(occ, 1);
-				o->key = k;
-				o->idx[0] = g_array_new(FALSE, FALSE, sizeof(guint));
-				o->idx[1] = g_array_new(FALSE, FALSE, sizeof(guint));
-				g_hash_table_insert(t, &o->key, o);
-			}
-			g_array_append_val(o->idx[p], i);
+			mkey key = key_of(&g_array_index(c[p]->recs, prec, i), base[p]);
+			m[k].a = ment_a(&key);
+			m[k].ack = key.ack;
+			m[k].pidx = (uint32_t)p << 31 | i;
+			k++;
 		}
+	if (n > 1)
+		qsort(m, n, sizeof(ment), cmp_ment);
+	return e;
+}
+
+static void free_entries(gpointer p)
+{
+	if (p)
+		g_array_unref(p);
+}
+
+static void for_groups(const GArray *e, GArray *ix[2], group_fn fn, void *ctx)
+{
+	const ment *m = (const ment *)(void *)e->data;
+	for (guint i = 0; i < e->len;) {
+		guint j = i;
+		g_array_set_size(ix[0], 0);
+		g_array_set_size(ix[1], 0);
+		while (j < e->len && m[j].a == m[i].a && m[j].ack == m[i].ack) {
+			uint32_t idx = m[j].pidx & 0x7fffffffu;
+			g_array_append_val(ix[m[j].pidx >> 31], idx);
+			j++;
+		}
+		const uint32_t *idx[2] = {(const uint32_t *)(void *)ix[0]->data, (const uint32_t *)(void *)ix[1]->data};
+		const guint n[2] = {ix[0]->len, ix[1]->len};
+		mkey k = ment_key(&m[i]);
+		fn(&k, idx, n, ctx);
+		i = j;
 	}
-	return t;
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -343,124 +415,136 @@ static int cmp_i64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_dbl(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
-static double quantile(GArray *v, double q) /* v sorted */
-{
-	if (!v->len)
-		return 0;
-	size_t i = (size_t)floor(q * (v->len - 1) + 0.5);
-	return g_array_index(v, double, i);
-}
 
 /* Matches the occurrences of one key: the i-th upstream copy with the
  * downstream one that came out of it. Equal counts match in order; with a
  * copy lost between the points, each downstream copy takes the latest
  * upstream copy that could have caused it (a first transmission dropped,
  * its retransmission arrived). times are in point 0's clock. */
-static void match_key(const occ *o, pconn *c[2], int up, pd_time off, pd_time slack)
+static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, pconn *c[2], int up,
+		      pd_time off, pd_time slack)
 {
 	int dn = !up;
-	GArray *U = o->idx[up], *D = o->idx[dn];
 	GArray *ru = c[up]->recs, *rd = c[dn]->recs;
-#define T(p, arr, i) (g_array_index(c[p]->recs, prec, g_array_index(arr, guint, i)).ts - ((p) == 1 ? off : 0))
-	if (U->len == D->len) {
-		for (guint i = 0; i < U->len; i++) {
-			prec *a = &g_array_index(ru, prec, g_array_index(U, guint, i));
-			prec *b = &g_array_index(rd, prec, g_array_index(D, guint, i));
-			a->match = (int32_t)g_array_index(D, guint, i);
-			b->match = (int32_t)g_array_index(U, guint, i);
-		}
+#define TU(i) (g_array_index(ru, prec, U[i]).ts - (up == 1 ? off : 0))
+#define TD(j) (g_array_index(rd, prec, D[j]).ts - (dn == 1 ? off : 0))
+#define LINK(i, j)                                                      \
+	do {                                                            \
+		g_array_index(ru, prec, U[i]).match = (int32_t)D[j];    \
+		g_array_index(rd, prec, D[j]).match = (int32_t)U[i];    \
+	} while (0)
+	if (nu == nd) {
+		for (guint i = 0; i < nu; i++)
+			LINK(i, i);
 		return;
 	}
 	guint next = 0;
-	if (U->len > D->len) {
-		for (guint j = 0; j < D->len; j++) {
-			pd_time td = T(dn, D, j);
+	if (nu > nd) {
+		for (guint j = 0; j < nd; j++) {
+			pd_time td = TD(j);
 			guint best = G_MAXUINT;
-			for (guint i = next; i < U->len && U->len - i >= D->len - j; i++) {
-				if (T(up, U, i) <= td + slack)
+			for (guint i = next; i < nu && nu - i >= nd - j; i++) {
+				if (TU(i) <= td + slack)
 					best = i;
 				else
 					break;
 			}
 			if (best == G_MAXUINT)
 				continue;
-			/* leave enough upstream copies for the downstream ones left */
-			guint limit = U->len - (D->len - j);
-			if (best > limit)
-				best = limit;
-			prec *a = &g_array_index(ru, prec, g_array_index(U, guint, best));
-			prec *b = &g_array_index(rd, prec, g_array_index(D, guint, j));
-			a->match = (int32_t)g_array_index(D, guint, j);
-			b->match = (int32_t)g_array_index(U, guint, best);
+			LINK(best, j);
 			next = best + 1;
 		}
 	} else {
-		for (guint i = 0; i < U->len; i++) {
-			pd_time tu = T(up, U, i);
-			for (guint j = next; j < D->len; j++) {
-				if (T(dn, D, j) + slack >= tu) {
-					prec *a = &g_array_index(ru, prec, g_array_index(U, guint, i));
-					prec *b = &g_array_index(rd, prec, g_array_index(D, guint, j));
-					a->match = (int32_t)g_array_index(D, guint, j);
-					b->match = (int32_t)g_array_index(U, guint, i);
+		for (guint i = 0; i < nu; i++) {
+			pd_time tu = TU(i);
+			for (guint j = next; j < nd; j++) {
+				if (TD(j) + slack >= tu) {
+					LINK(i, j);
 					next = j + 1;
 					break;
 				}
 			}
 		}
 	}
-#undef T
+#undef TU
+#undef TD
+#undef LINK
 }
 
-typedef struct mpair {
-	pd_time t_up; /* point 0's clock */
-	double delay_ms;
-	uint32_t down_idx;
-} mpair;
+typedef struct match_ctx {
+	pconn **c;
+	int client_side;
+	pd_time off, slack;
+} match_ctx;
 
-static int cmp_mpair(const void *x, const void *y)
+static void match_group(const mkey *k, const uint32_t *idx[2], const guint n[2], void *ctx)
 {
-	const mpair *a = x, *b = y;
-	return a->t_up < b->t_up ? -1 : a->t_up > b->t_up;
+	match_ctx *m = ctx;
+	int up = k->dir == 0 ? m->client_side : !m->client_side;
+	match_key(idx[up], n[up], idx[!up], n[!up], m->c, up, m->off, m->slack);
 }
 
-static void dir_delays(pd_points_dir *d, GArray *pairs /* mpair */)
+/* The k-th smallest of a[0..n) (n > 0), reordering a. */
+static double select_k(double *a, size_t n, size_t k)
 {
-	if (!pairs->len)
-		return;
-	g_array_sort(pairs, cmp_mpair);
-	GArray *v = g_array_sized_new(FALSE, FALSE, sizeof(double), pairs->len);
-	uint32_t maxd = 0;
-	for (guint i = 0; i < pairs->len; i++) {
-		const mpair *m = &g_array_index(pairs, mpair, i);
-		g_array_append_val(v, m->delay_ms);
-		if (i && m->down_idx < maxd)
-			d->reordered++;
-		maxd = MAX(maxd, m->down_idx);
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = a[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = a[i];
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
 	}
-	guint q = MAX(1u, v->len / 4);
-	GArray *early = g_array_new(FALSE, FALSE, sizeof(double)), *late = g_array_new(FALSE, FALSE, sizeof(double));
-	g_array_append_vals(early, v->data, q);
-	g_array_append_vals(late, &g_array_index(v, double, v->len - q), q);
-	g_array_sort(early, cmp_dbl);
-	g_array_sort(late, cmp_dbl);
-	d->delay_early_ms = quantile(early, 0.5);
-	d->delay_late_ms = quantile(late, 0.5);
-	g_array_sort(v, cmp_dbl);
-	d->delay_n = v->len;
-	d->delay_min_ms = g_array_index(v, double, 0);
-	d->delay_p50_ms = quantile(v, 0.5);
-	d->delay_p95_ms = quantile(v, 0.95);
-	d->delay_max_ms = g_array_index(v, double, v->len - 1);
-	g_array_unref(v);
-	g_array_unref(early);
-	g_array_unref(late);
+	return a[k];
+}
+
+static double q_of(double *a, size_t n, double q)
+{
+	return select_k(a, n, (size_t)floor(q * (double)(n - 1) + 0.5));
+}
+
+/* v: the delays in the order the packets left the upstream point; tmp
+ * holds as many (both reordered by the selection). */
+static void dir_delays(pd_points_dir *d, const double *v, size_t n, GArray *tmp)
+{
+	if (!n)
+		return;
+	g_array_set_size(tmp, (guint)n);
+	double *t = (double *)(void *)tmp->data;
+	size_t q = MAX((size_t)1, n / 4);
+	memcpy(t, v, q * sizeof *t);
+	d->delay_early_ms = q_of(t, q, 0.5);
+	memcpy(t, v + n - q, q * sizeof *t);
+	d->delay_late_ms = q_of(t, q, 0.5);
+	memcpy(t, v, n * sizeof *t);
+	double mn = t[0], mx = t[0];
+	for (size_t i = 1; i < n; i++) {
+		mn = MIN(mn, t[i]);
+		mx = MAX(mx, t[i]);
+	}
+	d->delay_n = n;
+	d->delay_min_ms = mn;
+	d->delay_max_ms = mx;
+	d->delay_p50_ms = q_of(t, n, 0.5);
+	d->delay_p95_ms = q_of(t, n, 0.95);
 }
 
 static void add_dir(pd_points_dir *t, const pd_points_dir *d)
@@ -485,6 +569,14 @@ static void add_dir(pd_points_dir *t, const pd_points_dir *d)
 		t->lost_syn_frames[t->n_lost_syn_frames++] = d->lost_syn_frames[i];
 }
 
+static const sopt *sopt_of(const pconn *c, uint32_t idx)
+{
+	for (guint i = 0; c->syns && i < c->syns->len; i++)
+		if (g_array_index(c->syns, sopt, i).idx == idx)
+			return &g_array_index(c->syns, sopt, i);
+	return NULL;
+}
+
 static void syn_options(pd_points_conn *pc, pconn *c[2])
 {
 	for (int k = 0; k < 2; k++)
@@ -492,17 +584,19 @@ static void syn_options(pd_points_conn *pc, pconn *c[2])
 			pc->mss[k][p] = pc->wscale[k][p] = pc->sack[k][p] = pc->ts[k][p] = -1;
 	for (int k = 0; k < 2; k++) { /* 0 the SYN, 1 the SYN-ACK */
 		uint8_t want = k ? (PD_TCP_SYN | PD_TCP_ACK) : PD_TCP_SYN;
-		for (guint i = 0; i < c[0]->recs->len; i++) {
-			const prec *a = &g_array_index(c[0]->recs, prec, i);
+		for (guint i = 0; c[0]->syns && i < c[0]->syns->len; i++) {
+			uint32_t ia = g_array_index(c[0]->syns, sopt, i).idx;
+			const prec *a = &g_array_index(c[0]->recs, prec, ia);
 			if ((a->flags & (PD_TCP_SYN | PD_TCP_ACK)) != want || a->match < 0)
 				continue;
-			const prec *b = &g_array_index(c[1]->recs, prec, a->match);
-			const prec *r[2] = {a, b};
+			const sopt *o[2] = {sopt_of(c[0], ia), sopt_of(c[1], (uint32_t)a->match)};
+			if (!o[0] || !o[1])
+				continue;
 			for (int p = 0; p < 2; p++) {
-				pc->mss[k][p] = (r[p]->opt & 1) ? r[p]->mss : -1;
-				pc->wscale[k][p] = r[p]->ws;
-				pc->sack[k][p] = (r[p]->opt & 2) ? 1 : 0;
-				pc->ts[k][p] = (r[p]->opt & 4) ? 1 : 0;
+				pc->mss[k][p] = (o[p]->opt & 1) ? o[p]->mss : -1;
+				pc->wscale[k][p] = o[p]->ws;
+				pc->sack[k][p] = (o[p]->opt & 2) ? 1 : 0;
+				pc->ts[k][p] = (o[p]->opt & 4) ? 1 : 0;
 			}
 			break;
 		}
@@ -510,6 +604,7 @@ static void syn_options(pd_points_conn *pc, pconn *c[2])
 }
 
 static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time off, pd_time slack,
+			 const GArray *ents, GArray *ix[2], GArray *delays, GArray *tmp, GArray *total[2],
 			 pd_points_conn *pc)
 {
 	memset(pc, 0, sizeof *pc);
@@ -527,21 +622,14 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		pc->seq_known[d] = c[0]->has_isn[d] && c[1]->has_isn[d];
 		pc->seq_offset[d] = pc->seq_known[d] ? c[1]->isn[d] - c[0]->isn[d] : 0;
 	}
-	GHashTable *t = build_occ((const pconn **)c);
-	GHashTableIter it;
-	gpointer v;
-	g_hash_table_iter_init(&it, t);
-	while (g_hash_table_iter_next(&it, NULL, &v)) {
-		const occ *o = v;
-		int up = o->key.dir == 0 ? pts->client_side : !pts->client_side;
-		match_key(o, c, up, off, slack);
-	}
-	g_hash_table_destroy(t);
+	match_ctx mc = {.c = c, .client_side = pts->client_side, .off = off, .slack = slack};
+	for_groups(ents, ix, match_group, &mc);
 	for (int d = 0; d < 2; d++) {
 		pd_points_dir *pd = &pc->dir[d];
 		pd->ttl_up = pd->ttl_down = -1;
 		int up = d == 0 ? pts->client_side : !pts->client_side, dn = !up;
-		GArray *pairs = g_array_new(FALSE, FALSE, sizeof(mpair));
+		g_array_set_size(delays, 0);
+		int32_t maxd = -1;
 		/* the downstream file's span in point `up`'s clock */
 		pd_time shift = (up == 0 ? off : -off);
 		pd_time dfirst = f[dn]->first_ts - shift, dlast = f[dn]->last_ts - shift;
@@ -569,8 +657,11 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 			const prec *b = &g_array_index(c[dn]->recs, prec, a->match);
 			pd->both++;
 			pd_time tu = a->ts - (up == 1 ? off : 0), td = b->ts - (dn == 1 ? off : 0);
-			mpair m = {.t_up = tu, .delay_ms = (double)(td - tu) / 1e6, .down_idx = (uint32_t)a->match};
-			g_array_append_val(pairs, m);
+			double ms = (double)(td - tu) / 1e6;
+			g_array_append_val(delays, ms);
+			if (a->match < maxd)
+				pd->reordered++;
+			maxd = MAX(maxd, a->match);
 			if (pd->ttl_up < 0) {
 				pd->ttl_up = a->ttl;
 				pd->ttl_down = b->ttl;
@@ -587,8 +678,8 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 			if (b->dir == d && b->match < 0)
 				pd->only_down++;
 		}
-		dir_delays(pd, pairs);
-		g_array_unref(pairs);
+		dir_delays(pd, (const double *)(void *)delays->data, delays->len, tmp);
+		g_array_append_vals(total[d], delays->data, delays->len);
 	}
 	syn_options(pc, c);
 }
@@ -597,32 +688,38 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 
 /* tB - tA of every packet whose key is unique at both points, per direction
  * (ns); the connection's tables are rebuilt later with the orientation. */
-static void offset_samples(pconn *c[2], GArray *r[2])
+static void sample_group(const mkey *k, const uint32_t *idx[2], const guint n[2], void *ctx)
 {
-	GHashTable *t = build_occ((const pconn **)c);
-	GHashTableIter it;
-	gpointer v;
-	g_hash_table_iter_init(&it, t);
-	while (g_hash_table_iter_next(&it, NULL, &v)) {
-		const occ *o = v;
-		if (o->idx[0]->len != 1 || o->idx[1]->len != 1)
-			continue;
-		int64_t d = g_array_index(c[1]->recs, prec, g_array_index(o->idx[1], guint, 0)).ts -
-			    g_array_index(c[0]->recs, prec, g_array_index(o->idx[0], guint, 0)).ts;
-		g_array_append_val(r[o->key.dir], d);
-	}
-	g_hash_table_destroy(t);
+	void **x = ctx;
+	pconn **c = x[0];
+	GArray **r = x[1];
+	if (n[0] != 1 || n[1] != 1)
+		return;
+	int64_t d = g_array_index(c[1]->recs, prec, idx[1][0]).ts - g_array_index(c[0]->recs, prec, idx[0][0]).ts;
+	g_array_append_val(r[k->dir], d);
+}
+
+static void offset_samples(pconn *c[2], const GArray *ents, GArray *ix[2], GArray *r[2])
+{
+	void *x[2] = {c, r};
+	for_groups(ents, ix, sample_group, x);
 }
 
 pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool force)
 {
 	if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
 		return NULL;
+	/* the two files are read at once, one on a thread of its own */
 	pfile f[2];
-	if (!read_file(a, filter, &f[0]))
-		return NULL;
-	if (!read_file(b, filter, &f[1])) {
-		pfile_clear(&f[0]);
+	read_job job = {.path = b, .filter = filter, .f = &f[1]};
+	GThread *th = g_thread_new("pd-points", read_job_run, &job);
+	bool ok_a = read_file(a, filter, &f[0]);
+	g_thread_join(th);
+	if (!ok_a || !job.ok) {
+		if (ok_a)
+			pfile_clear(&f[0]);
+		if (job.ok)
+			pfile_clear(&f[1]);
 		return NULL;
 	}
 	pd_points *pts = g_new0(pd_points, 1);
@@ -642,13 +739,20 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	pts->total[0].ttl_down = pts->total[1].ttl_down = -1;
 
 	pair_conns(&f[0], &f[1]);
+	/* each paired connection's sorted entries, by its index at point 0 */
+	GPtrArray *ents = g_ptr_array_new_with_free_func(free_entries);
+	g_ptr_array_set_size(ents, (gint)f[0].conns->len);
+	GArray *ix[2] = {g_array_new(FALSE, FALSE, sizeof(uint32_t)), g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+	GArray *delays = g_array_new(FALSE, FALSE, sizeof(double)), *tmp = g_array_new(FALSE, FALSE, sizeof(double));
+	GArray *total[2] = {g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(double))};
 	GArray *r[2] = {g_array_new(FALSE, FALSE, sizeof(int64_t)), g_array_new(FALSE, FALSE, sizeof(int64_t))};
 	for (guint i = 0; i < f[0].conns->len; i++) {
 		pconn *c0 = &g_array_index(f[0].conns, pconn, i);
 		if (c0->partner < 0)
 			continue;
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
-		offset_samples(c, r);
+		ents->pdata[i] = sorted_entries(c);
+		offset_samples(c, ents->pdata[i], ix, r);
 	}
 	pts->samples = r[0]->len + r[1]->len;
 	bool shared_tuple = false;
@@ -718,7 +822,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 			continue;
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
 		pd_points_conn pc;
-		measure_pair(pts, c, fp, off, slack, &pc);
+		measure_pair(pts, c, fp, off, slack, ents->pdata[i], ix, delays, tmp, total, &pc);
 		if (!pc.dir[0].both && !pc.dir[1].both)
 			continue;
 		pts->paired++;
@@ -727,31 +831,18 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 			add_dir(&pts->total[d], &pc.dir[d]);
 		g_array_append_val(pts->conns, pc);
 	}
-	/* the delays over all paired connections */
-	for (int d = 0; d < 2; d++) {
-		GArray *pairs = g_array_new(FALSE, FALSE, sizeof(mpair));
-		for (guint i = 0; i < f[0].conns->len; i++) {
-			pconn *c0 = &g_array_index(f[0].conns, pconn, i);
-			if (c0->partner < 0)
-				continue;
-			pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
-			int up = d == 0 ? pts->client_side : !pts->client_side, dn = !up;
-			for (guint k = 0; k < c[up]->recs->len; k++) {
-				const prec *x = &g_array_index(c[up]->recs, prec, k);
-				if (x->dir != d || x->match < 0)
-					continue;
-				const prec *y = &g_array_index(c[dn]->recs, prec, x->match);
-				pd_time tu = x->ts - (up == 1 ? off : 0), td = y->ts - (dn == 1 ? off : 0);
-				mpair m = {.t_up = tu, .delay_ms = (double)(td - tu) / 1e6, .down_idx = 0};
-				g_array_append_val(pairs, m);
-			}
-		}
-		uint64_t reo = pts->total[d].reordered;
-		dir_delays(&pts->total[d], pairs);
-		pts->total[d].reordered = reo; /* the per-connection sum, not across connections */
-		g_array_unref(pairs);
-	}
+	/* the delays over all paired connections (their order: by connection,
+	 * each in the order its packets left the upstream point) */
+	for (int d = 0; d < 2; d++)
+		dir_delays(&pts->total[d], (const double *)(void *)total[d]->data, total[d]->len, tmp);
 out:
+	g_array_unref(delays);
+	g_array_unref(tmp);
+	g_array_unref(total[0]);
+	g_array_unref(total[1]);
+	g_ptr_array_unref(ents);
+	g_array_unref(ix[0]);
+	g_array_unref(ix[1]);
 	g_array_unref(r[0]);
 	g_array_unref(r[1]);
 	pfile_clear(&f[0]);

@@ -116,8 +116,8 @@ static void note_changes(pd_capture_summary *c, const pd_points *p)
 			       t->ttl_up - t->ttl_down, d == 0 ? "client->server" : "server->client");
 	}
 	const pd_points_conn *nat = NULL;
-	int mss_from = -1, mss_to = -1, mss_k = 0;
-	uint64_t n_mss = 0, n_ws = 0, n_sack = 0, n_ts = 0, n_seq = 0;
+	int mss_from[2] = {-1, -1}, mss_to[2] = {-1, -1};
+	uint64_t n_mss[2] = {0, 0}, n_ws = 0, n_sack = 0, n_ts = 0, n_seq = 0;
 	for (guint i = 0; i < p->conns->len; i++) {
 		const pd_points_conn *pc = &g_array_index(p->conns, pd_points_conn, i);
 		if (pc->translated && !nat)
@@ -126,12 +126,11 @@ static void note_changes(pd_capture_summary *c, const pd_points *p)
 		for (int k = 0; k < 2; k++) {
 			int u = k == 0 ? up : dn, w = !u; /* the SYN passes the client's side first */
 			if (pc->mss[k][u] != pc->mss[k][w] && pc->mss[k][u] >= 0) {
-				if (!n_mss) {
-					mss_from = pc->mss[k][u];
-					mss_to = pc->mss[k][w];
-					mss_k = k;
+				if (!n_mss[k]) {
+					mss_from[k] = pc->mss[k][u];
+					mss_to[k] = pc->mss[k][w];
 				}
-				n_mss++;
+				n_mss[k]++;
 			}
 			if (pc->wscale[k][u] >= 0 && pc->wscale[k][w] < 0)
 				n_ws++;
@@ -152,10 +151,12 @@ static void note_changes(pd_capture_summary *c, const pd_points *p)
 		       p->translated, p->paired, a, p->files[0], b, p->files[1]);
 		any = true;
 	}
-	if (n_mss) {
+	for (int k = 0; k < 2; k++) {
+		if (!n_mss[k])
+			continue;
 		sb_add(en, zh, "; the MSS option of %" PRIu64 " %s was rewritten from %d to %d (MSS clamping)",
-		       "；%" PRIu64 " 个 %s 的 MSS 选项从 %d 被改成 %d（MSS 钳制）", n_mss,
-		       mss_k ? "SYN-ACKs" : "SYNs", mss_from, mss_to);
+		       "；%" PRIu64 " 个 %s 的 MSS 选项从 %d 被改成 %d（MSS 钳制）", n_mss[k],
+		       k ? "SYN-ACKs" : "SYNs", mss_from[k], mss_to[k]);
 		any = true;
 	}
 	if (n_ws || n_sack || n_ts) {
