@@ -633,12 +633,20 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		/* the downstream file's span in point `up`'s clock */
 		pd_time shift = (up == 0 ? off : -off);
 		pd_time dfirst = f[dn]->first_ts - shift, dlast = f[dn]->last_ts - shift;
+		/* a packet that left less than the longest delay seen this way
+		 * before the other file ends may just not have arrived yet */
+		pd_time margin = slack;
+		for (guint i = 0; i < c[up]->recs->len; i++) {
+			const prec *a = &g_array_index(c[up]->recs, prec, i);
+			if (a->dir == d && a->match >= 0)
+				margin = MAX(margin, g_array_index(c[dn]->recs, prec, a->match).ts - shift - a->ts + slack);
+		}
 		for (guint i = 0; i < c[up]->recs->len; i++) {
 			const prec *a = &g_array_index(c[up]->recs, prec, i);
 			if (a->dir != d)
 				continue;
 			if (a->match < 0) {
-				if (a->ts < dfirst - slack || a->ts > dlast) {
+				if (a->ts < dfirst - slack || a->ts > dlast - margin) {
 					pd->outside++;
 					continue;
 				}
@@ -675,7 +683,13 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		}
 		for (guint i = 0; i < c[dn]->recs->len; i++) {
 			const prec *b = &g_array_index(c[dn]->recs, prec, i);
-			if (b->dir == d && b->match < 0)
+			if (b->dir != d || b->match >= 0)
+				continue;
+			/* left the upstream point outside the time its file covers */
+			pd_time left = b->ts - shift;
+			if (left > f[up]->last_ts || left - margin < f[up]->first_ts)
+				pd->outside++;
+			else
 				pd->only_down++;
 		}
 		dir_delays(pd, (const double *)(void *)delays->data, delays->len, tmp);

@@ -80,8 +80,8 @@ static void note_dir(pd_capture_summary *c, const pd_points *p, int d)
 		       "；%" PRIu64 " 个只在 %s 出现（另一处抓包漏掉了，或由中间设备生成）", t->only_down,
 		       p->files[dn]);
 	if (t->outside)
-		sb_add(en, zh, "; %" PRIu64 " outside the time %s was capturing",
-		       "；%" PRIu64 " 个在 %s 的抓包时间之外", t->outside, p->files[dn]);
+		sb_add(en, zh, "; %" PRIu64 " outside the time both files cover (not counted as lost)",
+		       "；%" PRIu64 " 个在两个文件共同覆盖的时间之外（不算丢失）", t->outside);
 	if (t->delay_n)
 		sb_add(en, zh,
 		       "; one-way delay %.3f ms at least, %.3f median, %.3f p95, %.3f at most",

@@ -7,6 +7,7 @@
  * ones testdata/points/facts.py gets from tshark field dumps (README.md). */
 #include <criterion/criterion.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "report/model.h"
@@ -283,6 +284,39 @@ Test(points, no_connection_in_common)
 	cr_expect_str_eq(pd_test_str(points(doc), "verdict"), "disjoint");
 	cr_expect(any_note(doc, "share no connection"));
 	cJSON_Delete(doc);
+}
+
+/* One file cut mid-record: a note, and what the cut hides is outside the
+ * time both files cover, not lost between the points. */
+Test(points, one_file_truncated)
+{
+	char *src = pd_test_src("testdata/points/drop-data/server.pcap"), *bytes = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(src, &bytes, &len, NULL));
+	char *tmp = g_build_filename(g_get_tmp_dir(), "pd-points-trunc.pcap", NULL);
+	cr_assert(g_file_set_contents(tmp, bytes, 40000, NULL));
+	char *cli = pd_test_src("testdata/points/drop-data/client.pcap");
+	const char *argv[] = {"--format", "json", cli, tmp, NULL};
+	char *out = NULL, *err = NULL;
+	int st = pd_test_run(&out, &err, argv);
+	cr_assert(st == 0 || st == 1, "exit %d", st);
+	cJSON *doc = cJSON_Parse(out);
+	cr_assert_not_null(doc);
+	const cJSON *p = points(doc);
+	cr_expect(cJSON_IsTrue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "truncated"), 1)));
+	cr_expect(any_note(doc, "is truncated: the pairing of the two points covers what was read"));
+	/* the client's ACKs after the cut never reached the cut file: not lost */
+	cr_expect_eq(pd_test_num(dir(p, "client_to_server"), "only_upstream"), 0);
+	/* the 8 drops before the cut are still found */
+	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "lost_data"), 8);
+	cJSON_Delete(doc);
+	g_unlink(tmp);
+	g_free(tmp);
+	g_free(out);
+	g_free(err);
+	g_free(bytes);
+	g_free(cli);
+	g_free(src);
 }
 
 /* --points: the first file given is the one analysed. */
