@@ -41,20 +41,6 @@ static char *frames_str(const uint64_t *f, uint32_t n, uint64_t total)
 	return g_string_free(s, FALSE);
 }
 
-static const char *side_en(const pd_points *p, int point)
-{
-	if (p->client_side < 0)
-		return "";
-	return point == p->client_side ? " (near the client)" : " (near the server)";
-}
-
-static const char *side_zh(const pd_points *p, int point)
-{
-	if (p->client_side < 0)
-		return "";
-	return point == p->client_side ? "（靠近客户端）" : "（靠近服务器）";
-}
-
 static void note_dir(pd_capture_summary *c, const pd_points *p, int d)
 {
 	const pd_points_dir *t = &p->total[d];
@@ -205,12 +191,11 @@ static void notes(pd_report *r, const pd_points *p)
 		break;
 	case PD_POINTS_TWO: {
 		int a = p->analysed;
+		int cs = p->client_side < 0 ? 0 : p->client_side;
 		pd_capture_note(c,
-				"two capture points of the same connections: %s%s and %s%s; %" PRIu64 " connections were seen at both (of %" PRIu64 " and %" PRIu64 "); the findings are from %s alone, with its frame numbers",
-				"同一批连接的两个抓包点：%s%s 和 %s%s；%" PRIu64 " 个连接在两处都出现（两边各 %" PRIu64 " 和 %" PRIu64 " 个）；以下发现只来自 %s，帧号也是它的",
-				p->files[0], side_en(p, 0), p->files[1], side_en(p, 1), p->paired, p->n_conns[0],
-				p->n_conns[1], p->files[a]);
-		(void)side_zh;
+				"two capture points of the same connections: %s near the client and %s near the server; %" PRIu64 " connections were seen at both (of %" PRIu64 " and %" PRIu64 "); the findings are from %s alone, with its frame numbers",
+				"同一批连接的两个抓包点：靠近客户端的 %s 和靠近服务器的 %s；%" PRIu64 " 个连接在两处都出现（两边各 %" PRIu64 " 和 %" PRIu64 " 个）；以下发现只来自 %s，帧号也是它的",
+				p->files[cs], p->files[!cs], p->paired, p->n_conns[cs], p->n_conns[!cs], p->files[a]);
 		double off = p->offset_s;
 		GString *en = g_string_new(""), *zh = g_string_new("");
 		sb_add(en, zh,
@@ -385,8 +370,11 @@ static void explain_finding(pd_finding *f, const pd_points *p)
 	pd_metric m = {.key = "lost_between_points", .value = (double)lost, .unit = "count", .agg = PD_AGG_SUM};
 	if (f->metrics)
 		g_array_append_val(f->metrics, m);
-	if (lost)
+	if (lost) {
 		drop_host_settings(f);
+		f->segment = "dropped between the two capture points";
+		f->segment_zh = "在两个抓包点之间丢失";
+	}
 }
 
 void pd_points_apply(pd_report *r, pd_points *p)

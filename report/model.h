@@ -91,6 +91,9 @@ typedef struct pd_finding {
 	pd_host_verdict host_verdict[PD_FINDING_MAX_SETTINGS];
 	char *host_fact[PD_FINDING_MAX_SETTINGS], *host_fact_zh[PD_FINDING_MAX_SETTINGS];
 	char *host_counters, *host_counters_zh; /* "TcpExtListenOverflows +2 during the capture; ..." */
+	/* Where on the path it happened, from two capture points
+	 * (analyzer/points_report.c): static, English and Chinese, or NULL. */
+	const char *segment, *segment_zh;
 } pd_finding;
 
 typedef struct pd_linktype_count {

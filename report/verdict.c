@@ -49,7 +49,17 @@ static bool same_server(const pd_flow_ref *a, const pd_flow_ref *b)
 	return a->server_port == b->server_port && pd_addr_equal(&a->server, &b->server);
 }
 
+static void verdict_where(GString *b, const pd_finding *f, const pd_labels *l, const char *arrow);
+
 void pd_r_verdict_where(GString *b, const pd_finding *f, const pd_labels *l, const char *arrow)
+{
+	verdict_where(b, f, l, arrow);
+	/* the segment of the path two capture points located it in */
+	if (f->segment)
+		g_string_append_printf(b, "%s%s", l->sep, l == pd_labels_get(true) && f->segment_zh ? f->segment_zh : f->segment);
+}
+
+static void verdict_where(GString *b, const pd_finding *f, const pd_labels *l, const char *arrow)
 {
 	guint listed = f->flows ? f->flows->len : 0;
 	if (!listed) {

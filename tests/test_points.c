@@ -177,6 +177,19 @@ Test(points, synacks_dropped_between_the_points)
 	cr_expect(!has_setting(f, "listen() backlog"));
 	cr_expect_str_eq(pd_test_setting(f, 0), "firewall dropping SYN/SYN-ACK");
 	cJSON_Delete(doc);
+	/* the verdict names the segment of the path */
+	char *a = pd_test_src("testdata/points/drop-synack/client.pcap"), *b = pd_test_src("testdata/points/drop-synack/server.pcap");
+	const char *argv[] = {"--color", "never", a, b, NULL};
+	char *out = NULL, *err = NULL;
+	pd_test_run(&out, &err, argv);
+	cr_assert_not_null(out);
+	const char *v = strstr(out, "Verdict"), *cap = strstr(out, "\nCapture:");
+	const char *seg = strstr(out, "dropped between the two capture points; 3.057 s lost");
+	cr_expect(v && cap && seg && seg > v && seg < cap, "%s", out);
+	g_free(out);
+	g_free(err);
+	g_free(a);
+	g_free(b);
 }
 
 Test(points, nat_between_the_points)
