@@ -646,7 +646,13 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 			if (a->dir != d)
 				continue;
 			if (a->match < 0) {
-				if (a->ts < dfirst - slack || a->ts > dlast - margin) {
+				/* before the other file's first packet: its capture may
+				 * not have started, unless the handshake packet is one
+				 * the other point saw again later (a SYN or SYN-ACK
+				 * retried: the first tries were lost, the file's first
+				 * packet is the retry that crossed) */
+				bool retried_handshake = (a->flags & PD_TCP_SYN) && c[dn]->has_isn[d];
+				if ((a->ts < dfirst - slack && !retried_handshake) || a->ts > dlast - margin) {
 					pd->outside++;
 					continue;
 				}

@@ -192,6 +192,25 @@ Test(points, synacks_dropped_between_the_points)
 	g_free(b);
 }
 
+/* client->server: the client's first 3 SYNs dropped on the router; the
+ * server's file starts with the 4th, which crossed */
+Test(points, syns_dropped_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/drop-syn/client.pcap", "testdata/points/drop-syn/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	expect_dir(p, "client_to_server", 175, 3, 0);
+	expect_dir(p, "server_to_client", 214, 0, 0);
+	cr_expect_eq(pd_test_num(dir(p, "client_to_server"), "lost_syn"), 3);
+	const cJSON *f = pd_test_finding(doc, "syn-retransmit", 0);
+	cr_assert_not_null(f);
+	const char *det = pd_test_str(f, "detail");
+	cr_expect(strstr(det, "3 SYNs left the client (") &&
+			  strstr(det, "drop-syn/client.pcap #1, #2, #3) and never reached the server: dropped between the two capture points"),
+		  "%s", det);
+	cr_expect(!has_setting(f, "somaxconn"));
+	cJSON_Delete(doc);
+}
+
 Test(points, nat_between_the_points)
 {
 	cJSON *doc = pair("testdata/points/nat/client.pcap", "testdata/points/nat/server.pcap", NULL);

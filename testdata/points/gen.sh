@@ -8,6 +8,7 @@
 #   drop-data every 20th data segment server->client dropped between the points
 #   drop-synack  every SYN-ACK dropped for the first 2.5 s (the client's SYN
 #             retries and the server's SYN-ACK retries are seen)
+#   drop-syn  every client SYN dropped for the first 2.5 s (client->server)
 #   nat       masquerade towards the server, random ports 40000-49999 (no delay)
 #   mss       tcp option maxseg size set 1200 on SYNs both ways
 # Usage: gen.sh CASE (as root). Namespaces px5-*, deleted on exit.
@@ -62,7 +63,7 @@ healthy) ;;
 drop-data)
     ip netns exec $R nft add rule ip px5 forw oifname to-c ip saddr 10.205.2.2 tcp sport 5000 \
         ip length gt 200 numgen inc mod 20 == 19 counter drop ;;
-drop-synack) CONNS=2 ;;
+drop-synack|drop-syn) CONNS=2 ;;
 nat)
     ip netns exec $R nft add chain ip px5 post '{ type nat hook postrouting priority 100; }'
     ip netns exec $R nft add rule ip px5 post oifname to-s meta l4proto tcp counter masquerade to :40000-49999 random ;;
@@ -77,6 +78,10 @@ echo $! >> /tmp/$P.pids
 ip netns exec $S timeout 95 $PY "$HERE/ptapp.py" server 10.205.2.2 5000 $CONNS $BYTES &
 echo $! >> /tmp/$P.pids
 sleep 1
+if [ "$CASE" = drop-syn ]; then
+    ip netns exec $R nft add rule ip px5 forw oifname to-s ip saddr 10.205.1.2 'tcp flags & (syn|ack) == syn' counter drop
+    ( sleep 2.5; ip netns exec $R nft flush chain ip px5 forw ) &
+fi
 if [ "$CASE" = drop-synack ]; then
     ip netns exec $R nft add rule ip px5 forw oifname to-c ip saddr 10.205.2.2 'tcp flags & (syn|ack) == syn|ack' counter drop
     ( sleep 2.5; ip netns exec $R nft flush chain ip px5 forw ) &
