@@ -633,14 +633,19 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		/* the downstream file's span in point `up`'s clock */
 		pd_time shift = (up == 0 ? off : -off);
 		pd_time dfirst = f[dn]->first_ts - shift, dlast = f[dn]->last_ts - shift;
-		/* a packet that left less than the longest delay seen this way
+		/* a packet that left less than twice the median delay this way
 		 * before the other file ends may just not have arrived yet */
-		pd_time margin = slack;
+		g_array_set_size(tmp, 0);
 		for (guint i = 0; i < c[up]->recs->len; i++) {
 			const prec *a = &g_array_index(c[up]->recs, prec, i);
-			if (a->dir == d && a->match >= 0)
-				margin = MAX(margin, g_array_index(c[dn]->recs, prec, a->match).ts - shift - a->ts + slack);
+			if (a->dir == d && a->match >= 0) {
+				double ns = (double)(g_array_index(c[dn]->recs, prec, a->match).ts - shift - a->ts);
+				g_array_append_val(tmp, ns);
+			}
 		}
+		pd_time margin = slack;
+		if (tmp->len)
+			margin += (pd_time)MAX(0.0, 2 * q_of((double *)(void *)tmp->data, tmp->len, 0.5));
 		for (guint i = 0; i < c[up]->recs->len; i++) {
 			const prec *a = &g_array_index(c[up]->recs, prec, i);
 			if (a->dir != d)
