@@ -15,7 +15,7 @@
 #include "knowledge/catalog.h"
 #include "knowledge/host_evidence.h"
 
-#define PD_SCHEMA_VERSION "1.2"
+#define PD_SCHEMA_VERSION "1.3"
 
 /* A flow as a finding or the flow table names it. */
 typedef struct pd_flow_ref {
