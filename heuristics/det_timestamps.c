@@ -111,6 +111,7 @@ typedef struct ts_g {
 	uint32_t closed_ports[8];
 	uint8_t n_closed_ports;
 	uint32_t closed_count;
+	uint32_t closed_retried; /* connections whose client sent its SYN again after the reset */
 } ts_g;
 
 /* A pair whose SYNs showed several clocks stays: it is what gets reported. */
@@ -575,7 +576,14 @@ static void ts_closed(pd_ctx *ctx, ts_g *g, const pd_flow *flow, ts_fs *fs)
 	pd_finding *f = g->closed;
 	pd_finding_add_flow(ctx, f, flow);
 	pd_finding_occurrence(f, fs->answer_frame, fs->answer_ts, "RST|ACK to SYN", "应答 SYN 的 RST|ACK");
-	g->closed_count++;
+	/* every SYN of the connection was refused (a Windows client tries
+	 * three times, 0.5 s apart; Linux gives up at the first reset) */
+	uint32_t syns = flow->half[PD_CLIENT].syn_count;
+	g->closed_count += syns ? syns : 1;
+	if (syns > 1 && !flow->hs_ack_frame) {
+		g->closed_retried++;
+		pd_finding_add_impact(f, (double)(flow->last_ts - flow->first_ts) / 1e9);
+	}
 	uint32_t key = flow->port[PD_SERVER];
 	bool known = false;
 	for (int i = 0; i < g->n_closed_ports; i++)
@@ -665,6 +673,16 @@ static void ts_on_end(pd_ctx *ctx, void *gv)
 				  "%u 个 SYN 立即收到了确认该 SYN 的 RST|ACK（端口 %s）：那里没有监听，或者防火墙"
 				  "以 RST 拒绝；与时间戳无关",
 				  g->closed_count, ports);
+		/* A client that tries again after the reset wanted that
+		 * connection (a scan or a health probe does not): it failed. */
+		if (g->closed_retried) {
+			pd_finding_append(g->closed,
+					  "; %u connection(s) sent the SYN again after the reset and were refused "
+					  "every time: the client could not connect",
+					  "；%u 条连接在收到 RST 后再次发送 SYN，每次都被拒绝：客户端无法建立连接",
+					  g->closed_retried);
+			pd_finding_set_severity(g->closed, PD_SEV_WARNING);
+		}
 	}
 	if (g->nat) {
 		ts_pair *p = g->nat_pair;

@@ -1389,3 +1389,28 @@ Test(handshake, accept_queue_signature_only)
 		g_free(rel);
 	}
 }
+
+/* Chris Sanders' nowebaccess2.pcapng: a Windows client sends its SYN to
+ * 172.16.0.102:80 three times, 0.5 s apart (frames 3, 5, 7), and each is
+ * answered at once by RST|ACK (4, 6, 8): the client could not connect. A
+ * refused SYN the client tries again is a failed connection, a warning
+ * that counts every refused SYN; the Linux closed-port captures above,
+ * one SYN per connection, stay a note. */
+Test(handshake, refused_and_retried_is_a_failed_connection)
+{
+	char *path = pd_test_shared("traces/public/chrissanders-packets/nowebaccess2.pcapng");
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		cr_skip_test("public captures not present");
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	g_free(path);
+	cr_assert_not_null(r);
+	const cJSON *f = pd_test_finding(r, "rst-closed-port", 0);
+	cr_assert_not_null(f);
+	cr_assert_str_eq(str(f, "severity"), "warning");
+	cr_assert_eq(pd_test_metric(f, "syns_refused"), 3);
+	cr_assert(near(num(f, "impact_s"), 0.999, 0.001));
+	cr_assert(strstr(str(f, "detail"), "the client could not connect"), "%s", str(f, "detail"));
+	cJSON_Delete(r);
+}
