@@ -71,6 +71,28 @@ static gint cmp_lt(gconstpointer a, gconstpointer b)
 	return x->linktype - y->linktype;
 }
 
+/* IP protocols that wrap other traffic (tunnels left unopened, IPsec):
+ * what they carry was not read. The others (IGMP, OSPF, PIM, VRRP, SCTP)
+ * are read and only outside what pcapdoc diagnoses. */
+static bool ip_proto_hides_traffic(uint8_t p)
+{
+	switch (p) {
+	case 4:	  /* IP in IP */
+	case 41:  /* IPv6 in IP */
+	case 47:  /* GRE */
+	case 50:  /* ESP */
+	case 51:  /* AH */
+	case 94:  /* IPIP (KA9Q) */
+	case 97:  /* EtherIP */
+	case 98:  /* ENCAP */
+	case 115: /* L2TPv3 */
+	case 137: /* MPLS in IP */
+		return true;
+	default:
+		return false;
+	}
+}
+
 void pd_summary_finish(pd_summary *s)
 {
 	flush_linktype_run(s);
@@ -91,8 +113,8 @@ void pd_summary_finish(pd_summary *s)
 	fa->wire_bytes = s->cap->wire_bytes;
 	fa->link_control = cv->link_control;
 	fa->link_control_bytes = cv->link_control_bytes;
-	fa->unread = cv->unread - cv->link_control;
-	fa->unread_bytes = cv->unread_bytes - cv->link_control_bytes;
+	fa->unread = cv->unread - cv->link_control - cv->ip_other;
+	fa->unread_bytes = cv->unread_bytes - cv->link_control_bytes - cv->ip_other_bytes;
 	fa->unread_frame = cv->first_unread_frame;
 	fa->unread_ts = cv->first_unread_ts;
 	fa->unread_no_link = cv->no_link;
@@ -109,6 +131,8 @@ void pd_summary_finish(pd_summary *s)
 	best = 0;
 	fa->unread_proto = 0;
 	for (unsigned p = 0; p < 256; p++) {
+		if (!ip_proto_hides_traffic((uint8_t)p))
+			continue;
 		fa->unread_proto += cv->proto[p];
 		if (cv->proto[p] > best) {
 			best = cv->proto[p];
@@ -342,6 +366,10 @@ static void count_coverage(pd_coverage *cv, const pd_packet *pkt, pd_dissect_sta
 			cv->l4_cut++;
 		} else if (pkt->l4 == PD_L4_OTHER) {
 			cv->proto[pkt->ip.proto]++;
+			if (!ip_proto_hides_traffic(pkt->ip.proto)) {
+				cv->ip_other++;
+				cv->ip_other_bytes += pkt->wirelen;
+			}
 		} else {
 			if (pkt->l4 == PD_L4_UDP)
 				count_udp_encap(cv, &pkt->udp);

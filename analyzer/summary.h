@@ -58,6 +58,9 @@ typedef struct pd_coverage {
 	uint64_t udp_encap_packets; /* their sum */
 	uint64_t unread_bytes; /* wire bytes of the unread packets */
 	uint64_t link_control, link_control_bytes; /* of not_ip: ARP, LLDP, STP, LACP, EAPOL */
+	/* IP packets of a protocol that carries no TCP or UDP inside (IGMP,
+	 * OSPF, PIM, VRRP, SCTP): read, only out of scope; not capture-unread */
+	uint64_t ip_other, ip_other_bytes;
 	uint64_t first_unread_frame; /* not link control */
 	pd_time first_unread_ts;
 	int first_no_link; /* the first link type not decoded */

@@ -443,3 +443,50 @@ Test(coverage, a_few_unread_frames_or_link_control_are_no_warning)
 	g_free(path);
 	g_free(dir);
 }
+
+/* 5 TCP packets and 20 of another IP protocol: IGMP (or OSPF, SCTP) is
+ * read and only outside what pcapdoc diagnoses, so no warning (Zeek's
+ * dns/mdns.pcap: 3 IGMP reports among 24 frames); ESP hides whatever it
+ * carries, so it is unread (Zeek's ip6/esp.pcap). */
+static char *write_ip_other(const char *dir, uint8_t proto)
+{
+	char *path = g_build_filename(dir, "other.pcap", NULL);
+	dump c = {0};
+	c.p = pcap_open_dead(DLT_EN10MB, 65535);
+	c.d = pcap_dump_open(c.p, path);
+	cr_assert_not_null(c.d, "%s", pcap_geterr(c.p));
+	for (int i = 0; i < 5; i++) {
+		buf f = {0};
+		eth_tcp(&f, 0x10, 200);
+		frame(&c, &f, SIZE_MAX);
+	}
+	for (int i = 0; i < 20; i++) {
+		buf pl = {0};
+		fill(&pl, 8);
+		ip_frame(&c, NET_GRE, proto, &pl, 0, SIZE_MAX);
+	}
+	pcap_dump_close(c.d);
+	pcap_close(c.p);
+	return path;
+}
+
+Test(coverage, protocols_out_of_scope_are_read_encrypted_ones_are_not)
+{
+	char *dir = g_dir_make_tmp("pdcov-XXXXXX", NULL);
+	char *path = write_ip_other(dir, 2);
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	cr_expect_eq(pd_test_count_findings(r, "capture-unread"), 0, "IGMP is read");
+	cJSON_Delete(r);
+	g_remove(path);
+	g_free(path);
+	path = write_ip_other(dir, 50);
+	r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r);
+	cr_expect_eq(pd_test_count_findings(r, "capture-unread"), 1, "what ESP carries is not");
+	cJSON_Delete(r);
+	g_remove(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
