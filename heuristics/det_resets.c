@@ -708,6 +708,12 @@ static void rs_report_after_close(pd_ctx *ctx, const pd_flow *flow, const rs_eve
 	/* the other side closed too: both ends closing at once, only its last
 	 * short record lost */
 	bool both_closing = r->peer_fin && lost <= 128 && !ev->hit_data_after;
+	/* or its one short last record and nothing after it: the other side
+	 * saying goodbye (a TLS close_notify, an SSH disconnect, a WebSocket
+	 * close frame: 2-68 bytes in suricata-verify's and Zeek's captures)
+	 * while it closed too, its FIN not yet sent; nothing the application
+	 * needed was lost */
+	bool last_word = !both_closing && lost <= 128 && r->peer_after_fin_segs <= 1 && !ev->hit_data_after;
 	bool stackless = r->kind == RK_STACKLESS;
 	pd_finding *f = pd_finding_get(ctx, "reset-after-close", flow);
 	if (r->own_alert_frame)
@@ -803,6 +809,13 @@ static void rs_report_after_close(pd_ctx *ctx, const pd_flow *flow, const rs_eve
 				  "lost",
 				  "；服务端当时也在关闭（它的 FIN 在 RST 之前）：两端的关闭相互交错，只丢失了服务端最后"
 				  "一条很短的记录（例如 TLS close_notify）");
+	else if (last_word)
+		pd_finding_append(f,
+				  "; only one short last record (%u bytes, such as a TLS close_notify) was lost: the "
+				  "other side was saying goodbye, nothing its application needed",
+				  "；只丢失了最后一条很短的记录（%u 字节，例如 TLS close_notify）：对端是在道别，"
+				  "没有丢失其应用需要的数据",
+				  lost);
 	else if (ev->hit_data_after)
 		pd_finding_append(f, "; the other side still sent %u data segment(s) after the RST",
 				  "；RST 之后对端仍发送了 %u 个数据报文段", ev->hit_data_after);
@@ -822,7 +835,7 @@ static void rs_report_after_close(pd_ctx *ctx, const pd_flow *flow, const rs_eve
 	pd_finding_metric(f, "peer_segments_after_fin", r->peer_after_fin_segs, PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "rsts", 1 + ev->later[d], PD_UNIT_COUNT, PD_AGG_SUM);
 	pd_finding_metric(f, "tls_alert_before_fin", r->own_alert_frame != 0, PD_UNIT_COUNT, PD_AGG_MAX);
-	pd_finding_set_severity(f, both_closing ? PD_SEV_INFO : PD_SEV_WARNING);
+	pd_finding_set_severity(f, both_closing || last_word ? PD_SEV_INFO : PD_SEV_WARNING);
 	pd_finding_set_confidence(f, stackless ? 0.85 : 0.75);
 	pd_finding_settings(f, "application: close() while the peer still sends",
 			    "application: close() with unread data", NULL);

@@ -107,7 +107,14 @@ Test(det_resets, a_foreign_ttl_is_injected)
  * `after` client segments of 500 bytes (0: a keepalive probe instead)
  * reach the closed socket, and the server's kernel answers the first with
  * a bare RST (no ACK flag, no options, window 0). */
+static pd_report *close_then_reset_len(int after, uint32_t len, uint64_t *fin, uint64_t *rst);
+
 static pd_report *close_then_reset(int after, uint64_t *fin, uint64_t *rst)
+{
+	return close_then_reset_len(after, 500, fin, rst);
+}
+
+static pd_report *close_then_reset_len(int after, uint32_t len, uint64_t *fin, uint64_t *rst)
 {
 	pd_harness *h = pd_harness_new("resets");
 	pd_harness_at(h, 1.0);
@@ -124,7 +131,7 @@ static pd_report *close_then_reset(int after, uint64_t *fin, uint64_t *rst)
 	pd_harness_later(h, 0.010);
 	if (after) {
 		for (int i = 0; i < after; i++)
-			pd_harness_data(h, &c, PD_CLIENT, 500);
+			pd_harness_data(h, &c, PD_CLIENT, len);
 	} else {
 		pd_harness_ack(h, &c, PD_CLIENT);
 		pd_harness_later(h, 30);
@@ -202,4 +209,27 @@ Test(det_resets, crossing_closes_lose_only_a_last_record)
 	cr_expect_eq(pd_harness_metric(f, "peer_bytes_lost"), 24);
 	cr_expect_eq(pd_harness_metric(f, "rst_from_server"), 0);
 	pd_report_free(rep);
+}
+
+/* One short last record after the FIN (24 B: a TLS 1.3 close_notify),
+ * nothing after it: the peer's goodbye, a note (suricata-verify's
+ * tls13-draft19 and websocket-ping); 200 B is data it meant to deliver. */
+Test(det_resets, one_short_last_record_is_a_note)
+{
+	uint64_t fin = 0, rst = 0;
+	pd_report *r = close_then_reset_len(1, 24, &fin, &rst);
+	const pd_finding *f = pd_harness_finding(r, "reset-after-close", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_INFO);
+	pd_report_free(r);
+	r = close_then_reset_len(1, 200, &fin, &rst);
+	f = pd_harness_finding(r, "reset-after-close", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING);
+	pd_report_free(r);
+	r = close_then_reset_len(2, 24, &fin, &rst);
+	f = pd_harness_finding(r, "reset-after-close", 0);
+	cr_assert_not_null(f);
+	cr_expect_eq(f->severity, PD_SEV_WARNING, "two records after the close: it was still sending");
+	pd_report_free(r);
 }
