@@ -22,6 +22,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "dissect/peer_os.h"
 #include "heuristics/detector.h"
 #include "heuristics/util.h"
 
@@ -133,6 +134,13 @@ static double ck_half_width(double centre_us)
 static void ck_report(pd_ctx *ctx, const pd_flow *flow, int a, const ck_samples *s, const ck_dir *da)
 {
 	if (s->n < CK_MIN)
+		return;
+	/* TCP_CORK is Linux's: a sender whose SYN names Windows or an Apple
+	 * system has no such option, and a fixed hold there is its
+	 * application's (Zeek's krb/kerberos_tso.pcapng: a Windows SMB server
+	 * answering on a 200 ms grid) */
+	uint8_t os = flow->half[a].os;
+	if (os == PD_OS_WINDOWS || os == PD_OS_APPLE)
 		return;
 	uint32_t tmp[CK_SAMPLES];
 	memcpy(tmp, s->hold_us, s->n * sizeof(uint32_t));
