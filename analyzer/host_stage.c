@@ -247,6 +247,100 @@ static outcome test_buffer(pd_host *h, GHashTable *noted, const pd_finding *f, c
 	return at == want_at ? OUT_YES : OUT_NO;
 }
 
+/* ---- drops below TCP: ip -s link, tc -s qdisc, softnet_stat */
+
+static bool net_holds(const pd_host_net *n, const pd_addr *a)
+{
+	if (n->addr.family != a->family || !a->family)
+		return false;
+	unsigned bits = n->prefix, full = bits / 8, rest = bits % 8;
+	if (memcmp(n->addr.bytes, a->bytes, full))
+		return false;
+	return !rest || ((n->addr.bytes[full] ^ a->bytes[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+#define HOST_MAX_IFS 8
+
+/* The interfaces facing the flow: those whose network holds one of its
+ * ends (an end's own address, or a router's interface on its network). */
+static void flow_ifs(const pd_host *h, const pd_flow_ref *r, const char *ifs[HOST_MAX_IFS + 1])
+{
+	size_t k = 0;
+	for (guint i = 0; i < h->nets->len && k < HOST_MAX_IFS; i++) {
+		const pd_host_net *n = &g_array_index(h->nets, pd_host_net, i);
+		if (!n->ifname[0] || n->prefix == 0 || !(net_holds(n, &r->server) || net_holds(n, &r->client)))
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < k && !dup; j++)
+			dup = !strcmp(ifs[j], n->ifname);
+		if (!dup)
+			ifs[k++] = n->ifname;
+	}
+	ifs[k] = NULL;
+}
+
+static outcome test_series(pd_host *h, const pd_flow_ref *r, const pd_host_rule *rule, fact *x)
+{
+	const GPtrArray *snaps = rule->test == PD_HE_LINK_ROSE ? h->link
+				 : rule->test == PD_HE_QDISC_ROSE ? h->qdisc
+								  : h->softnet;
+	const char *cmd = rule->test == PD_HE_LINK_ROSE ? "ip -s link"
+			  : rule->test == PD_HE_QDISC_ROSE ? "tc -s qdisc"
+							   : "/proc/net/softnet_stat";
+	const char *ifs[HOST_MAX_IFS + 1];
+	flow_ifs(h, r, ifs);
+	char **names = g_strsplit(rule->a, " ", 0);
+	int64_t sum = 0;
+	bool abs = false, any = false;
+	GString *what = g_string_new(""), *where = g_string_new(""), *where_zh = g_string_new("");
+	bool all_ifs = false;
+	for (char **c = names; *c; c++) {
+		int64_t d;
+		bool a;
+		bool all = false;
+		bool got = rule->test == PD_HE_SOFTNET_ROSE ? pd_host_series_delta(snaps, *c, &d, &a)
+							    : pd_host_if_delta(snaps, ifs, *c, &d, &a, &all);
+		if (!got)
+			continue;
+		any = true;
+		abs = a;
+		sum += d;
+		all_ifs |= all;
+		g_string_append_printf(what, "%s%s %s%lld", what->len ? ", " : "", *c, a ? "" : "+", (long long)d);
+	}
+	g_strfreev(names);
+	if (!any) {
+		g_string_free(what, TRUE);
+		g_string_free(where, TRUE);
+		g_string_free(where_zh, TRUE);
+		return OUT_UNKNOWN;
+	}
+	if (rule->test != PD_HE_SOFTNET_ROSE) {
+		for (size_t i = 0; ifs[i] && !all_ifs; i++)
+			g_string_append_printf(where, "%s%s", i ? ", " : "", ifs[i]);
+		g_string_assign(where_zh, where->str);
+		if (!where->len) {
+			g_string_assign(where, "every interface but lo");
+			g_string_assign(where_zh, "除 lo 外的所有接口");
+		}
+	} else {
+		int64_t sq;
+		bool a;
+		if (strcmp(rule->a, "time_squeeze") && pd_host_series_delta(snaps, "time_squeeze", &sq, &a))
+			g_string_append_printf(what, ", time_squeeze %s%lld", a ? "" : "+", (long long)sq);
+		g_string_assign(where, "all CPUs");
+		g_string_assign(where_zh, "所有 CPU");
+	}
+	const char *span_en = abs ? "one snapshot: since boot" : "during the capture";
+	const char *span_zh = abs ? "只有一份快照：自开机起" : "抓包期间";
+	g_string_append_printf(x->en, "%s on %s (%s): %s %s", cmd, host_label(h), where->str, what->str, span_en);
+	g_string_append_printf(x->zh, "%s 上 %s（%s）：%s，%s", host_label(h), cmd, where_zh->str, what->str, span_zh);
+	g_string_free(what, TRUE);
+	g_string_free(where, TRUE);
+	g_string_free(where_zh, TRUE);
+	return sum > 0 ? OUT_YES : OUT_NO;
+}
+
 static outcome run_test(pd_host *h, GHashTable *noted, const pd_finding *f, const pd_host_rule *rule,
 			const pd_flow_ref *r, fact *x)
 {
@@ -279,6 +373,10 @@ static outcome run_test(pd_host *h, GHashTable *noted, const pd_finding *f, cons
 	case PD_HE_TB_BELOW_WMEM_MAX:
 	case PD_HE_TB_AT_WMEM_MAX:
 		return test_buffer(h, noted, f, r, rule->test, x);
+	case PD_HE_LINK_ROSE:
+	case PD_HE_QDISC_ROSE:
+	case PD_HE_SOFTNET_ROSE:
+		return test_series(h, r, rule, x);
 	}
 	return OUT_UNKNOWN;
 }

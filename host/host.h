@@ -2,8 +2,8 @@
  *
  * `pcapdoc --host DIR` (or a .tar.gz of the same files) gives plain-text
  * outputs of read-only commands: sysctl -a, nstat -az (before and after the
- * capture), ss -tmi (any number), conntrack -S / -C, ip addr, uname -r,
- * hostname. Each file is recognised by its content, never its name. Every
+ * capture), ss -tmi (any number), conntrack -S / -C, ip addr, ip -s link,
+ * tc -s qdisc, /proc/net/softnet_stat (before and after), uname -r, hostname. Each file is recognised by its content, never its name. Every
  * parser here is a bounded line reader over text that may be anything:
  * garbage, truncated, another command's output; it never crashes and says
  * why a file was not used (pd_host.notes). */
@@ -29,9 +29,14 @@ typedef enum pd_host_kind {
 	PD_HK_IPADDR,
 	PD_HK_UNAME,
 	PD_HK_HOSTNAME,
+	PD_HK_IPLINK, /* ip -s link: per-interface RX/TX counters */
+	PD_HK_QDISC, /* tc -s qdisc: per-qdisc dropped / overlimits */
+	PD_HK_SOFTNET, /* /proc/net/softnet_stat: per-CPU backlog drops, time squeezes */
 } pd_host_kind;
 
-/* One nstat -az snapshot: counter name -> value. */
+/* One counter snapshot: nstat -az (counter name -> value), and in the same
+ * shape ip -s link ("IF rx_dropped"), tc -s qdisc ("IF dropped") and
+ * softnet_stat ("dropped", summed over the CPUs). */
 typedef struct pd_host_nstat {
 	char *file;
 	double time; /* seconds since the epoch; 0 unknown */
@@ -60,6 +65,7 @@ typedef struct pd_host_sock {
 typedef struct pd_host_net {
 	pd_addr addr;
 	unsigned prefix;
+	char ifname[16]; /* the interface ip addr names it on ("" unknown; "eth0@if3" as "eth0") */
 } pd_host_net;
 
 typedef struct pd_host {
@@ -70,6 +76,7 @@ typedef struct pd_host {
 	GHashTable *sysctl; /* char* name -> char* value */
 	GPtrArray *nstat; /* pd_host_nstat*, in time order once loaded (pd_host_load sorts) */
 	GPtrArray *ctstat; /* pd_host_ctstat*, time order */
+	GPtrArray *link, *qdisc, *softnet; /* pd_host_nstat* of ip -s link, tc -s qdisc, softnet_stat; time order */
 	int64_t ct_count; /* conntrack -C; -1 unknown */
 	GArray *socks; /* pd_host_sock, at most PD_HOST_MAX_SOCKS over all snapshots */
 	bool socks_capped; /* some were left out */
@@ -93,6 +100,13 @@ bool pd_host_sysctl_int(const pd_host *h, const char *name, unsigned field, int6
 /* The counter's change from the first nstat snapshot to the last; with one
  * snapshot, its absolute value (*absolute set). */
 bool pd_host_counter(const pd_host *h, const char *name, int64_t *delta, bool *absolute);
+/* The same for a counter of one of the link / qdisc / softnet series. */
+bool pd_host_series_delta(const GPtrArray *snaps, const char *key, int64_t *delta, bool *absolute);
+/* Per-interface counter (ip -s link, tc -s qdisc) summed over the
+ * interfaces ifs (NULL-terminated), or over every interface but lo when ifs
+ * is NULL or none of them is in the snapshots (*all set). */
+bool pd_host_if_delta(const GPtrArray *snaps, const char *const *ifs, const char *counter, int64_t *delta,
+		      bool *absolute, bool *all);
 bool pd_host_ct_delta(const pd_host *h, int64_t *drop, int64_t *insert_failed, int64_t *early_drop);
 bool pd_host_has_addr(const pd_host *h, const pd_addr *a);
 /* a is on a network the host has an address on (a router, a neighbour). */
@@ -105,6 +119,13 @@ bool pd_host_parse_nstat(pd_host *h, const char *name, const char *text, size_t 
 bool pd_host_parse_ss(pd_host *h, const char *text, size_t len, double time);
 bool pd_host_parse_conntrack_s(pd_host *h, const char *name, const char *text, size_t len, double time);
 bool pd_host_parse_ipaddr(pd_host *h, const char *text, size_t len);
+bool pd_host_parse_iplink(pd_host *h, const char *name, const char *text, size_t len, double time);
+bool pd_host_parse_qdisc(pd_host *h, const char *name, const char *text, size_t len, double time);
+bool pd_host_parse_softnet(pd_host *h, const char *name, const char *text, size_t len, double time);
+/* Adds v to key's value in a counter snapshot's table (the series parsers'). */
+void pd_host_series_add(GHashTable *t, const char *key, int64_t v);
+/* Keeps a series snapshot: false (and t destroyed) when t is empty. */
+bool pd_host_series_keep(GPtrArray *to, GHashTable *t, const char *name, double time);
 
 /* A bounded line cursor over text. */
 typedef struct pd_host_lines {
@@ -114,6 +135,9 @@ typedef struct pd_host_lines {
 bool pd_host_next_line(pd_host_lines *c, const char **line, size_t *n);
 /* Parses a decimal int64 at s (bounded by n); *used how many chars. */
 bool pd_host_int(const char *s, size_t n, int64_t *out, size_t *used);
+/* ip's interface line "N: NAME[@PEER]: <FLAGS> ...": NAME into out (NUL
+ * terminated, at most 15 chars); false when l is not one. */
+bool pd_host_ifline(const char *l, size_t n, char out[16]);
 /* "a.b.c.d" or an IPv6 address, optional "%if", optional "[...]". */
 bool pd_host_addr_parse(const char *s, size_t n, pd_addr *out);
 

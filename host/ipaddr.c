@@ -10,10 +10,9 @@ bool pd_host_parse_ipaddr(pd_host *h, const char *text, size_t len)
 	size_t n;
 	bool iface = false;
 	unsigned found = 0;
+	char ifname[16] = "";
 	while (pd_host_next_line(&c, &l, &n)) {
-		int64_t idx;
-		size_t used;
-		if (n > 3 && pd_host_int(l, n, &idx, &used) && used < n && l[used] == ':' && memchr(l, '<', n)) {
+		if (pd_host_ifline(l, n, ifname)) {
 			iface = true;
 			continue;
 		}
@@ -34,6 +33,7 @@ bool pd_host_parse_ipaddr(pd_host *h, const char *text, size_t len)
 		while (i < n && l[i] != '/' && l[i] != ' ')
 			i++;
 		pd_host_net net = {0};
+		memcpy(net.ifname, ifname, sizeof(net.ifname));
 		if (!pd_host_addr_parse(l + s, i - s, &net.addr))
 			continue;
 		net.prefix = net.addr.family == 4 ? 32 : 128;

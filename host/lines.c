@@ -41,6 +41,26 @@ bool pd_host_int(const char *s, size_t n, int64_t *out, size_t *used)
 	return true;
 }
 
+bool pd_host_ifline(const char *l, size_t n, char out[16])
+{
+	int64_t idx;
+	size_t used;
+	if (n < 4 || !pd_host_int(l, n, &idx, &used) || idx < 0 || used >= n || l[used] != ':' || !memchr(l, '<', n))
+		return false;
+	size_t i = used + 1;
+	while (i < n && l[i] == ' ')
+		i++;
+	size_t s = i;
+	while (i < n && l[i] != ':' && l[i] != '@' && l[i] != ' ')
+		i++;
+	size_t k = i - s;
+	if (k == 0 || k > 15)
+		return false;
+	memcpy(out, l + s, k);
+	out[k] = 0;
+	return true;
+}
+
 bool pd_host_addr_parse(const char *s, size_t n, pd_addr *out)
 {
 	char buf[64];

@@ -40,6 +40,9 @@ static pd_host *host_new(const char *path)
 	h->sysctl = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	h->nstat = g_ptr_array_new_with_free_func(nstat_free);
 	h->ctstat = g_ptr_array_new_with_free_func(ctstat_free);
+	h->link = g_ptr_array_new_with_free_func(nstat_free);
+	h->qdisc = g_ptr_array_new_with_free_func(nstat_free);
+	h->softnet = g_ptr_array_new_with_free_func(nstat_free);
 	h->socks = g_array_new(FALSE, TRUE, sizeof(pd_host_sock));
 	h->nets = g_array_new(FALSE, TRUE, sizeof(pd_host_net));
 	h->notes_en = g_ptr_array_new_with_free_func(g_free);
@@ -56,6 +59,9 @@ void pd_host_free(pd_host *h)
 	g_hash_table_destroy(h->sysctl);
 	g_ptr_array_free(h->nstat, TRUE);
 	g_ptr_array_free(h->ctstat, TRUE);
+	g_ptr_array_free(h->link, TRUE);
+	g_ptr_array_free(h->qdisc, TRUE);
+	g_ptr_array_free(h->softnet, TRUE);
 	g_array_free(h->socks, TRUE);
 	g_array_free(h->nets, TRUE);
 	g_ptr_array_free(h->notes_en, TRUE);
@@ -152,6 +158,8 @@ pd_host_kind pd_host_add_text(pd_host *h, const char *name, const char *text, si
 			memcpy(h->hostname, first, first_n);
 			h->hostname[first_n] = 0;
 			k = PD_HK_HOSTNAME;
+		} else if (pd_host_parse_softnet(h, name, body, blen, time)) {
+			k = PD_HK_SOFTNET; /* one CPU */
 		} else if (pd_host_parse_ss(h, body, blen, time)) {
 			k = PD_HK_SS; /* the header alone: no socket at that moment */
 		}
@@ -159,8 +167,15 @@ pd_host_kind pd_host_add_text(pd_host *h, const char *name, const char *text, si
 		k = PD_HK_CONNTRACK_S;
 	} else if (pd_host_parse_nstat(h, name, body, blen, time)) {
 		k = PD_HK_NSTAT;
+	} else if (pd_host_parse_iplink(h, name, body, blen, time)) {
+		k = PD_HK_IPLINK;
+		pd_host_parse_ipaddr(h, body, blen); /* ip -s addr: the addresses too */
 	} else if (pd_host_parse_ipaddr(h, body, blen)) {
 		k = PD_HK_IPADDR;
+	} else if (pd_host_parse_qdisc(h, name, body, blen, time)) {
+		k = PD_HK_QDISC;
+	} else if (pd_host_parse_softnet(h, name, body, blen, time)) {
+		k = PD_HK_SOFTNET;
 	} else if (pd_host_parse_ss(h, body, blen, time)) {
 		k = PD_HK_SS;
 	} else if (pd_host_parse_sysctl(h, body, blen)) {
@@ -169,9 +184,9 @@ pd_host_kind pd_host_add_text(pd_host *h, const char *name, const char *text, si
 	if (k == PD_HK_UNKNOWN) {
 		note(h, name,
 		     "not the output of a command pcapdoc reads (sysctl -a, nstat -az, ss -tmi, conntrack -S/-C, "
-		     "ip addr, uname -r, hostname); not used",
-		     "不是 pcapdoc 能读的命令输出（sysctl -a、nstat -az、ss -tmi、conntrack -S/-C、ip addr、uname -r、"
-		     "hostname）；未使用");
+		     "ip addr, ip -s link, tc -s qdisc, /proc/net/softnet_stat, uname -r, hostname); not used",
+		     "不是 pcapdoc 能读的命令输出（sysctl -a、nstat -az、ss -tmi、conntrack -S/-C、ip addr、ip -s link、"
+		     "tc -s qdisc、/proc/net/softnet_stat、uname -r、hostname）；未使用");
 		return k;
 	}
 	seen_time(h, time);
@@ -330,6 +345,9 @@ pd_host *pd_host_load(const char *path)
 		load_tgz(h, path);
 	g_ptr_array_sort(h->nstat, nstat_cmp);
 	g_ptr_array_sort(h->ctstat, ct_cmp);
+	g_ptr_array_sort(h->link, nstat_cmp);
+	g_ptr_array_sort(h->qdisc, nstat_cmp);
+	g_ptr_array_sort(h->softnet, nstat_cmp);
 	if (h->socks_capped)
 		note(h, path, "more sockets than pcapdoc keeps in all the ss snapshots; the later ones were left out",
 		     "所有 ss 快照中的套接字超过 pcapdoc 保留的上限；后面的未读取");
@@ -357,13 +375,44 @@ bool pd_host_sysctl_int(const pd_host *h, const char *name, unsigned field, int6
 	}
 }
 
-bool pd_host_counter(const pd_host *h, const char *name, int64_t *delta, bool *absolute)
+void pd_host_series_add(GHashTable *t, const char *key, int64_t v)
 {
-	if (!h->nstat->len)
+	int64_t *pv = g_hash_table_lookup(t, key);
+	if (pv) {
+		*pv += v;
+		return;
+	}
+	pv = g_new(int64_t, 1);
+	*pv = v;
+	g_hash_table_insert(t, g_strdup(key), pv);
+}
+
+bool pd_host_series_keep(GPtrArray *to, GHashTable *t, const char *name, double time)
+{
+	if (!g_hash_table_size(t)) {
+		g_hash_table_destroy(t);
 		return false;
-	const pd_host_nstat *a = g_ptr_array_index(h->nstat, 0);
-	const pd_host_nstat *b = g_ptr_array_index(h->nstat, h->nstat->len - 1);
-	const int64_t *vb = g_hash_table_lookup(b->v, name);
+	}
+	pd_host_nstat *s = g_new0(pd_host_nstat, 1);
+	s->file = g_strdup(name);
+	s->time = time;
+	s->v = t;
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, t);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		s->total += (double)*(int64_t *)v;
+	g_ptr_array_add(to, s);
+	return true;
+}
+
+bool pd_host_series_delta(const GPtrArray *snaps, const char *key, int64_t *delta, bool *absolute)
+{
+	if (!snaps->len)
+		return false;
+	const pd_host_nstat *a = g_ptr_array_index(snaps, 0);
+	const pd_host_nstat *b = g_ptr_array_index(snaps, snaps->len - 1);
+	const int64_t *vb = g_hash_table_lookup(b->v, key);
 	if (!vb)
 		return false;
 	if (a == b) {
@@ -371,10 +420,59 @@ bool pd_host_counter(const pd_host *h, const char *name, int64_t *delta, bool *a
 		*absolute = true;
 		return true;
 	}
-	const int64_t *va = g_hash_table_lookup(a->v, name);
+	const int64_t *va = g_hash_table_lookup(a->v, key);
 	*delta = *vb - (va ? *va : 0);
 	*absolute = false;
 	return true;
+}
+
+static bool if_listed(const char *const *ifs, const char *name, size_t n)
+{
+	for (size_t i = 0; ifs && ifs[i]; i++)
+		if (strlen(ifs[i]) == n && !memcmp(ifs[i], name, n))
+			return true;
+	return false;
+}
+
+bool pd_host_if_delta(const GPtrArray *snaps, const char *const *ifs, const char *counter, int64_t *delta,
+		      bool *absolute, bool *all)
+{
+	*delta = 0;
+	*all = false;
+	unsigned n_if = 0;
+	if (!snaps->len)
+		return false;
+	const pd_host_nstat *b = g_ptr_array_index(snaps, snaps->len - 1);
+	size_t cl = strlen(counter);
+	for (int pass = 0; pass < 2 && !n_if; pass++) {
+		/* pass 0: the interfaces asked for; pass 1: every one but lo */
+		if (pass == 0 && !(ifs && ifs[0]))
+			continue;
+		GHashTableIter it;
+		gpointer k, v;
+		g_hash_table_iter_init(&it, b->v);
+		while (g_hash_table_iter_next(&it, &k, &v)) {
+			const char *key = k;
+			const char *sp = strchr(key, ' ');
+			if (!sp || strcmp(sp + 1, counter) || strlen(sp + 1) != cl)
+				continue;
+			size_t in = (size_t)(sp - key);
+			if (pass == 0 ? !if_listed(ifs, key, in) : (in == 2 && !memcmp(key, "lo", 2)))
+				continue;
+			int64_t d;
+			if (!pd_host_series_delta(snaps, key, &d, absolute))
+				continue;
+			*delta += d;
+			n_if++;
+			*all = pass == 1;
+		}
+	}
+	return n_if > 0;
+}
+
+bool pd_host_counter(const pd_host *h, const char *name, int64_t *delta, bool *absolute)
+{
+	return pd_host_series_delta(h->nstat, name, delta, absolute);
 }
 
 bool pd_host_ct_delta(const pd_host *h, int64_t *drop, int64_t *insert_failed, int64_t *early_drop)

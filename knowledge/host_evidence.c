@@ -71,6 +71,31 @@ const pd_host_rule pd_host_rules[] = {
 	{"sender-limited", "net.ipv4.tcp_wmem", PD_HE_SOCKET, PD_HE_TB_AT_WMEM_MAX, NULL, NULL, 0,
 	 YES_NO(CONFIRMED, RULED_OUT)},
 
+	/* ---- drops inside a host, below TCP: the qdisc (tc -s qdisc dropped on
+	 * the flow's interface), the per-CPU input backlog (softnet_stat column
+	 * 2), the NIC's rings (ip -s link). Missed / overrun is the ring itself;
+	 * RX/TX dropped also counts other drops in the driver and core, so it
+	 * is only consistent. 0 over the capture: not there. */
+	{"retransmissions", "qdisc limit", PD_HE_PATH, PD_HE_QDISC_ROSE, "dropped", NULL, 0,
+	 YES_NO(CONFIRMED, RULED_OUT)},
+	{"local-drop", "qdisc limit", PD_HE_PATH, PD_HE_QDISC_ROSE, "dropped", NULL, 0, YES_NO(CONFIRMED, RULED_OUT)},
+	{"retransmissions", "shaper queue size", PD_HE_PATH, PD_HE_QDISC_ROSE, "dropped", NULL, 0,
+	 YES_NO(CONSISTENT, NONE)},
+	{"local-drop", "shaper queue size", PD_HE_PATH, PD_HE_QDISC_ROSE, "dropped", NULL, 0,
+	 YES_NO(CONSISTENT, NONE)},
+	{"queueing-delay", "qdisc limit", PD_HE_PATH, PD_HE_QDISC_ROSE, "overlimits", NULL, 0,
+	 YES_NO(CONSISTENT, NONE)},
+	{"queueing-delay", "shaper queue size", PD_HE_PATH, PD_HE_QDISC_ROSE, "overlimits", NULL, 0,
+	 YES_NO(CONSISTENT, NONE)},
+	{"retransmissions", "net.core.netdev_max_backlog", PD_HE_PATH, PD_HE_SOFTNET_ROSE, "dropped", NULL, 0,
+	 YES_NO(CONFIRMED, RULED_OUT)},
+	{"local-drop", "net.core.netdev_max_backlog", PD_HE_PATH, PD_HE_SOFTNET_ROSE, "dropped", NULL, 0,
+	 YES_NO(CONFIRMED, RULED_OUT)},
+	{"retransmissions", "NIC ring buffers", PD_HE_PATH, PD_HE_LINK_ROSE,
+	 "rx_dropped rx_missed rx_overrun tx_dropped", NULL, 0, YES_NO(CONSISTENT, RULED_OUT)},
+	{"retransmissions", "NIC ring buffers", PD_HE_PATH, PD_HE_LINK_ROSE, "rx_missed rx_overrun", NULL, 0,
+	 YES_NO(CONFIRMED, NONE)},
+
 	/* ---- PAWS: the receiver counts every segment its check dropped */
 	{"paws-rejected-data", "net.ipv4.tcp_timestamps", PD_HE_EITHER, PD_HE_COUNTER_ROSE, "TcpExtPAWSEstab", NULL, 0,
 	 YES_NO(CONFIRMED, NONE)},

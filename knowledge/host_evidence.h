@@ -47,6 +47,16 @@ typedef enum pd_he_test {
 	PD_HE_TB_BELOW_WMEM_MAX,
 	/* tb at tcp_wmem's maximum: autotuning reached the cap. "no": below */
 	PD_HE_TB_AT_WMEM_MAX,
+	/* ip -s link: the sum of counters `a` (space-separated, "rx_dropped
+	 * rx_missed") rose on the flow's interface(s): those whose network holds
+	 * an end of the flow (ip addr), else every interface but lo. "no": 0 */
+	PD_HE_LINK_ROSE,
+	/* tc -s qdisc: the sum of `a` ("dropped", "overlimits") of the qdiscs on
+	 * the flow's interface(s) rose. "no": 0 */
+	PD_HE_QDISC_ROSE,
+	/* /proc/net/softnet_stat: `a` ("dropped", "time_squeeze") summed over
+	 * the CPUs rose. "no": 0 */
+	PD_HE_SOFTNET_ROSE,
 } pd_he_test;
 
 typedef struct pd_host_rule {

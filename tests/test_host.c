@@ -457,3 +457,233 @@ Test(host, sndbuf_from_the_sockets_tb, .timeout = 30)
 	g_free(ctr);
 	g_free(dir);
 }
+
+/* ip -s link, tc -s qdisc and softnet_stat as this machine printed them, in
+ * network namespace px6-a with a tbf (rate 1mbit, limit 6000) on px6-va and
+ * 400 UDP datagrams of 1200 B sent through it (testdata/captures/tools has
+ * no generator for these: the commands are in the comment of each). */
+/* ip -s link (before) */
+static const char iplink_before[] =
+	"1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\n"
+	"    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n"
+	"    RX:  bytes packets errors dropped  missed   mcast           \n"
+	"             0       0      0       0       0       0 \n"
+	"    TX:  bytes packets errors dropped carrier collsns           \n"
+	"             0       0      0       0       0       0 \n"
+	"2: px6-va@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc tbf state UP mode DEFAULT group default qlen 1000\n"
+	"    link/ether ea:e0:bc:b4:92:2b brd ff:ff:ff:ff:ff:ff link-netns px6-b\n"
+	"    RX:  bytes packets errors dropped  missed   mcast           \n"
+	"             0       0      0       0       0       0 \n"
+	"    TX:  bytes packets errors dropped carrier collsns           \n"
+	"            90       1      0       0       0       0 \n";
+/* ip -s link (after) */
+static const char iplink_after[] =
+	"1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\n"
+	"    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n"
+	"    RX:  bytes packets errors dropped  missed   mcast           \n"
+	"             0       0      0       0       0       0 \n"
+	"    TX:  bytes packets errors dropped carrier collsns           \n"
+	"             0       0      0       0       0       0 \n"
+	"2: px6-va@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc tbf state UP mode DEFAULT group default qlen 1000\n"
+	"    link/ether ea:e0:bc:b4:92:2b brd ff:ff:ff:ff:ff:ff link-netns px6-b\n"
+	"    RX:  bytes packets errors dropped  missed   mcast           \n"
+	"          3848      10      0       0       0       0 \n"
+	"    TX:  bytes packets errors dropped carrier collsns           \n"
+	"         10404      14      0       0       0       0 \n";
+/* ip -s -s link show dev px6-va: the error lines under their own headers */
+static const char iplink_ss[] =
+	"2: px6-va@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc tbf state UP mode DEFAULT group default qlen 1000\n"
+	"    link/ether ea:e0:bc:b4:92:2b brd ff:ff:ff:ff:ff:ff link-netns px6-b\n"
+	"    RX:  bytes packets errors dropped  missed   mcast           \n"
+	"          3848      10      0       0       0       0 \n"
+	"    RX errors:  length    crc   frame    fifo overrun\n"
+	"                     0      0       0       0       0 \n"
+	"    TX:  bytes packets errors dropped carrier collsns           \n"
+	"         10494      15      0       0       0       0 \n"
+	"    TX errors: aborted   fifo  window heartbt transns\n"
+	"                     0      0       0       0       2 \n";
+/* an older iproute2's layout (overrun where newer ones print missed), as a
+ * driver whose RX ring overflowed counts it */
+static const char iplink_old[] = "3: eth1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP qlen 1000\n"
+				 "    link/ether 52:54:00:12:34:56 brd ff:ff:ff:ff:ff:ff\n"
+				 "    RX: bytes  packets  errors  dropped overrun mcast\n"
+				 "    98765432   70000    0       12      31      0\n"
+				 "    TX: bytes  packets  errors  dropped carrier collsns\n"
+				 "    1234567    9000     0       0       0       0\n";
+/* tc -s qdisc (before, after) */
+static const char qdisc_before[] = "qdisc noqueue 0: dev lo root refcnt 2 \n"
+				   " Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				   " backlog 0b 0p requeues 0\n"
+				   "qdisc tbf 8002: dev px6-va root refcnt 3 rate 1Mbit burst 4Kb lat 15.2ms \n"
+				   " Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				   " backlog 0b 0p requeues 0\n";
+static const char qdisc_after[] = "qdisc noqueue 0: dev lo root refcnt 2 \n"
+				  " Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				  " backlog 0b 0p requeues 0\n"
+				  "qdisc tbf 8002: dev px6-va root refcnt 3 rate 1Mbit burst 4Kb lat 15.2ms \n"
+				  " Sent 10314 bytes 13 pkt (dropped 392, overlimits 405 requeues 0) \n"
+				  " backlog 0b 0p requeues 0\n";
+/* cat /proc/net/softnet_stat (2 CPUs) */
+static const char softnet_txt[] = "000811c6 00000000 00000004 00000000 00000000 00000000 00000000 00000000 00000000 "
+				  "00000000 00000000 00000000 00000000 00000000 00000000\n"
+				  "001122b1 00000000 00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
+				  "00000000 00000000 00000000 00000001 00000000 00000000\n";
+/* the same with CPU 1's backlog full 0x2a times */
+static const char softnet_drop[] = "000811d0 00000000 00000004 00000000 00000000 00000000 00000000 00000000 00000000 "
+				   "00000000 00000000 00000000 00000000 00000000 00000000\n"
+				   "001142b1 0000002a 00000003 00000000 00000000 00000000 00000000 00000000 00000000 "
+				   "00000000 00000000 00000000 00000001 00000000 00000000\n";
+
+Test(host, link_qdisc_softnet_deltas)
+{
+	pd_host *h = fresh();
+	/* after first: the order is the counters' sums, not the files' */
+	cr_expect_eq(add(h, "l2", iplink_after), PD_HK_IPLINK);
+	cr_expect_eq(add(h, "l1", iplink_before), PD_HK_IPLINK);
+	cr_expect_eq(add(h, "q2", qdisc_after), PD_HK_QDISC);
+	cr_expect_eq(add(h, "q1", qdisc_before), PD_HK_QDISC);
+	cr_expect_eq(add(h, "s1", softnet_txt), PD_HK_SOFTNET);
+	cr_expect_eq(add(h, "s2", softnet_drop), PD_HK_SOFTNET);
+	cr_expect_eq(h->notes_en->len, 0);
+	cr_expect_eq(h->nets->len, 0, "ip -s link has no address");
+	pd_host_free(h);
+	/* load sorts: go through a folder */
+	char *dir = g_dir_make_tmp("pd-host-XXXXXX", NULL);
+	const char *files[][2] = {{"a", iplink_after}, {"b", iplink_before}, {"c", qdisc_after},
+				  {"d", qdisc_before}, {"e", softnet_drop}, {"f", softnet_txt}};
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		char *p = g_build_filename(dir, files[i][0], NULL);
+		cr_assert(g_file_set_contents(p, files[i][1], -1, NULL));
+		g_free(p);
+	}
+	h = pd_host_load(dir);
+	int64_t d;
+	bool abs, all;
+	const char *va[] = {"px6-va", NULL};
+	cr_expect(pd_host_if_delta(h->qdisc, va, "dropped", &d, &abs, &all));
+	cr_expect_eq(d, 392);
+	cr_expect(!abs && !all);
+	cr_expect(pd_host_if_delta(h->qdisc, va, "overlimits", &d, &abs, &all));
+	cr_expect_eq(d, 405);
+	cr_expect(pd_host_if_delta(h->qdisc, NULL, "dropped", &d, &abs, &all) && d == 392 && all);
+	const char *other[] = {"eth9", NULL};
+	cr_expect(pd_host_if_delta(h->qdisc, other, "dropped", &d, &abs, &all) && all, "unknown interface: all");
+	cr_expect(pd_host_if_delta(h->link, va, "tx_packets", &d, &abs, &all));
+	cr_expect_eq(d, 13);
+	cr_expect(pd_host_if_delta(h->link, va, "rx_missed", &d, &abs, &all) && d == 0);
+	cr_expect(pd_host_if_delta(h->link, va, "rx_dropped", &d, &abs, &all) && d == 0);
+	cr_expect(!pd_host_if_delta(h->link, va, "rx_overrun", &d, &abs, &all));
+	cr_expect(pd_host_series_delta(h->softnet, "dropped", &d, &abs) && d == 42 && !abs);
+	cr_expect(pd_host_series_delta(h->softnet, "time_squeeze", &d, &abs) && d == 2);
+	cr_expect(pd_host_series_delta(h->softnet, "cpus", &d, &abs) && d == 0);
+	pd_host_free(h);
+	g_free(dir);
+
+	/* ip -s -s link: the error lines are not taken for the RX: columns */
+	h = fresh();
+	cr_expect_eq(add(h, "ss", iplink_ss), PD_HK_IPLINK);
+	cr_expect(pd_host_series_delta(h->link, "px6-va rx_missed", &d, &abs) && d == 0 && abs);
+	cr_expect(pd_host_series_delta(h->link, "px6-va tx_packets", &d, &abs) && d == 15);
+	cr_expect(!pd_host_series_delta(h->link, "px6-va rx_length", &d, &abs));
+	cr_expect_eq(add(h, "old", iplink_old), PD_HK_IPLINK);
+	cr_expect(pd_host_series_delta(h->link, "eth1 rx_overrun", &d, &abs) && d == 31);
+	cr_expect(pd_host_series_delta(h->link, "eth1 rx_dropped", &d, &abs) && d == 12);
+	/* one CPU: a single line */
+	cr_expect_eq(add(h, "one", "00000010 00000002 00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
+				   "00000000\n"),
+		     PD_HK_SOFTNET);
+	pd_host_free(h);
+
+	/* ip -s addr: the counters and the addresses */
+	h = fresh();
+	cr_expect_eq(add(h, "sa", "2: eth0@if7: <BROADCAST,UP> mtu 1500 qdisc noqueue state UP\n"
+				  "    link/ether 02:00:00:00:00:01 brd ff:ff:ff:ff:ff:ff\n"
+				  "    inet 10.206.1.2/24 scope global eth0\n"
+				  "    RX:  bytes packets errors dropped  missed   mcast\n"
+				  "          100       2      0       1       0       0\n"),
+		     PD_HK_IPLINK);
+	cr_expect_eq(h->nets->len, 1);
+	cr_expect_str_eq(g_array_index(h->nets, pd_host_net, 0).ifname, "eth0");
+	pd_host_free(h);
+}
+
+/* Not these kinds: the parsers say no rather than take a look-alike. */
+Test(host, link_qdisc_softnet_lookalikes)
+{
+	const char *bad[] = {
+		/* human-readable numbers (ip -h -s link): not counts */
+		"2: eth0: <UP> mtu 1500\n    RX:  bytes packets errors dropped  missed   mcast\n"
+		"          1.2M     700      0       0       0       0\n",
+		/* a header with no numbers under it */
+		"2: eth0: <UP> mtu 1500\n    RX:  bytes packets errors dropped  missed   mcast\n",
+		/* hex words of the wrong width, several lines */
+		"0811c6 00000000 00000004\n1122b1 00000000 00000001\n",
+		/* a Sent line with no qdisc before it */
+		" Sent 10 bytes 1 pkt (dropped 3, overlimits 0 requeues 0)\n backlog 0b 0p requeues 0\n",
+		/* tc -s class: not a qdisc's counters */
+		"class htb 1:10 root prio 0 rate 1Mbit ceil 1Mbit burst 1600b cburst 1600b\n"
+		" Sent 10 bytes 1 pkt (dropped 3, overlimits 0 requeues 0)\n",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		pd_host *h = fresh();
+		pd_host_kind k = add(h, "bad", bad[i]);
+		cr_expect(k != PD_HK_IPLINK && k != PD_HK_QDISC && k != PD_HK_SOFTNET, "text %zu taken as %d", i, k);
+		cr_expect_eq(h->link->len + h->qdisc->len + h->softnet->len, 0, "text %zu", i);
+		pd_host_free(h);
+	}
+	/* every prefix of the real outputs: parsed as far as it goes, or noted */
+	const char *texts[] = {iplink_after, iplink_ss, iplink_old, qdisc_after, softnet_txt};
+	for (size_t t = 0; t < G_N_ELEMENTS(texts); t++) {
+		size_t n = strlen(texts[t]);
+		for (size_t k = 0; k <= n; k++) {
+			pd_host *h = fresh();
+			char *copy = g_memdup2(texts[t], k ? k : 1);
+			pd_host_kind kind = pd_host_add_text(h, "cut", copy, k, 0);
+			if (kind == PD_HK_UNKNOWN)
+				cr_expect_geq(h->notes_en->len, 1, "text %zu cut at %zu: no note", t, k);
+			int64_t d;
+			bool abs;
+			/* a cut number is never read as a smaller count of the right key */
+			if (t == 3 && pd_host_series_delta(h->qdisc, "px6-va dropped", &d, &abs))
+				cr_expect(d == 392 || k < n, "cut at %zu: dropped %lld", k, (long long)d);
+			g_free(copy);
+			pd_host_free(h);
+		}
+	}
+}
+
+/* The capture's interface: local-drop-sender (client 10.64.1.2) with the
+ * qdisc that dropped on the interface ip addr puts 10.64.1.2 on, softnet
+ * with no backlog drop. */
+Test(host, qdisc_drops_confirm_the_qdisc_limit, .timeout = 30)
+{
+	char *dir = g_dir_make_tmp("pd-host-XXXXXX", NULL);
+	write_snap(dir, "ip", "2: px6-va@if2: <BROADCAST,UP> mtu 1500\n    inet 10.64.1.2/24 scope global px6-va\n");
+	write_snap(dir, "q1", qdisc_before);
+	write_snap(dir, "q2", qdisc_after);
+	write_snap(dir, "s1", softnet_txt);
+	write_snap(dir, "s2", softnet_txt);
+	write_snap(dir, "l1", iplink_before);
+	write_snap(dir, "l2", iplink_after);
+	char *pcap = pd_test_src("testdata/captures/local-drop/local-drop-sender.pcap");
+	const char *argv[] = {"-q", "--format", "json", "--host", dir, pcap, NULL};
+	cJSON *doc = run_json(argv);
+	const cJSON *f = pd_test_finding(doc, "local-drop", 0);
+	cr_assert_not_null(f);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(f, "settings");
+	const cJSON *s0 = cJSON_GetArrayItem(st, 0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(s0, "name")->valuestring, "qdisc limit");
+	const cJSON *h0 = cJSON_GetObjectItemCaseSensitive(s0, "host");
+	cr_assert_not_null(h0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(h0, "verdict")->valuestring, "confirmed");
+	const char *fact = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(h0, "fact"));
+	cr_expect(fact && strstr(fact, "px6-va") && strstr(fact, "dropped +392"), "fact: %s", fact ? fact : "(none)");
+	const cJSON *last = cJSON_GetArrayItem(st, cJSON_GetArraySize(st) - 1);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(last, "name")->valuestring, "net.core.netdev_max_backlog");
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(last, "host"), "verdict")
+				 ->valuestring,
+			 "ruled out");
+	cJSON_Delete(doc);
+	g_free(pcap);
+	g_free(dir);
+}
