@@ -2,19 +2,21 @@
 # h35_run.sh SCENARIO: issue-35 captures with host snapshots (pcapdoc --host): the setups of
 # tools/q24_run.sh (rmemsmall, sndbuf), plus tools/host_snap.sh taken IN the namespace of the
 # host that matters before the transfer, every 0.5 s during it (ss) and after it. Namespaces
-# px4-*, addresses 10.204.x.x (tools/vb_lib.sh with VB_NET=204). Each scenario writes
+# px4-*, addresses 10.204.x.x (tools/vb_lib.sh with VB_NET=204); sndbuf: px6-*, 10.206.x.x (the
+# run that made it, beside other runs using px4). Each scenario writes
 # ../<name>/<name>.pcap and ../<name>/host.tgz. Bounded; namespaces deleted on exit. Run as root.
 #   h35_run.sh rmem|sndbuf
 set -u
 T=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+S=${1:?scenario}
 VB_NET=204
 VB_PREFIX=px4-
+[ "$S" = sndbuf ] && { VB_NET=206; VB_PREFIX=px6-; }
 . "$T/vb_lib.sh"
 CAPS=$(cd "$T/.." && pwd)
-SRV=10.204.2.2
-S=${1:?scenario}
-P=px4-$S
-SNAP=$(mktemp -d /tmp/px4-snap.XXXXXX)
+SRV=10.$VB_NET.2.2
+P=$VB_PREFIX$S
+SNAP=$(mktemp -d /tmp/$VB_PREFIX-snap.XXXXXX)
 trap 'cap_stop_all 2>/dev/null; vb_dr_down $P; rm -rf "$SNAP"' EXIT
 
 q_up() {
@@ -43,12 +45,15 @@ bulk() {
 }
 
 case $S in
-sndbuf)  # server SO_SNDBUF 16384, RTT 40 ms, 1 MiB (tools/q24_run.sh sndbuf)
+sndbuf)  # the recipe of ../sndbuf-64k-server (tools/px1_run.sh sndbuf64k): RTT 40 ms, server
+    # SO_SNDBUF 32768 (sk_sndbuf 65536), 2 MiB, and one-segment skbs on the server's eth0: with
+    # 64 KB GSO skbs this kernel lets the flight run far past the send buffer
     q_up 20; N=sndbuf-host-server; NS=$P-srv
+    ip -n $NS link set eth0 gso_max_size 1500
     mkdir -p "$CAPS/$N"
     OUT_DIR=$CAPS/$N; cap_start $NS eth0 "$CAPS/$N/$N.pcap" 128 40 tcp port 5402
     bash "$T/host_snap.sh" $NS "$SNAP" before
-    bulk 5402 1048576 "--sndbuf 16384" "" $NS ;;
+    bulk 5402 2097152 "--sndbuf 32768" "" $NS ;;
 rmem)  # client tcp_rmem max 262144, RTT 100 ms, 1.5 MiB (tools/q24_run.sh rmemsmall)
     q_up 50; N=rmem-host-client; NS=$P-cli
     ip netns exec $NS sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
