@@ -28,6 +28,9 @@ const pd_collect_cmd pd_collect_cmds[] = {
 	{"conntrack-S", {"conntrack", "-S", NULL}, false},
 	{"conntrack-C", {"conntrack", "-C", NULL}, false},
 	{"ipaddr", {"ip", "addr", NULL}, false},
+	{"iplink", {"ip", "-s", "link", NULL}, false},
+	{"qdisc", {"tc", "-s", "qdisc", NULL}, false},
+	{"softnet", {"cat", "/proc/net/softnet_stat", NULL}, false},
 	{"uname", {"uname", "-r", NULL}, false},
 	{"hostname", {"hostname", NULL}, false},
 };
@@ -105,9 +108,9 @@ static void snapshots(const char *dir, const char *when)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pcapdoc capture [-i IF] [-w FILE] [-c COUNT] [-G SECONDS] [TCPDUMP FILTER]\n"
-			"Takes host snapshots (sysctl -a, nstat, ss, conntrack, ip addr, uname, hostname), runs\n"
-			"tcpdump until Ctrl-C, -c packets or -G seconds, takes them again, and writes FILE and\n"
-			"FILE.host/. Every command it runs only reads.\n");
+			"Takes host snapshots (sysctl -a, nstat, ss, conntrack, ip addr, ip -s link, tc -s qdisc,\n"
+			"softnet_stat, uname, hostname), runs tcpdump until Ctrl-C, -c packets or -G seconds,\n"
+			"takes them again, and writes FILE and FILE.host/. Every command it runs only reads.\n");
 }
 
 int pd_collect_main(int argc, char **argv)

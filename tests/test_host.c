@@ -263,7 +263,8 @@ Test(host, bad_snapshots_leave_the_diagnosis, .timeout = 60)
 /* ---- the collector: only commands that read */
 
 static const char *const allowed[] = {
-	"sysctl -a", "nstat -asz", "ss -tmina", "conntrack -S", "conntrack -C", "ip addr", "uname -r", "hostname",
+	"sysctl -a", "nstat -asz", "ss -tmina", "conntrack -S", "conntrack -C", "ip addr", "ip -s link",
+	"tc -s qdisc", "cat /proc/net/softnet_stat", "uname -r", "hostname",
 };
 
 static bool is_allowed(const char *cmd)

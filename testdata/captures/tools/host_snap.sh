@@ -1,7 +1,8 @@
 #!/bin/bash
 # host_snap.sh NS DIR WHEN [ss-only]: the snapshots `pcapdoc capture` takes, taken inside network
 # namespace NS into DIR/<kind>.<WHEN>, each headed by "# time EPOCH" and "# cmd ...": sysctl -a,
-# nstat -asz, ss -tmina, conntrack -S, conntrack -C, ip addr, uname -r, hostname. All read-only.
+# nstat -asz, ss -tmina, conntrack -S, conntrack -C, ip addr, ip -s link, tc -s qdisc,
+# /proc/net/softnet_stat, uname -r, hostname. All read-only.
 # With a fourth argument only ss (the snapshots taken while the capture runs).
 set -u
 ns=$1 dir=$2 when=$3
@@ -17,6 +18,9 @@ snap nstat nstat -asz
 snap conntrack-S conntrack -S
 snap conntrack-C conntrack -C
 snap ipaddr ip addr
+snap iplink ip -s link
+snap qdisc tc -s qdisc
+snap softnet cat /proc/net/softnet_stat
 snap uname uname -r
 snap hostname hostname
 exit 0
