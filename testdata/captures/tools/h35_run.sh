@@ -5,13 +5,13 @@
 # px4-*, addresses 10.204.x.x (tools/vb_lib.sh with VB_NET=204); sndbuf: px6-*, 10.206.x.x (the
 # run that made it, beside other runs using px4). Each scenario writes
 # ../<name>/<name>.pcap and ../<name>/host.tgz. Bounded; namespaces deleted on exit. Run as root.
-#   h35_run.sh rmem|sndbuf
+#   h35_run.sh rmem|sndbuf|localdrop
 set -u
 T=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 S=${1:?scenario}
 VB_NET=204
 VB_PREFIX=px4-
-[ "$S" = sndbuf ] && { VB_NET=206; VB_PREFIX=px6-; }
+case $S in sndbuf|localdrop) VB_NET=206; VB_PREFIX=px6-;; esac
 . "$T/vb_lib.sh"
 CAPS=$(cd "$T/.." && pwd)
 SRV=10.$VB_NET.2.2
@@ -61,6 +61,23 @@ rmem)  # client tcp_rmem max 262144, RTT 100 ms, 1.5 MiB (tools/q24_run.sh rmems
     OUT_DIR=$CAPS/$N; cap_start $NS eth0 "$CAPS/$N/$N.pcap" 128 40 tcp port 5403
     bash "$T/host_snap.sh" $NS "$SNAP" before
     bulk 5403 1572864 "" "" $NS ;;
+localdrop)  # the setup of ../local-drop (a sender's own tbf drops): RTT 10 ms, client eth0
+    # tbf rate 20mbit burst 4k limit 6000, the client sends 1.5 MiB; capture and snapshots on
+    # the client (the sender)
+    q_up 5; N=localdrop-host-sender; NS=$P-cli
+    tc -n $NS qdisc add dev eth0 root tbf rate 20mbit burst 4k limit 6000 || exit 1
+    mkdir -p "$CAPS/$N"
+    ip netns exec $P-srv timeout 35 $PY "$VBAPP" server --addr $SRV --port 5404 --mode recv --timeout 30 &
+    sp=$!
+    wait_listen $P-srv 5404 || exit 1
+    OUT_DIR=$CAPS/$N; cap_start $NS eth0 "$CAPS/$N/$N.pcap" 96 40 tcp port 5404
+    bash "$T/host_snap.sh" $NS "$SNAP" before
+    ip netns exec $NS timeout 35 $PY "$VBAPP" client --addr $SRV --port 5404 --mode send --bytes 1572864 --timeout 30 &
+    cp=$! k=0
+    while kill -0 $cp 2>/dev/null && [ $k -lt 30 ]; do
+        sleep 0.5; bash "$T/host_snap.sh" "$NS" "$SNAP" "during$(printf %02d $k)" ss; k=$((k + 1))
+    done
+    wait $cp; wait $sp ;;
 *) echo "unknown scenario $S" >&2; exit 2 ;;
 esac
 sleep 0.5
