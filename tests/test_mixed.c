@@ -154,6 +154,12 @@ Test(mixed, rotated_parts_equal_joined_capture)
 	cr_assert_not_null(b);
 	cJSON_DeleteItemFromObject(cJSON_GetObjectItemCaseSensitive(a, "capture"), "files");
 	cJSON_DeleteItemFromObject(cJSON_GetObjectItemCaseSensitive(b, "capture"), "files");
+	/* the parts say how they were read: one capture point, rotated */
+	const cJSON *pts = cJSON_GetObjectItemCaseSensitive(a, "points");
+	cr_assert_not_null(pts, "two files: the pairing's verdict");
+	cr_expect_str_eq(pd_test_str(pts, "verdict"), "rotation");
+	cr_expect_null(cJSON_GetObjectItemCaseSensitive(b, "points"), "one file: nothing to pair");
+	cJSON_DeleteItemFromObject(a, "points");
 	cr_expect(cJSON_Compare(a, b, 1), "rotated parts and joined capture differ");
 	cr_expect_gt(pd_test_count_findings(a, "syn-unanswered"), 0);
 	cJSON_Delete(a);
