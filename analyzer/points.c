@@ -203,14 +203,7 @@ static bool read_file(const char *path, const char *filter, pfile *f)
 	pd_frame fr;
 	pd_packet pkt;
 	while (pd_reader_next(rd, &fr)) {
-		memset(&pkt, 0, sizeof pkt);
-		pkt.frame_no = fr.frame_no;
-		pkt.ts = fr.ts;
-		pkt.caplen = fr.caplen;
-		pkt.wirelen = fr.wirelen;
-		pkt.linktype = fr.linktype;
-		pkt.file_index = 0;
-		if (pd_dissect(&pkt, fr.data) != PD_DISSECT_OK || pkt.l4 != PD_L4_TCP || pkt.ip.is_fragment)
+		if (pd_frame_dissect(&fr, &pkt) != PD_DISSECT_OK || pkt.l4 != PD_L4_TCP || pkt.ip.is_fragment)
 			continue;
 		f->first_ts = MIN(f->first_ts, pkt.ts);
 		f->last_ts = MAX(f->last_ts, pkt.ts);

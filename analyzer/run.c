@@ -440,21 +440,10 @@ static void deliver_held(pd_run *run, uint64_t pos)
 
 /* ---------------------------------------------------------------- frames */
 
-static pd_dissect_status frame_dissect(const pd_frame *fr, pd_packet *pkt)
-{
-	pkt->frame_no = fr->frame_no;
-	pkt->ts = fr->ts;
-	pkt->caplen = fr->caplen;
-	pkt->wirelen = fr->wirelen;
-	pkt->linktype = fr->linktype;
-	pkt->file_index = fr->file_index;
-	return pd_dissect(pkt, fr->data);
-}
-
 static void run_frame(pd_run *run, const pd_frame *fr)
 {
 	pd_packet pkt;
-	pd_dissect_status st = frame_dissect(fr, &pkt);
+	pd_dissect_status st = pd_frame_dissect(fr, &pkt);
 	if (!run->started)
 		start_engine(run, fr->ts);
 	bool dup = pd_summary_frame(run->summary, fr, &pkt, st);

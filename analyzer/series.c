@@ -470,14 +470,7 @@ bool pd_series_collect(pd_report *r, const char *const *paths, size_t n, const c
 			pd_frame fr;
 			pd_packet pkt;
 			while (pd_reader_next(rd, &fr)) {
-				memset(&pkt, 0, sizeof pkt);
-				pkt.frame_no = fr.frame_no;
-				pkt.ts = fr.ts;
-				pkt.caplen = fr.caplen;
-				pkt.wirelen = fr.wirelen;
-				pkt.linktype = fr.linktype;
-				pkt.file_index = fr.file_index;
-				if (pd_dissect(&pkt, fr.data) != PD_DISSECT_OK || pkt.l4 != PD_L4_TCP ||
+				if (pd_frame_dissect(&fr, &pkt) != PD_DISSECT_OK || pkt.l4 != PD_L4_TCP ||
 				    (pkt.ip.is_fragment && pkt.ip.frag_offset))
 					continue;
 				key k;

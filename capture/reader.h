@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dissect/dissect.h"
 #include "dissect/packet.h"
 
 typedef struct pd_reader pd_reader;
@@ -35,6 +36,19 @@ pd_reader *pd_reader_open(const char *const *paths, size_t n, const char *filter
 
 /* Next frame that passes the filter; false at the end of all input. */
 bool pd_reader_next(pd_reader *r, pd_frame *out);
+
+/* The frame's fields into pkt, then pkt dissected from its bytes (every
+ * frame of a run passes here: inline). */
+static inline pd_dissect_status pd_frame_dissect(const pd_frame *fr, pd_packet *pkt)
+{
+	pkt->frame_no = fr->frame_no;
+	pkt->ts = fr->ts;
+	pkt->caplen = fr->caplen;
+	pkt->wirelen = fr->wirelen;
+	pkt->linktype = fr->linktype;
+	pkt->file_index = fr->file_index;
+	return pd_dissect(pkt, fr->data);
+}
 
 /* Per-file problems met so far (open failures, truncation, corruption),
  * each a full sentence naming the file. Owned by the reader. */

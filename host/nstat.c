@@ -23,7 +23,6 @@ bool pd_host_parse_nstat(pd_host *h, const char *name, const char *text, size_t 
 	bool kernel = false;
 	unsigned good = 0, bad = 0;
 	GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	double total = 0;
 	while (pd_host_next_line(&c, &l, &n)) {
 		if (n == 0)
 			continue;
@@ -49,7 +48,6 @@ bool pd_host_parse_nstat(pd_host *h, const char *name, const char *text, size_t 
 		int64_t *pv = g_new(int64_t, 1);
 		*pv = v;
 		g_hash_table_replace(t, g_strndup(l, kn), pv);
-		total += (double)v;
 		good++;
 	}
 	/* Ip/Tcp/TcpExt names: nstat's, not any "Name value" list */
@@ -59,11 +57,5 @@ bool pd_host_parse_nstat(pd_host *h, const char *name, const char *text, size_t 
 		g_hash_table_destroy(t);
 		return false;
 	}
-	pd_host_nstat *s = g_new0(pd_host_nstat, 1);
-	s->file = g_strdup(name);
-	s->time = time;
-	s->v = t;
-	s->total = total;
-	g_ptr_array_add(h->nstat, s);
-	return true;
+	return pd_host_series_keep(h->nstat, t, name, time);
 }

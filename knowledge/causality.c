@@ -71,13 +71,17 @@ const pd_causality pd_causalities[] = {
 
 const size_t pd_causalities_len = sizeof pd_causalities / sizeof pd_causalities[0];
 
-static bool explains(const char *cause, const char *symptom, bool sibling, bool declared)
+/* Which rows a question may use. */
+enum { ROWS_FLOW, ROWS_SIBLING, ROWS_DECLARED, ROWS_WHOLE_FLOW };
+
+static bool explains(const char *cause, const char *symptom, int rows)
 {
 	for (size_t i = 0; i < pd_causalities_len; i++) {
-		if (strcmp(pd_causalities[i].cause, cause) || (sibling && !pd_causalities[i].same_server) ||
-		    (pd_causalities[i].declared && !declared))
+		const pd_causality *r = &pd_causalities[i];
+		if (strcmp(r->cause, cause) || (rows == ROWS_SIBLING && !r->same_server) ||
+		    (r->declared && rows != ROWS_DECLARED) || (rows == ROWS_WHOLE_FLOW && !r->whole_flow))
 			continue;
-		for (const char *const *c = pd_causalities[i].consequences; *c; c++)
+		for (const char *const *c = r->consequences; *c; c++)
 			if (!strcmp(*c, symptom))
 				return true;
 	}
@@ -86,27 +90,20 @@ static bool explains(const char *cause, const char *symptom, bool sibling, bool 
 
 bool pd_explains(const char *cause, const char *symptom)
 {
-	return explains(cause, symptom, false, false);
+	return explains(cause, symptom, ROWS_FLOW);
 }
 
 bool pd_explains_declared(const char *cause, const char *symptom)
 {
-	return explains(cause, symptom, false, true);
+	return explains(cause, symptom, ROWS_DECLARED);
 }
 
 bool pd_explains_sibling(const char *cause, const char *symptom)
 {
-	return explains(cause, symptom, true, false);
+	return explains(cause, symptom, ROWS_SIBLING);
 }
 
 bool pd_explains_anywhere(const char *cause, const char *symptom)
 {
-	for (size_t i = 0; i < pd_causalities_len; i++) {
-		if (!pd_causalities[i].whole_flow || strcmp(pd_causalities[i].cause, cause))
-			continue;
-		for (const char *const *c = pd_causalities[i].consequences; *c; c++)
-			if (!strcmp(*c, symptom))
-				return true;
-	}
-	return false;
+	return explains(cause, symptom, ROWS_WHOLE_FLOW);
 }

@@ -1398,14 +1398,9 @@ Test(handshake, accept_queue_signature_only)
  * one SYN per connection, stay a note. */
 Test(handshake, refused_and_retried_is_a_failed_connection)
 {
-	char *path = pd_test_shared("traces/public/chrissanders-packets/nowebaccess2.pcapng");
-	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-		g_free(path);
+	cJSON *r = pd_test_public("traces/public/chrissanders-packets/nowebaccess2.pcapng");
+	if (!r)
 		cr_skip_test("public captures not present");
-	}
-	cJSON *r = pd_test_json_abs(path, NULL);
-	g_free(path);
-	cr_assert_not_null(r);
 	const cJSON *f = pd_test_finding(r, "rst-closed-port", 0);
 	cr_assert_not_null(f);
 	cr_assert_str_eq(str(f, "severity"), "warning");

@@ -574,19 +574,6 @@ Test(transfer_variants, round_trip_is_not_a_delayed_ack)
 	g_free(path);
 }
 
-/* A public trace, or NULL (then the test is skipped). */
-static cJSON *run_public(const char *rel)
-{
-	char *path = pd_test_shared(rel);
-	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-		g_free(path);
-		return NULL;
-	}
-	cJSON *r = pd_test_json_abs(path, NULL);
-	cr_assert_not_null(r, "pcapdoc failed on %s", path);
-	g_free(path);
-	return r;
-}
 
 /* suricata-verify's http-mime-truncated_input.pcap: client 1.8.31.101:49160
  * advertises a zero window 5 times (frames 398, 405, 998, 1097, 2325) and
@@ -595,7 +582,7 @@ static cJSON *run_public(const char *rel)
  * windows, 0.554 s of stall (20 % of the transfer): still a warning. */
 Test(transfer_variants, zero_window_of_milliseconds_is_a_note)
 {
-	cJSON *r = run_public("traces/public/suricata-verify/http-mime-truncated_input.pcap");
+	cJSON *r = pd_test_public("traces/public/suricata-verify/http-mime-truncated_input.pcap");
 	if (!r)
 		cr_skip_test("public captures not present");
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
@@ -605,7 +592,7 @@ Test(transfer_variants, zero_window_of_milliseconds_is_a_note)
 	cr_assert_str_eq(pd_test_str(f, "severity"), "info");
 	cJSON_Delete(r);
 
-	r = run_public("traces/public/suricata-verify/mime-stream-depth_input.pcap");
+	r = pd_test_public("traces/public/suricata-verify/mime-stream-depth_input.pcap");
 	cr_assert_not_null(r);
 	f = pd_test_finding(r, "zero-window", 0);
 	cr_assert_not_null(f);
@@ -621,7 +608,7 @@ Test(transfer_variants, zero_window_of_milliseconds_is_a_note)
  * the end: frame 8 is not where the window opened. */
 Test(transfer_variants, zero_window_that_never_reopens)
 {
-	cJSON *r = run_public("traces/public/chrissanders-packets/tcp_zerowindowdead.pcapng");
+	cJSON *r = pd_test_public("traces/public/chrissanders-packets/tcp_zerowindowdead.pcapng");
 	if (!r)
 		cr_skip_test("public captures not present");
 	const cJSON *f = pd_test_finding(r, "zero-window", 0);
@@ -990,7 +977,7 @@ Test(transfer_buffers, unknown_window_scale_draws_no_verdict)
  * of that: it is its own loss problem, and the zero window stays a note. */
 Test(transfer_variants, brief_zero_window_is_not_the_cause_of_later_loss)
 {
-	cJSON *r = run_public("traces/public/zeek/206_example_b.pcap");
+	cJSON *r = pd_test_public("traces/public/zeek/206_example_b.pcap");
 	if (!r)
 		cr_skip_test("public captures not present");
 	const cJSON *zw = pd_test_finding(r, "zero-window", 0);
@@ -1013,7 +1000,7 @@ Test(transfer_variants, brief_zero_window_is_not_the_cause_of_later_loss)
  * window's evidence, and so is the window-limited transfer: one problem. */
 Test(transfer_variants, small_receiver_is_one_problem)
 {
-	cJSON *r = run_public("traces/public/nDPI/ipp.pcap");
+	cJSON *r = pd_test_public("traces/public/nDPI/ipp.pcap");
 	if (!r)
 		cr_skip_test("public captures not present");
 	const char *ids[] = {"retransmissions", "rto-timeouts", "window-limited"};
@@ -1031,7 +1018,7 @@ Test(transfer_variants, small_receiver_is_one_problem)
  * client, so the four Nagle stalls are one problem at one server. */
 Test(transfer_variants, midstream_roles_from_the_ephemeral_port)
 {
-	cJSON *r = run_public("traces/public/nDPI/coap_mqtt.pcap");
+	cJSON *r = pd_test_public("traces/public/nDPI/coap_mqtt.pcap");
 	if (!r)
 		cr_skip_test("public captures not present");
 	cr_assert_eq(pd_test_count_findings(r, "nagle-delayed-ack"), 1);

@@ -397,3 +397,16 @@ bool pd_test_has_example(const cJSON *finding, double frame)
 		return true;
 	return false;
 }
+
+cJSON *pd_test_public(const char *rel)
+{
+	char *path = pd_test_shared(rel);
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_free(path);
+		return NULL;
+	}
+	cJSON *r = pd_test_json_abs(path, NULL);
+	cr_assert_not_null(r, "pcapdoc failed on %s", path);
+	g_free(path);
+	return r;
+}

@@ -27,6 +27,9 @@ long pd_test_rss_factor(void);
 
 /* Same for a capture given by absolute path. */
 cJSON *pd_test_json_abs(const char *capture_path, const char *const *extra_args);
+/* The JSON report of a public trace (rel below PD_SHARED), or NULL when the
+ * shared traces are not here: the caller skips its test then. */
+cJSON *pd_test_public(const char *rel);
 
 /* Every capture file (.pcap, .pcapng, .gz) below dir, sorted; g_free'd paths. */
 GPtrArray *pd_test_list_captures(const char *dir);
