@@ -864,7 +864,11 @@ static void render_verdict(html *h)
 			g_string_truncate(t, 0);
 			pd_r_verdict_where(t, f, l, " → ");
 			esc(o, t->str);
-			g_string_append_printf(o, "</code>%s<b>", l->sep);
+			g_string_append(o, "</code>");
+			g_string_truncate(t, 0);
+			pd_r_verdict_segment(t, f, l);
+			esc(o, t->str);
+			g_string_append_printf(o, "%s<b>", l->sep);
 			g_string_truncate(t, 0);
 			pd_r_verdict_cost(t, f, l);
 			esc(o, t->str);

@@ -133,7 +133,11 @@ static void render_verdict(GString *o, const pd_labels *l, bool zh, const pd_rep
 				       pd_r_title(f->def, zh), zh ? "：" : ": ");
 		GString *w = g_string_new(NULL);
 		pd_r_verdict_where(w, f, l, " → ");
-		g_string_append_printf(o, "`%s`%s", w->str, sep);
+		g_string_append_printf(o, "`%s`", w->str);
+		g_string_truncate(w, 0);
+		pd_r_verdict_segment(w, f, l);
+		pd_escape_markdown(o, w->str);
+		g_string_append(o, sep);
 		g_string_free(w, TRUE);
 		pd_r_verdict_cost(o, f, l);
 		g_string_append(o, sep);

@@ -449,6 +449,7 @@ static void render_verdict(ctx *c, const pd_report *r)
 		g_string_truncate(b, 0);
 		g_string_append_printf(b, " %s%s", pd_r_title(f->def, c->zh), c->zh ? "：" : ": ");
 		pd_r_verdict_where(b, f, l, " -> ");
+		pd_r_verdict_segment(b, f, l);
 		g_string_append(b, sep);
 		pd_r_verdict_cost(b, f, l);
 		g_string_append(b, sep);

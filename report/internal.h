@@ -70,6 +70,9 @@ GPtrArray *pd_r_verdict(const pd_report *r, double *total_lost, size_t *n_info);
 /* Where: "client -> server" for one flow, "N flows; server S" when the
  * listed flows share a server, "N flows; K servers", or "whole capture". */
 void pd_r_verdict_where(GString *b, const pd_finding *f, const pd_labels *l, const char *arrow);
+/* "; dropped between the two capture points": the segment of the path two
+ * capture points located it in, after the place (nothing without one). */
+void pd_r_verdict_segment(GString *b, const pd_finding *f, const pd_labels *l);
 /* What it cost: "1.269 s lost" / "损失 1.269 秒", or "3 occurrences". */
 void pd_r_verdict_cost(GString *b, const pd_finding *f, const pd_labels *l);
 /* "confidence 95%". */

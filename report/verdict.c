@@ -54,7 +54,10 @@ static void verdict_where(GString *b, const pd_finding *f, const pd_labels *l, c
 void pd_r_verdict_where(GString *b, const pd_finding *f, const pd_labels *l, const char *arrow)
 {
 	verdict_where(b, f, l, arrow);
-	/* the segment of the path two capture points located it in */
+}
+
+void pd_r_verdict_segment(GString *b, const pd_finding *f, const pd_labels *l)
+{
 	if (f->segment)
 		g_string_append_printf(b, "%s%s", l->sep, l == pd_labels_get(true) && f->segment_zh ? f->segment_zh : f->segment);
 }
