@@ -142,6 +142,7 @@ typedef struct pd_worker_stats {
 	uint64_t peak_bytes; /* flow blocks and tables at their peak */
 	uint64_t packed; /* idle flows' blocks packed */
 	uint64_t packed_bytes; /* their packed lengths, summed */
+	uint64_t hooks_called, hooks_skipped; /* on_tcp calls made, and left out by on_tcp_for */
 	/* ICMP errors that quote no flow the engine has (ended, never seen) */
 	uint64_t icmp_unmatched, icmp_unmatched_frag_needed;
 	uint32_t icmp_unmatched_min_mtu;

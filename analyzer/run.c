@@ -871,6 +871,11 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 		"%" G_GUINT64_FORMAT " flows not labelled (budget); nDPI started by %u of %u worker(s)\n",
 		st->app_peak, ndpi, (double)st->app_peak * (double)ndpi / 1048576.0, st->app_skipped, st->app_modules,
 		run->n_workers);
+	uint64_t segs = run->report->cap.tcp;
+	fprintf(stderr,
+		"pcapdoc: stats: detector on_tcp calls %" G_GUINT64_FORMAT " (%.2f per TCP segment), %" G_GUINT64_FORMAT
+		" left out by their on_tcp_for\n",
+		st->hooks_called, segs ? (double)st->hooks_called / (double)segs : 0.0, st->hooks_skipped);
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
 		if (d->payload_state_size)

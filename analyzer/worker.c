@@ -639,15 +639,26 @@ static void tcp_hooks(pd_worker *w, pd_flow_slot *s, const pd_packet *pkt, const
 		memset(s->data_state, 0, cfg->data_size);
 		w->live_bytes += cfg->data_size;
 	}
+	uint8_t fl = pkt->tcp.flags;
+	uint32_t kind = (fl & PD_TCP_SYN ? PD_ON_SYN : 0) | (fl & (PD_TCP_FIN | PD_TCP_RST) ? PD_ON_FIN_RST : 0);
+	if (pkt->tcp.payload_len > 0)
+		kind |= seg->flags & PD_SEG_NEW_DATA ? PD_ON_NEW_DATA : PD_ON_OTHER_DATA;
+	if (!kind)
+		kind = PD_ON_ACK;
 	for (size_t i = 0; i < cfg->n_det; i++) {
 		const pd_detector *d = cfg->det[i];
 		if (!d->on_tcp)
 			continue;
+		if (d->on_tcp_for && !(d->on_tcp_for & kind)) {
+			w->st.hooks_skipped++;
+			continue;
+		}
 		void *fs = pd_det_block(cfg, s, i);
 		if (!fs)
 			continue;
 		set_ctx(w, s, i, pkt->ts);
 		d->on_tcp(&w->ctx, &s->flow, fs, pkt, seg);
+		w->st.hooks_called++;
 	}
 }
 
@@ -909,6 +920,8 @@ void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum)
 	sum->peak_bytes += st->peak_bytes;
 	sum->packed += st->packed;
 	sum->packed_bytes += st->packed_bytes;
+	sum->hooks_called += st->hooks_called;
+	sum->hooks_skipped += st->hooks_skipped;
 	sum->app_modules += w->app != NULL;
 	for (uint32_t i = 0; i < w->cfg->n_shards; i++)
 		if (w->shards[i]) {

@@ -542,6 +542,7 @@ const pd_detector pd_det_churn = {
 	.init = ch_init,
 	.flow_state_size = sizeof(ch_fs),
 	.global_state_size = sizeof(ch_g),
+	.on_tcp_for = PD_ON_SYN | PD_ON_FIN_RST | PD_ON_NEW_DATA, /* starts, the first FIN, data turns */
 	.on_tcp = ch_on_tcp,
 	.on_flow_end = ch_on_flow_end,
 	.on_end = ch_on_end,

@@ -380,6 +380,7 @@ const pd_detector pd_det_statetable = {
 	.flow_state_size = sizeof(st_fs),
 	.payload_state_size = sizeof(st_pl),
 	.global_state_size = sizeof(st_g),
+	.on_tcp_for = PD_ON_SYN | PD_ON_NEW_DATA, /* SYN retries and the last payload's time */
 	.on_tcp = st_on_tcp,
 	.on_icmp_error = st_on_icmp_error,
 	.on_flow_end = st_on_flow_end,

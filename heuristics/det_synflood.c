@@ -443,6 +443,7 @@ const pd_detector pd_det_synflood = {
 	.init = sf_init,
 	.flow_state_size = sizeof(sf_fs),
 	.global_state_size = sizeof(sf_g),
+	.on_tcp_for = PD_ON_SYN, /* sf_on_tcp looks at nothing else */
 	.on_tcp = sf_on_tcp,
 	.on_icmp_error = sf_on_icmp_error,
 	.on_flow_end = sf_on_flow_end,

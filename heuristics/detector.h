@@ -49,8 +49,15 @@ typedef struct pd_detector {
 	 * gives it to the flow hooks and on_flow_end; NULL before. */
 	size_t payload_state_size;
 
+	/* Which TCP segments on_tcp is for (PD_ON_* bits; 0: every one). It
+	 * is called for a segment of one of these kinds only, so a detector
+	 * about handshakes or closes costs nothing on the in-order data and
+	 * pure ACKs that make most of a capture. */
+	uint32_t on_tcp_for;
+
 	void (*init)(pd_ctx *ctx, void *g);
-	/* each TCP segment, after the engine updated the flow; seg says what it was */
+	/* each TCP segment (of on_tcp_for's kinds), after the engine updated
+	 * the flow; seg says what it was */
 	void (*on_tcp)(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg);
 	/* each UDP datagram (seg: dir and the flow-level flags only) */
 	void (*on_udp)(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg);
@@ -66,6 +73,14 @@ typedef struct pd_detector {
 	void (*on_end)(pd_ctx *ctx, void *g);
 	void (*fini)(void *g); /* release what g owns */
 } pd_detector;
+
+/* The kinds of TCP segment for on_tcp_for; a segment is of every kind
+ * that fits it (a FIN with new data: PD_ON_FIN_RST and PD_ON_NEW_DATA). */
+#define PD_ON_SYN (1u << 0) /* SYN or SYN-ACK */
+#define PD_ON_FIN_RST (1u << 1) /* FIN or RST */
+#define PD_ON_NEW_DATA (1u << 2) /* payload the engine marked PD_SEG_NEW_DATA */
+#define PD_ON_OTHER_DATA (1u << 3) /* payload without it: resends, out of order, probes */
+#define PD_ON_ACK (1u << 4) /* none of the above: no payload, no SYN, FIN or RST */
 
 /* registry.c, generated from heuristics/meson.build */
 extern const pd_detector *const pd_detectors[];
