@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""Two-point capture app: `server ADDR PORT CONNS BYTES` answers CONNS
-connections, each with BYTES after a 100-byte request; `client ADDR PORT
-CONNS` makes them one after the other. Bounded by alarm(30)."""
+"""Two-point capture app: `server ADDR PORT CONNS BYTES [UPLOAD]` answers
+CONNS connections, each with BYTES after a request of 100 + UPLOAD bytes
+(UPLOAD 0 by default); `client ADDR PORT CONNS [UPLOAD]` makes them one
+after the other. Bounded by alarm(120)."""
 import signal, socket, sys, time
 
 signal.alarm(120)
 role, addr, port, conns = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 if role == "server":
     size = int(sys.argv[5])
+    request = 100 + (int(sys.argv[6]) if len(sys.argv) > 6 else 0)
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((addr, port))
@@ -15,8 +17,8 @@ if role == "server":
     for _ in range(conns):
         s, _ = ls.accept()
         got = 0
-        while got < 100:
-            b = s.recv(100 - got)
+        while got < request:
+            b = s.recv(min(65536, request - got))
             if not b:
                 break
             got += len(b)
@@ -26,11 +28,12 @@ if role == "server":
             pass
         s.close()
 else:
+    request = 100 + (int(sys.argv[5]) if len(sys.argv) > 5 else 0)
     for i in range(conns):
         s = socket.socket()
         s.settimeout(60)
         s.connect((addr, port))
-        s.sendall(b"q" * 100)
+        s.sendall(b"q" * request)
         n = 0
         while True:
             b = s.recv(65536)
