@@ -41,6 +41,13 @@ static char *frames_str(const uint64_t *f, uint32_t n, uint64_t total)
 	return g_string_free(s, FALSE);
 }
 
+/* The one-way delay rose from the first quarter to the last by more than
+ * 1 ms and half its minimum (docs/two-points.md). */
+static bool delay_rose(const pd_points_dir *t)
+{
+	return t->delay_n >= 8 && t->delay_late_ms - t->delay_early_ms > MAX(1.0, 0.5 * t->delay_min_ms);
+}
+
 static void note_dir(pd_capture_summary *c, const pd_points *p, int d)
 {
 	const pd_points_dir *t = &p->total[d];
@@ -73,13 +80,42 @@ static void note_dir(pd_capture_summary *c, const pd_points *p, int d)
 		       "; one-way delay %.3f ms at least, %.3f median, %.3f p95, %.3f at most",
 		       "；单向时延最小 %.3f ms，中位数 %.3f，p95 %.3f，最大 %.3f", t->delay_min_ms,
 		       t->delay_p50_ms, t->delay_p95_ms, t->delay_max_ms);
-	if (t->delay_n >= 8 && t->delay_late_ms - t->delay_early_ms > MAX(1.0, 0.5 * t->delay_min_ms))
-		sb_add(en, zh, ", rising from %.3f to %.3f ms (median of the first and last quarter): queueing between the points",
-		       "，从 %.3f 升到 %.3f ms（前四分之一与后四分之一的中位数）：两点之间在排队", t->delay_early_ms,
-		       t->delay_late_ms);
+	/* each connection's own rise too: the capture-wide quarters follow the
+	 * connections one after the other, and a queue that fills within each
+	 * one as its window grows may be full again at the end of the last */
+	unsigned n_with = 0, n_rise = 0;
+	const pd_points_dir *top = NULL;
+	for (guint i = 0; i < p->conns->len; i++) {
+		const pd_points_dir *x = &g_array_index(p->conns, pd_points_conn, i).dir[d];
+		if (x->delay_n < 8)
+			continue;
+		n_with++;
+		if (!delay_rose(x))
+			continue;
+		n_rise++;
+		if (!top || x->delay_late_ms - x->delay_early_ms > top->delay_late_ms - top->delay_early_ms)
+			top = x;
+	}
+	bool most_rose = n_rise && 2 * n_rise > n_with;
+	if (delay_rose(t)) {
+		sb_add(en, zh, ", rising from %.3f to %.3f ms (median of the first and last quarter)",
+		       "，从 %.3f 升到 %.3f ms（前四分之一与后四分之一的中位数）", t->delay_early_ms, t->delay_late_ms);
+		if (most_rose)
+			sb_add(en, zh, " and within %u of %u connections (the most from %.3f to %.3f ms)",
+			       "，%u 个连接中有 %u 个在连接内部也升高（最多从 %.3f 升到 %.3f ms）", n_rise, n_with,
+			       top->delay_early_ms, top->delay_late_ms);
+		sb_add(en, zh, ": queueing between the points", "：两点之间在排队");
+	} else if (most_rose) {
+		sb_add(en, zh,
+		       ", rising within %u of %u connections (the most from %.3f to %.3f ms, median of its first and last quarter): queueing between the points",
+		       "，%u 个连接中有 %u 个在连接内部升高（最多从 %.3f 升到 %.3f ms，该连接前四分之一与后四分之一的中位数）：两点之间在排队",
+		       n_rise, n_with, top->delay_early_ms, top->delay_late_ms);
+	}
 	if (t->reordered)
-		sb_add(en, zh, "; %" PRIu64 " reordered between the points", "；%" PRIu64 " 个在两点之间乱序",
-		       t->reordered);
+		sb_add(en, zh,
+		       "; %" PRIu64 " reached %s ahead of a packet that left %s before them: reordered between the points",
+		       "；%1$" PRIu64 " 个比先离开 %3$s 的包更早到达 %2$s：在两点之间乱序", t->reordered, p->files[dn],
+		       p->files[up]);
 	note_take(c, en, zh);
 }
 
@@ -285,6 +321,63 @@ static void add_frames(uint64_t *dst, uint32_t *n, const uint64_t *src, uint32_t
 		dst[(*n)++] = src[i];
 }
 
+static bool metric_of(const pd_finding *f, const char *key, double *v)
+{
+	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
+		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
+		if (!strcmp(m->key, key)) {
+			*v = m->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Nothing of the finding's connections was lost between the points. When
+ * every packet either point saw crossed to the other, the analysed point's
+ * own view of the first copies tells which side of the pair the losses
+ * were on, whichever way the data went: a first copy it saw crossed both
+ * points, so it was lost after the later one on its way; one it never saw
+ * never reached the earlier one. */
+static void not_between(GString *en, GString *zh, const pd_finding *f, const pd_points *p, const fsum *s)
+{
+	uint64_t both = s->d[0].both + s->d[1].both;
+	uint64_t one_only = s->d[0].only_up + s->d[1].only_up + s->d[0].only_down + s->d[1].only_down;
+	sb_add(en, zh, "no data segment was lost between the two capture points (%" PRIu64 " packets seen at both, %" PRIu64 " at one only)",
+	       "没有数据段在两个抓包点之间丢失（%" PRIu64 " 个包两处都出现，%" PRIu64 " 个只在一处出现）", both, one_only);
+	if (!strcmp(f->def->id, "spurious-retransmissions"))
+		return; /* nothing was lost: where is no question */
+	double retx = 0, unseen = 0, spurious = 0;
+	bool all_paired = f->flows && s->conns == f->flows->len && f->flow_count == f->flows->len;
+	if (one_only || !all_paired || !metric_of(f, "retransmitted_segments", &retx) ||
+	    !metric_of(f, "original_unseen", &unseen) || retx < 1 || unseen > retx) {
+		sb_add(en, zh, ": the losses were before the first or after the second",
+		       "：丢包发生在第一个点之前或第二个点之后");
+		return;
+	}
+	metric_of(f, "spurious", &spurious);
+	const char *a = p->files[p->analysed];
+	double seen = retx - unseen, after = MAX(0.0, seen - spurious);
+	if (after >= 1 && after == retx)
+		sb_add(en, zh,
+		       ": the first copies of all %.0f retransmitted segments were seen at %s, so they crossed both points and were lost after the second one on their way, nearer the receiver",
+		       "：%2$s 看到了全部 %1$.0f 个重传数据段的首发报文，所以它们穿过了两个抓包点，是在沿途第二个点之后、靠近接收端处丢失的",
+		       retx, a);
+	else if (after >= 1)
+		sb_add(en, zh,
+		       ": the first copies of %.0f of the %.0f retransmitted segments were seen at %s, so they crossed both points and were lost after the second one on their way, nearer the receiver",
+		       "：%3$s 看到了 %2$.0f 个重传数据段中 %1$.0f 个的首发报文，所以它们穿过了两个抓包点，是在沿途第二个点之后、靠近接收端处丢失的",
+		       after, retx, a);
+	if (seen - after >= 1)
+		sb_add(en, zh, "%s%.0f were resent spuriously (their first copies arrived)",
+		       "%s%.0f 个是虚假重传（首发报文已到达）", after >= 1 ? "; " : ": ", seen - after);
+	if (unseen >= 1)
+		sb_add(en, zh,
+		       "%s%.0f first copies never appeared at %s, nor at the other point: lost before the first point on their way, nearer the sender",
+		       "%s%.0f 个首发报文在 %s 和另一个点都没有出现：在沿途第一个点之前、靠近发送端处丢失", seen >= 1 ? "; " : ": ",
+		       unseen, a);
+}
+
 static void explain_finding(pd_finding *f, const pd_points *p)
 {
 	static const char *const handshake[] = {"syn-retransmit", "syn-unanswered", "synack-retransmit",
@@ -311,6 +404,8 @@ static void explain_finding(pd_finding *f, const pd_points *p)
 			const pd_points_dir *x = &pc->dir[d];
 			t->both += x->both;
 			t->only_up += x->only_up;
+			t->only_down += x->only_down;
+			t->reordered += x->reordered;
 			t->lost_syn += x->lost_syn;
 			t->lost_data += x->lost_data;
 			add_frames(t->lost_frames, &t->n_lost_frames, x->lost_frames, x->n_lost_frames);
@@ -353,16 +448,25 @@ static void explain_finding(pd_finding *f, const pd_points *p)
 			int up = d == 0 ? p->client_side : !p->client_side;
 			char *fr = frames_str(s.d[d].lost_frames, s.d[d].n_lost_frames, s.d[d].only_up);
 			sb_add(en, zh,
-			       "%s%" PRIu64 " data segments left %s (%s) and never reached %s: dropped between the two capture points",
-			       "%s%" PRIu64 " 个数据段离开了 %s（%s）却没有到达 %s：在两个抓包点之间丢失",
-			       en->len ? "; " : "", s.d[d].lost_data, p->files[up], fr, p->files[!up]);
+			       "%s%" PRIu64 " data segments left %s (%s) and never reached %s: dropped between the two capture points, %s",
+			       "%s%" PRIu64 " 个数据段离开了 %s（%s）却没有到达 %s：在两个抓包点之间丢失，%s",
+			       en->len ? "; " : "", s.d[d].lost_data, p->files[up], fr, p->files[!up],
+			       d == 0 ? "client->server" : "server->client");
 			g_free(fr);
 		}
 		if (!lost)
+			not_between(en, zh, f, p, &s);
+		/* reordering between the points makes the receiver's duplicate
+		 * ACKs look like loss: spurious resends, early fast retransmits */
+		for (int d = 0; d < 2; d++) {
+			if (!s.d[d].reordered)
+				continue;
+			int up = d == 0 ? p->client_side : !p->client_side;
 			sb_add(en, zh,
-			       "no data segment was lost between the two capture points (%" PRIu64 " seen at both): the losses were before the first or after the second",
-			       "没有数据段在两个抓包点之间丢失（%" PRIu64 " 个两处都出现）：丢包发生在第一个点之前或第二个点之后",
-			       s.d[0].both + s.d[1].both);
+			       "; %" PRIu64 " %s packets of these connections reached %s ahead of one that left %s before them: the path between the two capture points reorders",
+			       "；这些连接中有 %1$" PRIu64 " 个 %2$s 方向的包比先离开 %4$s 的包更早到达 %3$s：两个抓包点之间的路径会乱序",
+			       s.d[d].reordered, d == 0 ? "client->server" : "server->client", p->files[!up], p->files[up]);
+		}
 	}
 	append_detail(f, en, zh);
 	g_string_free(en, TRUE);
