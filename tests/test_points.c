@@ -1,7 +1,8 @@
 /* Two capture points of the same connections (analyzer/points.c, issue 36)
  * on kernel captures (testdata/points/, gen.sh): the client's and the
  * server's eth0 of client -- router -- server, one run each, with drops
- * planted between the points, a NAT, MSS clamping and a healthy control;
+ * planted between the points each way, a NAT, MSS clamping, a queue,
+ * reordering, a drop beyond a router's point, and a healthy control;
  * the pair in either order, one clock 2 hours off, the same file twice,
  * a rotation and two unrelated files. The counts per direction are the
  * ones testdata/points/facts.py gets from tshark field dumps (README.md). */
@@ -126,6 +127,9 @@ Test(points, healthy_control)
 	cr_expect_eq(pd_test_count_at_least(doc, "warning"), 0, "the healthy pair has warnings");
 	cr_expect(strstr(analysed_file(doc), "client.pcap"));
 	cr_expect(any_note(doc, "nothing else was rewritten"));
+	cr_expect(!any_note(doc, "queueing"), "the TUN's bursts are no queue");
+	cr_expect_eq(pd_test_num(dir(p, "client_to_server"), "reordered"), 0);
+	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "reordered"), 0);
 	cJSON_Delete(doc);
 }
 
@@ -245,6 +249,161 @@ Test(points, mss_clamped_between_the_points)
 	cr_expect(any_note(doc, "the MSS option of 3 SYNs was rewritten from 1460 to 1200"));
 	cr_expect(any_note(doc, "the MSS option of 3 SYN-ACKs was rewritten from 1460 to 1200"));
 	cJSON_Delete(doc);
+}
+
+/* The text report of a pair (the verdict lines carry the path segment). */
+static char *text_of(const char *a, const char *b)
+{
+	char *pa = pd_test_src(a), *pb = pd_test_src(b);
+	const char *argv[] = {"--color", "never", pa, pb, NULL};
+	char *out = NULL, *err = NULL;
+	pd_test_run(&out, &err, argv);
+	cr_assert_not_null(out);
+	g_free(err);
+	g_free(pa);
+	g_free(pb);
+	return out;
+}
+
+/* The verdict section: from "Verdict" to "Capture:". */
+static bool in_verdict(const char *out, const char *needle)
+{
+	const char *v = strstr(out, "Verdict"), *cap = strstr(out, "\nCapture:"), *x = strstr(out, needle);
+	return v && cap && x && x > v && x < cap;
+}
+
+static const char *note_with(const cJSON *doc, const char *needle)
+{
+	const cJSON *n;
+	cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "capture"), "notes"))
+		if (cJSON_IsString(n) && strstr(n->valuestring, needle))
+			return n->valuestring;
+	return NULL;
+}
+
+/* The client uploads; every 20th client->server data segment dropped on
+ * the router (nft counter: 16). */
+Test(points, upload_dropped_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/drop-c2s/client.pcap", "testdata/points/drop-c2s/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	expect_dir(p, "client_to_server", 343, 16, 0);
+	expect_dir(p, "server_to_client", 218, 0, 0);
+	cr_expect_eq(pd_test_num(dir(p, "client_to_server"), "lost_data"), 16);
+	/* facts.py: client.pcap 26, 51, 89, 116, 145, 202, 232, 268, ... */
+	static const double frames[] = {26, 51, 89, 116, 145, 202, 232, 268};
+	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(dir(p, "client_to_server"), "lost_frames");
+	cr_assert_eq(cJSON_GetArraySize(lf), 8);
+	for (int i = 0; i < 8; i++)
+		cr_expect_eq(cJSON_GetArrayItem(lf, i)->valuedouble, frames[i], "lost frame %d", i);
+	const cJSON *f = pd_test_finding(doc, "retransmissions", 0);
+	cr_assert_not_null(f, "no retransmissions finding");
+	const char *det = pd_test_str(f, "detail");
+	cr_expect(strstr(det, "16 data segments left testdata/points/drop-c2s/client.pcap (#26, #51, #89,") ||
+			  strstr(det, "16 data segments left "),
+		  "%s", det);
+	cr_expect(strstr(det, "drop-c2s/server.pcap: dropped between the two capture points, client->server"), "%s", det);
+	cr_expect_eq(pd_test_metric(f, "lost_between_points"), 16);
+	cr_expect_eq(pd_test_metric(f, "retransmitted_segments"), 16);
+	cr_expect(!has_setting(f, "NIC ring"), "a path drop is not the receiver's NIC");
+	cJSON_Delete(doc);
+	char *out = text_of("testdata/points/drop-c2s/client.pcap", "testdata/points/drop-c2s/server.pcap");
+	/* the line wraps inside the segment's words */
+	cr_expect(in_verdict(out, "dropped between the two") && in_verdict(out, "capture points; 16 occurrences"), "%s", out);
+	g_free(out);
+}
+
+/* tc tbf 10 mbit, 256 KiB deep, towards the client (tc: dropped 0): the
+ * server->client delay rises within each connection, client->server not. */
+Test(points, queue_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/queue/client.pcap", "testdata/points/queue/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	expect_dir(p, "client_to_server", 266, 0, 0);
+	expect_dir(p, "server_to_client", 321, 0, 0);
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(dir(p, "server_to_client"), "one_way_delay_ms");
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(dir(p, "client_to_server"), "one_way_delay_ms");
+	PD_TEST_NEAR(pd_test_num(sc, "min"), 5.1, 0.5);
+	cr_expect_gt(pd_test_num(sc, "p95"), 30, "p95 %g", pd_test_num(sc, "p95"));
+	cr_expect_gt(pd_test_num(sc, "last_quarter") - pd_test_num(sc, "first_quarter"), 10);
+	cr_expect_lt(pd_test_num(cs, "p95"), 6, "client->server p95 %g", pd_test_num(cs, "p95"));
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(p, "connections"))
+	{
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "directions"), "server_to_client"),
+			"one_way_delay_ms");
+		cr_expect_gt(pd_test_num(d, "last_quarter"), pd_test_num(d, "first_quarter") + 20);
+	}
+	const char *n = note_with(doc, "server->client: 321 packets");
+	cr_assert_not_null(n);
+	cr_expect(strstr(n, "38.358 p95, 38.386 at most, rising from 23.790 to 34.718 ms (median of the first and last quarter) and within 3 of 3 connections (the most from 10.427 to 38.358 ms): queueing between the points"),
+		  "%s", n);
+	n = note_with(doc, "client->server: 266 packets");
+	cr_assert_not_null(n);
+	cr_expect(!strstr(n, "queueing"), "%s", n);
+	cr_expect_eq(pd_test_count_at_least(doc, "warning"), 0);
+	cJSON_Delete(doc);
+}
+
+/* The router's TUN holds every 10th data segment 2 ms longer (31 held):
+ * facts.py counts 189 packets that overtook one (29 arrived late). */
+Test(points, reordered_between_the_points)
+{
+	cJSON *doc = pair("testdata/points/reorder/client.pcap", "testdata/points/reorder/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	expect_dir(p, "client_to_server", 268, 0, 0);
+	expect_dir(p, "server_to_client", 323, 0, 0);
+	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "reordered"), 189);
+	cr_expect_eq(pd_test_num(dir(p, "client_to_server"), "reordered"), 0);
+	const char *n = note_with(doc, "server->client: 323 packets");
+	cr_assert_not_null(n);
+	cr_expect(strstr(n, "; 189 reached ") && strstr(n, "reorder/client.pcap ahead of a packet that left ") &&
+			  strstr(n, "reorder/server.pcap before them: reordered between the points"),
+		  "%s", n);
+	/* the resends the reordering caused say where it happened */
+	const cJSON *f = pd_test_finding(doc, "spurious-retransmissions", 0);
+	cr_assert_not_null(f, "no spurious-retransmissions finding");
+	const char *det = pd_test_str(f, "detail");
+	cr_expect(strstr(det, "no data segment was lost between the two capture points"), "%s", det);
+	/* 129 of the 189: the finding's 2 connections */
+	cr_expect(strstr(det, "; 129 server->client packets of these connections reached ") &&
+			  strstr(det, "reorder/server.pcap before them: the path between the two capture points reorders"),
+		  "%s", det);
+	cr_expect(!strstr(det, "the losses were"), "%s", det);
+	cJSON_Delete(doc);
+}
+
+/* The second point is the router's interface towards the server; the
+ * server's own nft input drops every 20th uploaded data segment (counter
+ * 16), after that point: nothing is lost between the two. */
+Test(points, dropped_after_the_router_point)
+{
+	cJSON *doc = pair("testdata/points/router-drop/client.pcap", "testdata/points/router-drop/router.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect_str_eq(pd_test_str(p, "verdict"), "two-points");
+	cr_expect_eq(pd_test_num(p, "paired"), 3);
+	cr_expect_eq(pd_test_num(p, "client_side"), 0);
+	expect_dir(p, "client_to_server", 359, 0, 0);
+	expect_dir(p, "server_to_client", 231, 0, 0);
+	/* the router forwards twice (to-c -> tun0 -> to-s): 64 -> 62 c->s; the
+	 * server's packets are seen at to-s before any hop */
+	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(dir(p, "server_to_client"), "ttl");
+	cr_expect_eq(cJSON_GetArrayItem(ttl, 0)->valuedouble, 64);
+	cr_expect_eq(cJSON_GetArrayItem(ttl, 1)->valuedouble, 62);
+	cr_expect(any_note(doc, "router-drop/router.pcap near the server"));
+	const cJSON *f = pd_test_finding(doc, "retransmissions", 0);
+	cr_assert_not_null(f, "no retransmissions finding");
+	cr_expect_eq(pd_test_metric(f, "retransmitted_segments"), 16);
+	cr_expect_eq(pd_test_metric(f, "lost_between_points"), 0);
+	const char *det = pd_test_str(f, "detail");
+	cr_expect(strstr(det, "no data segment was lost between the two capture points (590 packets seen at both, 0 at one only): the first copies of all 16 retransmitted segments were seen at ") &&
+			  strstr(det, "router-drop/client.pcap, so they crossed both points and were lost after the second one on their way, nearer the receiver"),
+		  "%s", det);
+	cJSON_Delete(doc);
+	char *out = text_of("testdata/points/router-drop/client.pcap", "testdata/points/router-drop/router.pcap");
+	cr_expect(!strstr(out, "dropped between the two capture points"), "%s", out);
+	g_free(out);
 }
 
 /* Either order: the same pairing (directions by client and server, not by
