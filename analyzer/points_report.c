@@ -349,7 +349,9 @@ static void not_between(GString *en, GString *zh, const pd_finding *f, const pd_
 		return; /* nothing was lost: where is no question */
 	double retx = 0, unseen = 0, spurious = 0;
 	bool all_paired = f->flows && s->conns == f->flows->len && f->flow_count == f->flows->len;
-	if (one_only || !all_paired || !metric_of(f, "retransmitted_segments", &retx) ||
+	/* a packet outside the time both files cover is not known to have crossed */
+	uint64_t outside = s->d[0].outside + s->d[1].outside;
+	if (one_only || outside || !all_paired || !metric_of(f, "retransmitted_segments", &retx) ||
 	    !metric_of(f, "original_unseen", &unseen) || retx < 1 || unseen > retx) {
 		sb_add(en, zh, ": the losses were before the first or after the second",
 		       "：丢包发生在第一个点之前或第二个点之后");
@@ -406,6 +408,7 @@ static void explain_finding(pd_finding *f, const pd_points *p)
 			t->only_up += x->only_up;
 			t->only_down += x->only_down;
 			t->reordered += x->reordered;
+			t->outside += x->outside;
 			t->lost_syn += x->lost_syn;
 			t->lost_data += x->lost_data;
 			add_frames(t->lost_frames, &t->n_lost_frames, x->lost_frames, x->n_lost_frames);
