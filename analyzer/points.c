@@ -13,12 +13,19 @@
 /* Packets kept per file: beyond, the pairing covers the first ones. */
 #define PT_MAX_RECS (4u << 20)
 #define PT_FLAGS_KEY (PD_TCP_SYN | PD_TCP_FIN | PD_TCP_RST | PD_TCP_ACK)
+#define PT_END UINT32_MAX
+/* The smallest record a classic pcap file holds for a TCP packet (16-byte
+ * record header, 40 bytes of IP and TCP): bounds the packets of a file. */
+#define PT_MIN_RECORD 56u
 
-typedef struct prec { /* 32 bytes: a 1 GB capture holds ~1M of them */
+/* One packet, in a file-wide array in capture order; a connection's packets
+ * are chained by next. Indices (match, next, sopt.idx) are file-wide. */
+typedef struct prec { /* 40 bytes: a 1 GB capture holds ~1M of them */
 	pd_time ts;
 	uint32_t frame; /* the pairing keeps the first PT_MAX_RECS packets: well below 2^32 frames */
 	uint32_t seq, ack, len;
-	int32_t match; /* index in the partner connection's recs, -1 */
+	int32_t match; /* index of the same packet in the other file's recs, -1 */
+	uint32_t next; /* the connection's next packet, PT_END */
 	uint8_t dir, flags, ttl, tos;
 } prec;
 
@@ -37,47 +44,98 @@ typedef struct pconn {
 	bool has_isn[2];
 	uint32_t isn[2];
 	uint32_t syn_tsval; /* the client's SYN, 0 none */
-	GArray *recs; /* prec, capture order */
+	uint32_t first, last, n; /* its packets: the chain's ends and length */
 	GArray *syns; /* sopt of its SYNs and SYN-ACKs, or NULL */
 	int partner; /* index in the other file's conns, -1 */
 } pconn;
 
+/* Connections by 4-tuple: open addressing over a symmetric 64-bit hash of
+ * the tuple, the latest connection of a tuple wins. */
+typedef struct tslot {
+	uint64_t hash;
+	uint32_t conn; /* index + 1; 0 free */
+} tslot;
+
 typedef struct pfile {
 	GArray *conns; /* pconn */
-	GHashTable *by_tuple; /* tuple key -> index + 1 (the latest) */
+	prec *recs;
+	uint32_t n_recs, cap_recs;
+	tslot *slots;
+	uint32_t n_slots; /* a power of two, at least twice the connections */
+	uint32_t last_conn; /* the connection of the previous packet + 1: packets come in runs */
 	uint64_t packets;
 	pd_time first_ts, last_ts;
 	bool capped, truncated;
 } pfile;
 
-typedef struct tkey {
-	pd_addr a[2];
-	uint16_t p[2];
-} tkey;
-
-static guint tkey_hash(gconstpointer k)
+/* Unused bytes of a pd_addr are zero: the whole struct compares. */
+static inline bool addr_eq(const pd_addr *a, const pd_addr *b)
 {
-	const tkey *t = k;
-	return (guint)(pd_addr_hash64(&t->a[0]) ^ pd_mix64(pd_addr_hash64(&t->a[1]) + t->p[0] * 65537u + t->p[1]));
+	return memcmp(a, b, sizeof *a) == 0;
 }
 
-static gboolean tkey_eq(gconstpointer x, gconstpointer y)
+/* Either order of the endpoints gives the same hash. */
+static inline uint64_t tuple_hash(const pd_addr *sa, uint16_t sp, const pd_addr *da, uint16_t dp)
 {
-	const tkey *a = x, *b = y;
-	return a->p[0] == b->p[0] && a->p[1] == b->p[1] && pd_addr_equal(&a->a[0], &b->a[0]) &&
-	       pd_addr_equal(&a->a[1], &b->a[1]);
+	return pd_mix64(pd_addr_hash64(sa) + sp) + pd_mix64(pd_addr_hash64(da) + dp);
 }
 
-/* The tuple in a canonical order (lower endpoint first). */
-static void tkey_make(tkey *k, const pd_addr *sa, uint16_t sp, const pd_addr *da, uint16_t dp)
+/* 0: the packet goes client->server of c, 1: server->client, -1: not c. */
+static inline int conn_dir(const pconn *c, const pd_addr *sa, uint16_t sp, const pd_addr *da, uint16_t dp)
 {
-	memset(k, 0, sizeof *k);
-	int c = pd_addr_cmp(sa, da);
-	bool swap = c > 0 || (c == 0 && sp > dp);
-	k->a[0] = swap ? *da : *sa;
-	k->a[1] = swap ? *sa : *da;
-	k->p[0] = swap ? dp : sp;
-	k->p[1] = swap ? sp : dp;
+	if (c->p[0] == sp && c->p[1] == dp && addr_eq(&c->a[0], sa) && addr_eq(&c->a[1], da))
+		return 0;
+	if (c->p[0] == dp && c->p[1] == sp && addr_eq(&c->a[0], da) && addr_eq(&c->a[1], sa))
+		return 1;
+	return -1;
+}
+
+/* The latest connection on that tuple + 1, 0 none. */
+static uint32_t tuple_find(const pfile *f, const pd_addr *sa, uint16_t sp, const pd_addr *da, uint16_t dp)
+{
+	if (!f->n_slots)
+		return 0;
+	uint64_t h = tuple_hash(sa, sp, da, dp);
+	for (uint32_t i = (uint32_t)h & (f->n_slots - 1);; i = (i + 1) & (f->n_slots - 1)) {
+		const tslot *s = &f->slots[i];
+		if (!s->conn)
+			return 0;
+		if (s->hash == h && conn_dir(&g_array_index(f->conns, pconn, s->conn - 1), sa, sp, da, dp) >= 0)
+			return s->conn;
+	}
+}
+
+static void tuple_put(pfile *f, uint64_t h, uint32_t conn1);
+
+static void tuple_grow(pfile *f)
+{
+	tslot *old = f->slots;
+	uint32_t n = f->n_slots;
+	f->n_slots = n ? n * 2 : 64;
+	f->slots = g_new0(tslot, f->n_slots);
+	for (uint32_t i = 0; i < n; i++)
+		if (old[i].conn)
+			tuple_put(f, old[i].hash, old[i].conn);
+	g_free(old);
+}
+
+/* Maps the tuple of conn1 (hash h) to it, replacing an older connection of
+ * the same tuple. */
+static void tuple_put(pfile *f, uint64_t h, uint32_t conn1)
+{
+	if (2 * (f->conns->len + 1) > f->n_slots)
+		tuple_grow(f);
+	const pconn *c = &g_array_index(f->conns, pconn, conn1 - 1);
+	for (uint32_t i = (uint32_t)h & (f->n_slots - 1);; i = (i + 1) & (f->n_slots - 1)) {
+		tslot *s = &f->slots[i];
+		if (!s->conn ||
+		    (s->hash == h && conn_dir(&g_array_index(f->conns, pconn, s->conn - 1), &c->a[0], c->p[0], &c->a[1],
+					      c->p[1]) >= 0)) {
+			s->hash = h;
+			s->conn = conn1;
+			return;
+		}
+	}
 }
 
 static void pfile_clear(pfile *f)
@@ -85,17 +143,16 @@ static void pfile_clear(pfile *f)
 	if (f->conns) {
 		for (guint i = 0; i < f->conns->len; i++) {
 			pconn *c = &g_array_index(f->conns, pconn, i);
-			g_array_unref(c->recs);
 			if (c->syns)
 				g_array_unref(c->syns);
 		}
 		g_array_unref(f->conns);
 	}
-	if (f->by_tuple)
-		g_hash_table_destroy(f->by_tuple);
+	g_free(f->recs);
+	g_free(f->slots);
 }
 
-static void conn_flip(pconn *c)
+static void conn_flip(pfile *f, pconn *c)
 {
 	pd_addr a = c->a[0];
 	uint16_t p = c->p[0];
@@ -103,8 +160,8 @@ static void conn_flip(pconn *c)
 	c->p[0] = c->p[1];
 	c->a[1] = a;
 	c->p[1] = p;
-	for (guint i = 0; i < c->recs->len; i++)
-		g_array_index(c->recs, prec, i).dir ^= 1;
+	for (uint32_t i = c->first; i != PT_END; i = f->recs[i].next)
+		f->recs[i].dir ^= 1;
 	bool h = c->has_isn[0];
 	uint32_t s = c->isn[0];
 	c->has_isn[0] = c->has_isn[1];
@@ -113,41 +170,60 @@ static void conn_flip(pconn *c)
 	c->isn[1] = s;
 }
 
+static prec *rec_slot(pfile *f)
+{
+	if (f->n_recs == f->cap_recs) {
+		/* only where the file size did not bound the packets (gzip) */
+		f->cap_recs = MIN(PT_MAX_RECS, MAX(f->cap_recs * 2, 65536u));
+		f->recs = g_renew(prec, f->recs, f->cap_recs);
+	}
+	return &f->recs[f->n_recs];
+}
+
 static void add_packet(pfile *f, const pd_packet *pkt)
 {
 	const pd_tcp *t = &pkt->tcp;
-	tkey k;
-	tkey_make(&k, &pkt->ip.src, t->sport, &pkt->ip.dst, t->dport);
+	const pd_addr *sa = &pkt->ip.src, *da = &pkt->ip.dst;
 	bool syn = (t->flags & (PD_TCP_SYN | PD_TCP_ACK)) == PD_TCP_SYN;
 	bool synack = (t->flags & (PD_TCP_SYN | PD_TCP_ACK)) == (PD_TCP_SYN | PD_TCP_ACK);
-	gpointer v = g_hash_table_lookup(f->by_tuple, &k);
-	pconn *c = v ? &g_array_index(f->conns, pconn, GPOINTER_TO_UINT(v) - 1) : NULL;
+	uint32_t ci = 0; /* index + 1 */
+	int dir = -1;
+	if (f->last_conn) {
+		dir = conn_dir(&g_array_index(f->conns, pconn, f->last_conn - 1), sa, t->sport, da, t->dport);
+		if (dir >= 0)
+			ci = f->last_conn;
+	}
+	if (!ci) {
+		ci = tuple_find(f, sa, t->sport, da, t->dport);
+		if (ci)
+			dir = conn_dir(&g_array_index(f->conns, pconn, ci - 1), sa, t->sport, da, t->dport);
+	}
+	pconn *c = ci ? &g_array_index(f->conns, pconn, ci - 1) : NULL;
 	/* a SYN with another ISN: a new connection on the same tuple */
-	if (c && syn && c->has_isn[0] && c->isn[0] != t->seq && pd_addr_equal(&c->a[0], &pkt->ip.src) &&
-	    c->p[0] == t->sport)
+	if (c && syn && c->has_isn[0] && c->isn[0] != t->seq && dir == 0)
 		c = NULL;
 	if (!c) {
 		pconn n = {0};
-		n.recs = g_array_new(FALSE, FALSE, sizeof(prec));
+		n.first = n.last = PT_END;
 		n.partner = -1;
 		/* the SYN's sender is the client; without one, the higher port */
 		bool src_client = synack ? false : syn ? true : t->sport > t->dport;
-		n.a[0] = src_client ? pkt->ip.src : pkt->ip.dst;
+		n.a[0] = src_client ? *sa : *da;
 		n.p[0] = src_client ? t->sport : t->dport;
-		n.a[1] = src_client ? pkt->ip.dst : pkt->ip.src;
+		n.a[1] = src_client ? *da : *sa;
 		n.p[1] = src_client ? t->dport : t->sport;
 		n.role_known = syn || synack;
 		g_array_append_val(f->conns, n);
-		tkey *kk = g_new(tkey, 1);
-		*kk = k;
-		g_hash_table_replace(f->by_tuple, kk, GUINT_TO_POINTER(f->conns->len));
-		c = &g_array_index(f->conns, pconn, f->conns->len - 1);
+		ci = f->conns->len;
+		tuple_put(f, tuple_hash(sa, t->sport, da, t->dport), ci);
+		c = &g_array_index(f->conns, pconn, ci - 1);
+		dir = conn_dir(c, sa, t->sport, da, t->dport);
 	}
-	uint8_t dir = pd_addr_equal(&c->a[0], &pkt->ip.src) && c->p[0] == t->sport ? 0 : 1;
+	f->last_conn = ci;
 	if (!c->role_known && (syn || synack)) {
 		c->role_known = true;
 		if ((syn && dir == 1) || (synack && dir == 0)) {
-			conn_flip(c);
+			conn_flip(f, c);
 			dir ^= 1;
 		}
 	}
@@ -160,30 +236,38 @@ static void add_packet(pfile *f, const pd_packet *pkt)
 		c->has_isn[1] = true;
 		c->isn[1] = t->seq;
 	}
-	prec r = {
+	prec *r = rec_slot(f);
+	*r = (prec){
 		.ts = pkt->ts,
 		.frame = (uint32_t)MIN(pkt->frame_no, UINT32_MAX),
 		.seq = t->seq,
 		.ack = (t->flags & PD_TCP_ACK) ? t->ack : 0,
 		.len = t->payload_len,
 		.match = -1,
-		.dir = dir,
+		.next = PT_END,
+		.dir = (uint8_t)dir,
 		.flags = t->flags,
 		.ttl = pkt->ip.ttl,
 		.tos = pkt->ip.tos,
 	};
+	uint32_t idx = f->n_recs++;
 	if (syn || synack) {
 		if (!c->syns)
 			c->syns = g_array_new(FALSE, FALSE, sizeof(sopt));
 		sopt o = {
-			.idx = c->recs->len,
+			.idx = idx,
 			.mss = t->has_mss ? t->mss : 0,
 			.ws = t->wscale,
 			.opt = (uint8_t)((t->has_mss ? 1 : 0) | (t->sack_permitted ? 2 : 0) | (t->has_ts ? 4 : 0)),
 		};
 		g_array_append_val(c->syns, o);
 	}
-	g_array_append_val(c->recs, r);
+	if (c->last == PT_END)
+		c->first = idx;
+	else
+		f->recs[c->last].next = idx;
+	c->last = idx;
+	c->n++;
 }
 
 static bool read_file(const char *path, const char *filter, pfile *f)
@@ -197,7 +281,12 @@ static bool read_file(const char *path, const char *filter, pfile *f)
 		return false;
 	}
 	f->conns = g_array_new(FALSE, FALSE, sizeof(pconn));
-	f->by_tuple = g_hash_table_new_full(tkey_hash, tkey_eq, g_free, NULL);
+	/* a plain pcap file's size bounds its packets: the array is reserved
+	 * once (pages are touched as it fills), never copied to grow */
+	if (pd_reader_frames_stable(rd) && pd_reader_total_bytes(rd)) {
+		f->cap_recs = (uint32_t)MIN((uint64_t)PT_MAX_RECS, pd_reader_total_bytes(rd) / PT_MIN_RECORD + 1);
+		f->recs = g_new(prec, f->cap_recs);
+	}
 	f->first_ts = INT64_MAX;
 	f->last_ts = INT64_MIN;
 	pd_frame fr;
@@ -264,9 +353,7 @@ static void pair_conns(pfile *fa, pfile *fb)
 		}
 		if (!j && !c->has_isn[0]) {
 			/* mid-stream at A: the same tuple at B (no NAT) */
-			tkey k;
-			tkey_make(&k, &c->a[0], c->p[0], &c->a[1], c->p[1]);
-			j = GPOINTER_TO_UINT(g_hash_table_lookup(fb->by_tuple, &k));
+			j = tuple_find(fb, &c->a[0], c->p[0], &c->a[1], c->p[1]);
 		}
 		if (j && g_array_index(fb->conns, pconn, j - 1).partner < 0) {
 			c->partner = (int)(j - 1);
@@ -353,26 +440,72 @@ static int cmp_ment(const void *x, const void *y)
 /* One key's copies: idx[p] (n[p] of them) are rec indices at point p. */
 typedef void (*group_fn)(const mkey *k, const uint32_t *idx[2], const guint n[2], void *ctx);
 
-/* The pair's entries, sorted (made once, walked by both passes). */
-static GArray *sorted_entries(pconn *c[2])
+/* Sorts v[0..n) in place. A point's packets one way come near key order
+ * (sequence numbers and acks grow): those that keep the order stay where
+ * they are, the others (retransmissions, reordering) are sorted apart in ex
+ * (room for n) and merged back from the end. */
+static void sort_near_sorted(ment *v, size_t n, ment *ex)
+{
+	size_t k = 0, e = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k == 0 || cmp_ment(&v[k - 1], &v[i]) < 0)
+			v[k++] = v[i];
+		else
+			ex[e++] = v[i];
+	}
+	if (!e)
+		return;
+	qsort(ex, e, sizeof *ex, cmp_ment);
+	size_t i = k, j = e, w = n;
+	while (j > 0) {
+		if (i > 0 && cmp_ment(&v[i - 1], &ex[j - 1]) > 0)
+			v[--w] = v[--i];
+		else
+			v[--w] = ex[--j];
+	}
+}
+
+/* The pair's entries, sorted (made once, walked by both passes): per
+ * direction, each point's run sorted, then the two merged. scratch is
+ * reused from pair to pair. */
+static GArray *sorted_entries(pconn *c[2], prec *const rs[2], GArray *scratch)
 {
 	uint32_t base[2][2];
 	bases(c[0], c[1], base);
-	guint n = c[0]->recs->len + c[1]->recs->len;
+	guint n = c[0]->n + c[1]->n;
 	GArray *e = g_array_sized_new(FALSE, FALSE, sizeof(ment), n);
 	g_array_set_size(e, n);
-	ment *m = (ment *)(void *)e->data;
-	guint k = 0;
-	for (int p = 0; p < 2; p++)
-		for (guint i = 0; i < c[p]->recs->len; i++) {
-			mkey key = key_of(&g_array_index(c[p]->recs, prec, i), base[p]);
-			m[k].a = ment_a(&key);
-			m[k].ack = key.ack;
-			m[k].pidx = (uint32_t)p << 31 | i;
-			k++;
+	if (scratch->len < 2 * n)
+		g_array_set_size(scratch, 2 * n);
+	ment *m = (ment *)(void *)e->data, *run = (ment *)(void *)scratch->data, *ex = run + n;
+	size_t w = 0;
+	for (uint8_t d = 0; d < 2; d++) {
+		ment *l[2];
+		size_t len[2], used = 0;
+		for (int p = 0; p < 2; p++) {
+			l[p] = run + used;
+			len[p] = 0;
+			for (uint32_t i = c[p]->first; i != PT_END; i = rs[p][i].next) {
+				const prec *r = &rs[p][i];
+				if (r->dir != d)
+					continue;
+				mkey key = key_of(r, base[p]);
+				ment *x = &l[p][len[p]++];
+				x->a = ment_a(&key);
+				x->ack = key.ack;
+				x->pidx = (uint32_t)p << 31 | i;
+			}
+			used += len[p];
+			sort_near_sorted(l[p], len[p], ex);
 		}
-	if (n > 1)
-		qsort(m, n, sizeof(ment), cmp_ment);
+		size_t i = 0, j = 0;
+		while (i < len[0] && j < len[1])
+			m[w++] = cmp_ment(&l[0][i], &l[1][j]) < 0 ? l[0][i++] : l[1][j++];
+		while (i < len[0])
+			m[w++] = l[0][i++];
+		while (j < len[1])
+			m[w++] = l[1][j++];
+	}
 	return e;
 }
 
@@ -414,17 +547,17 @@ static int cmp_i64(const void *x, const void *y)
  * copy lost between the points, each downstream copy takes the latest
  * upstream copy that could have caused it (a first transmission dropped,
  * its retransmission arrived). times are in point 0's clock. */
-static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, pconn *c[2], int up,
+static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, prec *const rs[2], int up,
 		      pd_time off, pd_time slack)
 {
 	int dn = !up;
-	GArray *ru = c[up]->recs, *rd = c[dn]->recs;
-#define TU(i) (g_array_index(ru, prec, U[i]).ts - (up == 1 ? off : 0))
-#define TD(j) (g_array_index(rd, prec, D[j]).ts - (dn == 1 ? off : 0))
-#define LINK(i, j)                                                      \
-	do {                                                            \
-		g_array_index(ru, prec, U[i]).match = (int32_t)D[j];    \
-		g_array_index(rd, prec, D[j]).match = (int32_t)U[i];    \
+	prec *ru = rs[up], *rd = rs[dn];
+#define TU(i) (ru[U[i]].ts - (up == 1 ? off : 0))
+#define TD(j) (rd[D[j]].ts - (dn == 1 ? off : 0))
+#define LINK(i, j)                              \
+	do {                                    \
+		ru[U[i]].match = (int32_t)D[j]; \
+		rd[D[j]].match = (int32_t)U[i]; \
 	} while (0)
 	if (nu == nd) {
 		for (guint i = 0; i < nu; i++)
@@ -465,7 +598,7 @@ static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, 
 }
 
 typedef struct match_ctx {
-	pconn **c;
+	prec *const *rs;
 	int client_side;
 	pd_time off, slack;
 } match_ctx;
@@ -474,7 +607,7 @@ static void match_group(const mkey *k, const uint32_t *idx[2], const guint n[2],
 {
 	match_ctx *m = ctx;
 	int up = k->dir == 0 ? m->client_side : !m->client_side;
-	match_key(idx[up], n[up], idx[!up], n[!up], m->c, up, m->off, m->slack);
+	match_key(idx[up], n[up], idx[!up], n[!up], m->rs, up, m->off, m->slack);
 }
 
 /* The k-th smallest of a[0..n) (n > 0), reordering a. */
@@ -570,7 +703,7 @@ static const sopt *sopt_of(const pconn *c, uint32_t idx)
 	return NULL;
 }
 
-static void syn_options(pd_points_conn *pc, pconn *c[2])
+static void syn_options(pd_points_conn *pc, pconn *c[2], prec *const rs[2])
 {
 	for (int k = 0; k < 2; k++)
 		for (int p = 0; p < 2; p++)
@@ -579,7 +712,7 @@ static void syn_options(pd_points_conn *pc, pconn *c[2])
 		uint8_t want = k ? (PD_TCP_SYN | PD_TCP_ACK) : PD_TCP_SYN;
 		for (guint i = 0; c[0]->syns && i < c[0]->syns->len; i++) {
 			uint32_t ia = g_array_index(c[0]->syns, sopt, i).idx;
-			const prec *a = &g_array_index(c[0]->recs, prec, ia);
+			const prec *a = &rs[0][ia];
 			if ((a->flags & (PD_TCP_SYN | PD_TCP_ACK)) != want || a->match < 0)
 				continue;
 			const sopt *o[2] = {sopt_of(c[0], ia), sopt_of(c[1], (uint32_t)a->match)};
@@ -596,7 +729,7 @@ static void syn_options(pd_points_conn *pc, pconn *c[2])
 	}
 }
 
-static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time off, pd_time slack,
+static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], prec *const rs[2], pd_time off, pd_time slack,
 			 const GArray *ents, GArray *ix[2], GArray *delays, GArray *tmp, GArray *total[2],
 			 pd_points_conn *pc)
 {
@@ -606,7 +739,7 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		pc->server[p] = c[p]->a[1];
 		pc->cport[p] = c[p]->p[0];
 		pc->sport[p] = c[p]->p[1];
-		pc->first_frame[p] = c[p]->recs->len ? g_array_index(c[p]->recs, prec, 0).frame : 0;
+		pc->first_frame[p] = c[p]->n ? rs[p][c[p]->first].frame : 0;
 	}
 	pc->translated = !pd_addr_equal(&pc->client[0], &pc->client[1]) ||
 			 !pd_addr_equal(&pc->server[0], &pc->server[1]) || pc->cport[0] != pc->cport[1] ||
@@ -615,7 +748,7 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		pc->seq_known[d] = c[0]->has_isn[d] && c[1]->has_isn[d];
 		pc->seq_offset[d] = pc->seq_known[d] ? c[1]->isn[d] - c[0]->isn[d] : 0;
 	}
-	match_ctx mc = {.c = c, .client_side = pts->client_side, .off = off, .slack = slack};
+	match_ctx mc = {.rs = rs, .client_side = pts->client_side, .off = off, .slack = slack};
 	for_groups(ents, ix, match_group, &mc);
 	for (int d = 0; d < 2; d++) {
 		pd_points_dir *pd = &pc->dir[d];
@@ -629,18 +762,18 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		/* a packet that left less than twice the median delay this way
 		 * before the other file ends may just not have arrived yet */
 		g_array_set_size(tmp, 0);
-		for (guint i = 0; i < c[up]->recs->len; i++) {
-			const prec *a = &g_array_index(c[up]->recs, prec, i);
+		for (uint32_t i = c[up]->first; i != PT_END; i = rs[up][i].next) {
+			const prec *a = &rs[up][i];
 			if (a->dir == d && a->match >= 0) {
-				double ns = (double)(g_array_index(c[dn]->recs, prec, a->match).ts - shift - a->ts);
+				double ns = (double)(rs[dn][a->match].ts - shift - a->ts);
 				g_array_append_val(tmp, ns);
 			}
 		}
 		pd_time margin = slack;
 		if (tmp->len)
 			margin += (pd_time)MAX(0.0, 2 * q_of((double *)(void *)tmp->data, tmp->len, 0.5));
-		for (guint i = 0; i < c[up]->recs->len; i++) {
-			const prec *a = &g_array_index(c[up]->recs, prec, i);
+		for (uint32_t i = c[up]->first; i != PT_END; i = rs[up][i].next) {
+			const prec *a = &rs[up][i];
 			if (a->dir != d)
 				continue;
 			if (a->match < 0) {
@@ -666,7 +799,7 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 					pd->lost_frames[pd->n_lost_frames++] = a->frame;
 				continue;
 			}
-			const prec *b = &g_array_index(c[dn]->recs, prec, a->match);
+			const prec *b = &rs[dn][a->match];
 			pd->both++;
 			pd_time tu = a->ts - (up == 1 ? off : 0), td = b->ts - (dn == 1 ? off : 0);
 			double ms = (double)(td - tu) / 1e6;
@@ -685,8 +818,8 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 			if ((a->flags & (PD_TCP_ECE | PD_TCP_CWR)) != (b->flags & (PD_TCP_ECE | PD_TCP_CWR)))
 				pd->ece_cwr_changed++;
 		}
-		for (guint i = 0; i < c[dn]->recs->len; i++) {
-			const prec *b = &g_array_index(c[dn]->recs, prec, i);
+		for (uint32_t i = c[dn]->first; i != PT_END; i = rs[dn][i].next) {
+			const prec *b = &rs[dn][i];
 			if (b->dir != d || b->match >= 0)
 				continue;
 			/* left the upstream point outside the time its file covers */
@@ -699,7 +832,7 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 		dir_delays(pd, (const double *)(void *)delays->data, delays->len, tmp);
 		g_array_append_vals(total[d], delays->data, delays->len);
 	}
-	syn_options(pc, c);
+	syn_options(pc, c, rs);
 }
 
 /* ---- the clocks ---- */
@@ -709,17 +842,17 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], pd_time
 static void sample_group(const mkey *k, const uint32_t *idx[2], const guint n[2], void *ctx)
 {
 	void **x = ctx;
-	pconn **c = x[0];
+	prec *const *rs = x[0];
 	GArray **r = x[1];
 	if (n[0] != 1 || n[1] != 1)
 		return;
-	int64_t d = g_array_index(c[1]->recs, prec, idx[1][0]).ts - g_array_index(c[0]->recs, prec, idx[0][0]).ts;
+	int64_t d = rs[1][idx[1][0]].ts - rs[0][idx[0][0]].ts;
 	g_array_append_val(r[k->dir], d);
 }
 
-static void offset_samples(pconn *c[2], const GArray *ents, GArray *ix[2], GArray *r[2])
+static void offset_samples(prec *const rs[2], const GArray *ents, GArray *ix[2], GArray *r[2])
 {
-	void *x[2] = {c, r};
+	void *x[2] = {(void *)rs, r};
 	for_groups(ents, ix, sample_group, x);
 }
 
@@ -764,21 +897,21 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	GArray *delays = g_array_new(FALSE, FALSE, sizeof(double)), *tmp = g_array_new(FALSE, FALSE, sizeof(double));
 	GArray *total[2] = {g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(double))};
 	GArray *r[2] = {g_array_new(FALSE, FALSE, sizeof(int64_t)), g_array_new(FALSE, FALSE, sizeof(int64_t))};
+	GArray *scratch = g_array_new(FALSE, FALSE, sizeof(ment));
+	prec *const rs[2] = {f[0].recs, f[1].recs};
 	for (guint i = 0; i < f[0].conns->len; i++) {
 		pconn *c0 = &g_array_index(f[0].conns, pconn, i);
 		if (c0->partner < 0)
 			continue;
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
-		ents->pdata[i] = sorted_entries(c);
-		offset_samples(c, ents->pdata[i], ix, r);
+		ents->pdata[i] = sorted_entries(c, rs, scratch);
+		offset_samples(rs, ents->pdata[i], ix, r);
 	}
 	pts->samples = r[0]->len + r[1]->len;
 	bool shared_tuple = false;
 	for (guint i = 0; i < f[0].conns->len && !shared_tuple; i++) {
 		const pconn *c0 = &g_array_index(f[0].conns, pconn, i);
-		tkey k;
-		tkey_make(&k, &c0->a[0], c0->p[0], &c0->a[1], c0->p[1]);
-		shared_tuple = g_hash_table_contains(f[1].by_tuple, &k);
+		shared_tuple = tuple_find(&f[1], &c0->a[0], c0->p[0], &c0->a[1], c0->p[1]) != 0;
 	}
 	uint64_t smaller = MIN(f[0].packets, f[1].packets);
 	/* automatic pairing wants a tenth of the smaller file matched */
@@ -840,7 +973,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 			continue;
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
 		pd_points_conn pc;
-		measure_pair(pts, c, fp, off, slack, ents->pdata[i], ix, delays, tmp, total, &pc);
+		measure_pair(pts, c, fp, rs, off, slack, ents->pdata[i], ix, delays, tmp, total, &pc);
 		if (!pc.dir[0].both && !pc.dir[1].both)
 			continue;
 		pts->paired++;
@@ -863,6 +996,7 @@ out:
 	g_array_unref(ix[1]);
 	g_array_unref(r[0]);
 	g_array_unref(r[1]);
+	g_array_unref(scratch);
 	pfile_clear(&f[0]);
 	pfile_clear(&f[1]);
 	return pts;
