@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "capture/reader.h"
 #include "dissect/dissect.h"
@@ -170,6 +171,23 @@ static void conn_flip(pfile *f, pconn *c)
 	c->isn[1] = s;
 }
 
+/* A big array in huge pages where the kernel has them: a page fault per
+ * 2 MiB rather than per 4 KiB as it fills (faults are dear in VMs). Freed
+ * with g_free. */
+static void *reserve(size_t bytes)
+{
+	const size_t huge = 2u << 20;
+	if (bytes < 4 * huge)
+		return g_malloc(bytes);
+	void *p = NULL;
+	if (posix_memalign(&p, huge, (bytes + huge - 1) & ~(huge - 1)))
+		return g_malloc(bytes);
+#ifdef MADV_HUGEPAGE
+	madvise(p, (bytes + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 static prec *rec_slot(pfile *f)
 {
 	if (f->n_recs == f->cap_recs) {
@@ -285,7 +303,7 @@ static bool read_file(const char *path, const char *filter, pfile *f)
 	 * once (pages are touched as it fills), never copied to grow */
 	if (pd_reader_frames_stable(rd) && pd_reader_total_bytes(rd)) {
 		f->cap_recs = (uint32_t)MIN((uint64_t)PT_MAX_RECS, pd_reader_total_bytes(rd) / PT_MIN_RECORD + 1);
-		f->recs = g_new(prec, f->cap_recs);
+		f->recs = reserve(f->cap_recs * sizeof(prec));
 	}
 	f->first_ts = INT64_MAX;
 	f->last_ts = INT64_MIN;
@@ -468,16 +486,12 @@ static void sort_near_sorted(ment *v, size_t n, ment *ex)
 /* The pair's entries, sorted (made once, walked by both passes): per
  * direction, each point's run sorted, then the two merged. scratch is
  * reused from pair to pair. */
-static GArray *sorted_entries(pconn *c[2], prec *const rs[2], GArray *scratch)
+static void sorted_entries(pconn *c[2], prec *const rs[2], ment *m, ment *scratch)
 {
 	uint32_t base[2][2];
 	bases(c[0], c[1], base);
-	guint n = c[0]->n + c[1]->n;
-	GArray *e = g_array_sized_new(FALSE, FALSE, sizeof(ment), n);
-	g_array_set_size(e, n);
-	if (scratch->len < 2 * n)
-		g_array_set_size(scratch, 2 * n);
-	ment *m = (ment *)(void *)e->data, *run = (ment *)(void *)scratch->data, *ex = run + n;
+	size_t n = c[0]->n + c[1]->n;
+	ment *run = scratch, *ex = scratch + n;
 	size_t w = 0;
 	for (uint8_t d = 0; d < 2; d++) {
 		ment *l[2];
@@ -506,23 +520,16 @@ static GArray *sorted_entries(pconn *c[2], prec *const rs[2], GArray *scratch)
 		while (j < len[1])
 			m[w++] = l[1][j++];
 	}
-	return e;
 }
 
-static void free_entries(gpointer p)
-{
-	if (p)
-		g_array_unref(p);
-}
 
-static void for_groups(const GArray *e, GArray *ix[2], group_fn fn, void *ctx)
+static void for_groups(const ment *m, size_t n_ents, GArray *ix[2], group_fn fn, void *ctx)
 {
-	const ment *m = (const ment *)(void *)e->data;
-	for (guint i = 0; i < e->len;) {
+	for (size_t i = 0; i < n_ents;) {
 		guint j = i;
 		g_array_set_size(ix[0], 0);
 		g_array_set_size(ix[1], 0);
-		while (j < e->len && m[j].a == m[i].a && m[j].ack == m[i].ack) {
+		while (j < n_ents && m[j].a == m[i].a && m[j].ack == m[i].ack) {
 			uint32_t idx = m[j].pidx & 0x7fffffffu;
 			g_array_append_val(ix[m[j].pidx >> 31], idx);
 			j++;
@@ -535,10 +542,36 @@ static void for_groups(const GArray *e, GArray *ix[2], group_fn fn, void *ctx)
 	}
 }
 
-static int cmp_i64(const void *x, const void *y)
+/* The k-th smallest of a[0..n) (k < n), reordering a. */
+static int64_t select_i64(int64_t *a, size_t n, size_t k)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t pivot = a[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = a[i];
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
+	}
+	return a[k];
 }
 
 
@@ -730,7 +763,7 @@ static void syn_options(pd_points_conn *pc, pconn *c[2], prec *const rs[2])
 }
 
 static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], prec *const rs[2], pd_time off, pd_time slack,
-			 const GArray *ents, GArray *ix[2], GArray *delays, GArray *tmp, GArray *total[2],
+			 const ment *ents, GArray *ix[2], GArray *delays, GArray *tmp, GArray *total[2],
 			 pd_points_conn *pc)
 {
 	memset(pc, 0, sizeof *pc);
@@ -749,7 +782,7 @@ static void measure_pair(pd_points *pts, pconn *c[2], const pfile *f[2], prec *c
 		pc->seq_offset[d] = pc->seq_known[d] ? c[1]->isn[d] - c[0]->isn[d] : 0;
 	}
 	match_ctx mc = {.rs = rs, .client_side = pts->client_side, .off = off, .slack = slack};
-	for_groups(ents, ix, match_group, &mc);
+	for_groups(ents, c[0]->n + c[1]->n, ix, match_group, &mc);
 	for (int d = 0; d < 2; d++) {
 		pd_points_dir *pd = &pc->dir[d];
 		pd->ttl_up = pd->ttl_down = -1;
@@ -850,10 +883,10 @@ static void sample_group(const mkey *k, const uint32_t *idx[2], const guint n[2]
 	g_array_append_val(r[k->dir], d);
 }
 
-static void offset_samples(prec *const rs[2], const GArray *ents, GArray *ix[2], GArray *r[2])
+static void offset_samples(prec *const rs[2], const ment *ents, size_t n, GArray *ix[2], GArray *r[2])
 {
 	void *x[2] = {(void *)rs, r};
-	for_groups(ents, ix, sample_group, x);
+	for_groups(ents, n, ix, sample_group, x);
 }
 
 pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool force)
@@ -891,22 +924,34 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 
 	pair_conns(&f[0], &f[1]);
 	/* each paired connection's sorted entries, by its index at point 0 */
-	GPtrArray *ents = g_ptr_array_new_with_free_func(free_entries);
-	g_ptr_array_set_size(ents, (gint)f[0].conns->len);
+	/* every paired connection's sorted entries, one after the other: at
+	 * most a ment per packet of both files */
+	ment *ents = reserve(((size_t)f[0].n_recs + f[1].n_recs) * sizeof(ment) + sizeof(ment));
+	size_t *ent_at = g_new0(size_t, f[0].conns->len + 1);
+	size_t biggest = 0;
+	for (guint i = 0; i < f[0].conns->len; i++) {
+		const pconn *c0 = &g_array_index(f[0].conns, pconn, i);
+		if (c0->partner >= 0)
+			biggest = MAX(biggest, (size_t)c0->n + g_array_index(f[1].conns, pconn, c0->partner).n);
+	}
+	ment *scratch = reserve(2 * biggest * sizeof(ment) + sizeof(ment));
 	GArray *ix[2] = {g_array_new(FALSE, FALSE, sizeof(uint32_t)), g_array_new(FALSE, FALSE, sizeof(uint32_t))};
 	GArray *delays = g_array_new(FALSE, FALSE, sizeof(double)), *tmp = g_array_new(FALSE, FALSE, sizeof(double));
 	GArray *total[2] = {g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(double))};
 	GArray *r[2] = {g_array_new(FALSE, FALSE, sizeof(int64_t)), g_array_new(FALSE, FALSE, sizeof(int64_t))};
-	GArray *scratch = g_array_new(FALSE, FALSE, sizeof(ment));
 	prec *const rs[2] = {f[0].recs, f[1].recs};
 	for (guint i = 0; i < f[0].conns->len; i++) {
 		pconn *c0 = &g_array_index(f[0].conns, pconn, i);
+		ent_at[i + 1] = ent_at[i];
 		if (c0->partner < 0)
 			continue;
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
-		ents->pdata[i] = sorted_entries(c, rs, scratch);
-		offset_samples(rs, ents->pdata[i], ix, r);
+		size_t n = c[0]->n + c[1]->n;
+		sorted_entries(c, rs, ents + ent_at[i], scratch);
+		offset_samples(rs, ents + ent_at[i], n, ix, r);
+		ent_at[i + 1] += n;
 	}
+	g_free(scratch);
 	pts->samples = r[0]->len + r[1]->len;
 	bool shared_tuple = false;
 	for (guint i = 0; i < f[0].conns->len && !shared_tuple; i++) {
@@ -922,13 +967,21 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 		pts->analysed = 0;
 		goto out;
 	}
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	/* per direction the smallest, largest and median sample: a selection,
+	 * not a sort */
+	int64_t lo = INT64_MAX, hi = INT64_MIN, rmin[2] = {0, 0}, rmax[2] = {0, 0}, rmed[2] = {0, 0};
 	for (int d = 0; d < 2; d++) {
-		g_array_sort(r[d], cmp_i64);
-		if (r[d]->len) {
-			lo = MIN(lo, g_array_index(r[d], int64_t, 0));
-			hi = MAX(hi, g_array_index(r[d], int64_t, r[d]->len - 1));
+		if (!r[d]->len)
+			continue;
+		int64_t *v = (int64_t *)(void *)r[d]->data;
+		rmin[d] = rmax[d] = v[0];
+		for (guint i = 1; i < r[d]->len; i++) {
+			rmin[d] = MIN(rmin[d], v[i]);
+			rmax[d] = MAX(rmax[d], v[i]);
 		}
+		rmed[d] = select_i64(v, r[d]->len, r[d]->len / 2);
+		lo = MIN(lo, rmin[d]);
+		hi = MAX(hi, rmax[d]);
 	}
 	if (hi - lo <= 1000) {
 		/* the same moment at both, both ways: one point twice */
@@ -940,8 +993,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	pts->verdict = PD_POINTS_TWO;
 	/* client->server reaches the client's side first: tB - tA is larger
 	 * that way when A is the client's side */
-	int64_t med0 = r[0]->len ? g_array_index(r[0], int64_t, r[0]->len / 2) : 0;
-	int64_t med1 = r[1]->len ? g_array_index(r[1], int64_t, r[1]->len / 2) : 0;
+	int64_t med0 = rmed[0], med1 = rmed[1];
 	if (r[0]->len && r[1]->len)
 		pts->client_side = med0 > med1 ? 0 : 1;
 	else
@@ -949,18 +1001,18 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	int64_t off, unc;
 	if (r[0]->len && r[1]->len) {
 		if (pts->client_side == 0) {
-			int64_t m0 = g_array_index(r[0], int64_t, 0), m1 = g_array_index(r[1], int64_t, r[1]->len - 1);
+			int64_t m0 = rmin[0], m1 = rmax[1];
 			off = m0 / 2 + m1 / 2;
 			unc = m0 / 2 - m1 / 2;
 		} else {
-			int64_t m0 = g_array_index(r[0], int64_t, r[0]->len - 1), m1 = g_array_index(r[1], int64_t, 0);
+			int64_t m0 = rmax[0], m1 = rmin[1];
 			off = m0 / 2 + m1 / 2;
 			unc = m1 / 2 - m0 / 2;
 		}
 	} else {
-		GArray *x = r[0]->len ? r[0] : r[1];
-		off = g_array_index(x, int64_t, x->len / 2);
-		unc = g_array_index(x, int64_t, x->len - 1) - g_array_index(x, int64_t, 0);
+		int x = r[0]->len ? 0 : 1;
+		off = rmed[x];
+		unc = rmax[x] - rmin[x];
 	}
 	pts->offset_s = (double)off / 1e9;
 	pts->uncertainty_s = (double)unc / 1e9;
@@ -973,7 +1025,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 			continue;
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
 		pd_points_conn pc;
-		measure_pair(pts, c, fp, rs, off, slack, ents->pdata[i], ix, delays, tmp, total, &pc);
+		measure_pair(pts, c, fp, rs, off, slack, ents + ent_at[i], ix, delays, tmp, total, &pc);
 		if (!pc.dir[0].both && !pc.dir[1].both)
 			continue;
 		pts->paired++;
@@ -991,12 +1043,12 @@ out:
 	g_array_unref(tmp);
 	g_array_unref(total[0]);
 	g_array_unref(total[1]);
-	g_ptr_array_unref(ents);
+	g_free(ents);
+	g_free(ent_at);
 	g_array_unref(ix[0]);
 	g_array_unref(ix[1]);
 	g_array_unref(r[0]);
 	g_array_unref(r[1]);
-	g_array_unref(scratch);
 	pfile_clear(&f[0]);
 	pfile_clear(&f[1]);
 	return pts;
