@@ -1056,5 +1056,6 @@ out:
 
 bool pd_points_split(const pd_points *p)
 {
-	return p && p->verdict == PD_POINTS_TWO;
+	/* the same point twice: reading both would count every packet twice */
+	return p && (p->verdict == PD_POINTS_TWO || p->verdict == PD_POINTS_DUPLICATE);
 }

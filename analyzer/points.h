@@ -22,7 +22,8 @@
  * is then as today). */
 pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool force);
 
-/* Whether the run should read only p->files[p->analysed]. */
+/* Whether the run should read only p->files[p->analysed]: two points, or
+ * the same point twice. */
 bool pd_points_split(const pd_points *p);
 
 /* Capture notes, finding evidence and settings re-ranked; the report takes

@@ -221,9 +221,9 @@ static void notes(pd_report *r, const pd_points *p)
 		break;
 	case PD_POINTS_DUPLICATE:
 		pd_capture_note(c,
-				"%s and %s are the same capture point: %" PRIu64 " packets are in both, at the same moment both ways; they are read as one capture, so each of those is seen twice",
-				"%s 与 %s 是同一个抓包点：%" PRIu64 " 个包在两边都有，两个方向时间都相同；它们被当作一个抓包来读，这些包都会被看到两次",
-				p->files[0], p->files[1], p->samples);
+				"%s and %s are the same capture point: %" PRIu64 " packets are in both, at the same moment both ways; only %s is analysed, so none is counted twice",
+				"%s 与 %s 是同一个抓包点：%" PRIu64 " 个包在两边都有，两个方向时间都相同；只分析 %s，不会重复计数",
+				p->files[0], p->files[1], p->samples, p->files[p->analysed]);
 		break;
 	case PD_POINTS_TWO: {
 		int a = p->analysed;

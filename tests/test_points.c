@@ -532,3 +532,23 @@ Test(points, usage)
 	g_free(out);
 	g_free(err);
 }
+
+/* The same point twice is analysed once: the counts and findings of the
+ * file alone, not every packet seen twice. */
+Test(points, same_point_twice_counted_once)
+{
+	cJSON *doc = pair("testdata/points/drop-data/client.pcap", "testdata/points/drop-data/client.pcap", NULL);
+	cJSON *alone = pd_test_report("testdata/points/drop-data/client.pcap");
+	cr_expect_str_eq(pd_test_str(points(doc), "verdict"), "duplicate");
+	cr_expect(any_note(doc, "is analysed, so none is counted twice"));
+	const cJSON *c1 = cJSON_GetObjectItemCaseSensitive(doc, "capture"),
+		    *c2 = cJSON_GetObjectItemCaseSensitive(alone, "capture");
+	cr_expect_eq(pd_test_num(c1, "packets"), pd_test_num(c2, "packets"));
+	char *fx = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(doc, "findings"));
+	char *fy = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(alone, "findings"));
+	cr_expect_str_eq(fx, fy);
+	cJSON_free(fx);
+	cJSON_free(fy);
+	cJSON_Delete(alone);
+	cJSON_Delete(doc);
+}
