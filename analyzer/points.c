@@ -542,6 +542,95 @@ static void for_groups(const ment *m, size_t n_ents, GArray *ix[2], group_fn fn,
 	}
 }
 
+/* One direction's offset samples (tB - tA) at their extremes in each of
+ * PT_DRIFT_BINS equal slices of the time they span, with the times (point
+ * 0's clock) where they were: the lower and upper hull, coarsely. */
+#define PT_DRIFT_BINS 8
+typedef struct envelope {
+	int n[PT_DRIFT_BINS];
+	int64_t min[PT_DRIFT_BINS], max[PT_DRIFT_BINS];
+	pd_time tmin[PT_DRIFT_BINS], tmax[PT_DRIFT_BINS];
+} envelope;
+
+static void envelope_of(const GArray *r, const GArray *rt, envelope *e)
+{
+	memset(e, 0, sizeof *e);
+	if (r->len < 2)
+		return;
+	const int64_t *x = (const int64_t *)(void *)r->data;
+	const pd_time *t = (const pd_time *)(void *)rt->data;
+	pd_time first = t[0], last = t[0];
+	for (guint i = 1; i < r->len; i++) {
+		first = MIN(first, t[i]);
+		last = MAX(last, t[i]);
+	}
+	pd_time width = (last - first) / PT_DRIFT_BINS + 1;
+	for (guint i = 0; i < r->len; i++) {
+		int w = (int)MIN((t[i] - first) / width, PT_DRIFT_BINS - 1);
+		if (!e->n[w] || x[i] < e->min[w]) {
+			e->min[w] = x[i];
+			e->tmin[w] = t[i];
+		}
+		if (!e->n[w] || x[i] > e->max[w]) {
+			e->max[w] = x[i];
+			e->tmax[w] = t[i];
+		}
+		e->n[w]++;
+	}
+}
+
+/* The least-squares slope through the bins' minima (or maxima) and its
+ * standard error; false with fewer than 3 bins. */
+static bool hull_slope(const envelope *e, bool lower, double *slope, double *se)
+{
+	double st = 0, sx = 0;
+	int n = 0;
+	for (int i = 0; i < PT_DRIFT_BINS; i++)
+		if (e->n[i]) {
+			st += (double)(lower ? e->tmin[i] : e->tmax[i]);
+			sx += (double)(lower ? e->min[i] : e->max[i]);
+			n++;
+		}
+	if (n < 3)
+		return false;
+	double tm = st / n, xm = sx / n, stt = 0, stx = 0;
+	for (int i = 0; i < PT_DRIFT_BINS; i++)
+		if (e->n[i]) {
+			double dt = (double)(lower ? e->tmin[i] : e->tmax[i]) - tm;
+			stt += dt * dt;
+			stx += dt * ((double)(lower ? e->min[i] : e->max[i]) - xm);
+		}
+	if (stt <= 0)
+		return false;
+	*slope = stx / stt;
+	double res = 0;
+	for (int i = 0; i < PT_DRIFT_BINS; i++)
+		if (e->n[i]) {
+			double dt = (double)(lower ? e->tmin[i] : e->tmax[i]) - tm;
+			double rr = (double)(lower ? e->min[i] : e->max[i]) - xm - *slope * dt;
+			res += rr * rr;
+		}
+	/* the clocks' microsecond resolution as a floor of the scatter */
+	*se = sqrt(MAX(res / (n - 2), 1e6) / stt);
+	return true;
+}
+
+/* Clock drift from the minimum-delay envelope, as NTP-like tools do. One
+ * way (up: tB - tA is offset + delay) the line through the smallest
+ * samples over time, the other way (offset - delay) through the largest:
+ * each slope is the drift plus how that way's minimum delay moved. The
+ * estimate is their mean; the uncertainty half their difference (the
+ * minimum delays moving unequally) plus twice the fits' standard errors. */
+static bool estimate_drift(const envelope env[2], int up, double *ppm, double *unc_ppm)
+{
+	double sa, ea, sb, eb;
+	if (!hull_slope(&env[up], true, &sa, &ea) || !hull_slope(&env[!up], false, &sb, &eb))
+		return false;
+	*ppm = (sa + sb) / 2 * 1e6;
+	*unc_ppm = (fabs(sa - sb) / 2 + 2 * sqrt(ea * ea + eb * eb)) * 1e6;
+	return true;
+}
+
 /* The k-th smallest of a[0..n) (k < n), reordering a. */
 static int64_t select_i64(int64_t *a, size_t n, size_t k)
 {
@@ -876,16 +965,18 @@ static void sample_group(const mkey *k, const uint32_t *idx[2], const guint n[2]
 {
 	void **x = ctx;
 	prec *const *rs = x[0];
-	GArray **r = x[1];
+	GArray **r = x[1], **rt = x[2];
 	if (n[0] != 1 || n[1] != 1)
 		return;
-	int64_t d = rs[1][idx[1][0]].ts - rs[0][idx[0][0]].ts;
+	pd_time t0 = rs[0][idx[0][0]].ts;
+	int64_t d = rs[1][idx[1][0]].ts - t0;
 	g_array_append_val(r[k->dir], d);
+	g_array_append_val(rt[k->dir], t0);
 }
 
-static void offset_samples(prec *const rs[2], const ment *ents, size_t n, GArray *ix[2], GArray *r[2])
+static void offset_samples(prec *const rs[2], const ment *ents, size_t n, GArray *ix[2], GArray *r[2], GArray *rt[2])
 {
-	void *x[2] = {(void *)rs, r};
+	void *x[3] = {(void *)rs, r, rt};
 	for_groups(ents, n, ix, sample_group, x);
 }
 
@@ -939,6 +1030,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	GArray *delays = g_array_new(FALSE, FALSE, sizeof(double)), *tmp = g_array_new(FALSE, FALSE, sizeof(double));
 	GArray *total[2] = {g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(double))};
 	GArray *r[2] = {g_array_new(FALSE, FALSE, sizeof(int64_t)), g_array_new(FALSE, FALSE, sizeof(int64_t))};
+	GArray *rt[2] = {g_array_new(FALSE, FALSE, sizeof(pd_time)), g_array_new(FALSE, FALSE, sizeof(pd_time))};
 	prec *const rs[2] = {f[0].recs, f[1].recs};
 	for (guint i = 0; i < f[0].conns->len; i++) {
 		pconn *c0 = &g_array_index(f[0].conns, pconn, i);
@@ -948,7 +1040,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 		pconn *c[2] = {c0, &g_array_index(f[1].conns, pconn, c0->partner)};
 		size_t n = c[0]->n + c[1]->n;
 		sorted_entries(c, rs, ents + ent_at[i], scratch);
-		offset_samples(rs, ents + ent_at[i], n, ix, r);
+		offset_samples(rs, ents + ent_at[i], n, ix, r, rt);
 		ent_at[i + 1] += n;
 	}
 	g_free(scratch);
@@ -967,6 +1059,9 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 		pts->analysed = 0;
 		goto out;
 	}
+	envelope env[2];
+	for (int d = 0; d < 2; d++)
+		envelope_of(r[d], rt[d], &env[d]);
 	/* per direction the smallest, largest and median sample: a selection,
 	 * not a sort */
 	int64_t lo = INT64_MAX, hi = INT64_MIN, rmin[2] = {0, 0}, rmax[2] = {0, 0}, rmed[2] = {0, 0};
@@ -1016,6 +1111,9 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	}
 	pts->offset_s = (double)off / 1e9;
 	pts->uncertainty_s = (double)unc / 1e9;
+	if (r[0]->len && r[1]->len)
+		pts->drift_known = estimate_drift(env, pts->client_side == 0 ? 0 : 1, &pts->drift_ppm,
+						  &pts->drift_uncertainty_ppm);
 	pts->analysed = force ? 0 : pts->client_side;
 	pd_time slack = llabs(unc) + 500000;
 	const pfile *fp[2] = {&f[0], &f[1]};
@@ -1049,6 +1147,8 @@ out:
 	g_array_unref(ix[1]);
 	g_array_unref(r[0]);
 	g_array_unref(r[1]);
+	g_array_unref(rt[0]);
+	g_array_unref(rt[1]);
 	pfile_clear(&f[0]);
 	pfile_clear(&f[1]);
 	return pts;

@@ -238,6 +238,10 @@ static void notes(pd_report *r, const pd_points *p)
 		       "clocks: %s reads %+.6f s against %s, +- %.3f ms (half the sum of the minimum one-way delays, from %" PRIu64 " packets seen once at both)",
 		       "时钟：%1$s 相对 %3$s 偏移 %2$+.6f 秒，正负 %4$.3f ms（两个方向最小单向时延之和的一半，来自两边各出现一次的 %5$" PRIu64 " 个包）",
 		       p->files[1], off, p->files[0], p->uncertainty_s * 1e3, p->samples);
+		if (p->drift_known)
+			sb_add(en, zh, "; drift %+.0f ppm +- %.0f ppm (%s's clock against %s's, from the minimum one-way delays over time; the delays use the one offset)",
+			       "；漂移 %+.0f ppm，正负 %.0f ppm（%s 的时钟相对 %s，由各时段的最小单向时延得出；时延按单一偏移计算）",
+			       p->drift_ppm, p->drift_uncertainty_ppm, p->files[1], p->files[0]);
 		if (fabs(off) >= 60)
 			sb_add(en, zh, "; %.2f hours apart: the packets, not the clock, line the two files up",
 			       "；相差 %.2f 小时：两份文件靠包本身而不是时钟对齐", fabs(off) / 3600);

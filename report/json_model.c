@@ -429,6 +429,13 @@ static cJSON *points_json(const pd_points *p)
 	add_u64(o, "analysed", (uint64_t)p->analysed);
 	add_num(o, "clock_offset_s", p->offset_s);
 	add_num(o, "clock_uncertainty_s", p->uncertainty_s);
+	if (p->drift_known) {
+		add_num(o, "clock_drift_ppm", p->drift_ppm);
+		add_num(o, "clock_drift_uncertainty_ppm", p->drift_uncertainty_ppm);
+	} else {
+		cJSON_AddItemToObject(o, "clock_drift_ppm", cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "clock_drift_uncertainty_ppm", cJSON_CreateNull());
+	}
 	add_u64(o, "offset_samples", p->samples);
 	cJSON *nc = cJSON_AddArrayToObject(o, "connections_read");
 	cJSON *np = cJSON_AddArrayToObject(o, "packets_read");

@@ -265,6 +265,9 @@ typedef struct pd_points {
 	double offset_s; /* point 1's clock minus point 0's */
 	double uncertainty_s; /* +- around offset_s (half the sum of the minimum one-way delays) */
 	uint64_t samples; /* packets the offset was estimated from */
+	bool drift_known; /* samples both ways, early and late */
+	double drift_ppm; /* how much faster point 1's clock runs than point 0's */
+	double drift_uncertainty_ppm; /* +- around drift_ppm */
 	uint64_t n_conns[2]; /* TCP connections read at each point */
 	uint64_t packets[2]; /* TCP packets read at each point */
 	uint64_t paired; /* connections seen at both */

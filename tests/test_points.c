@@ -552,3 +552,34 @@ Test(points, same_point_twice_counted_once)
 	cJSON_Delete(alone);
 	cJSON_Delete(doc);
 }
+
+/* drift.py on the server's file: its clock runs 200 and 2000 ppm fast. The
+ * drift is found within its stated bound (the 2000 ppm one also told from
+ * none), and the packets match as on the healthy pair. */
+Test(points, clock_drifting)
+{
+	static const struct {
+		const char *file;
+		double ppm;
+	} cases[] = {{"testdata/points/healthy/server-drift200.pcap", 200},
+		     {"testdata/points/healthy/server-drift2000.pcap", 2000}};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		cJSON *doc = pair("testdata/points/healthy/client.pcap", cases[i].file, NULL);
+		const cJSON *p = points(doc);
+		cr_expect_str_eq(pd_test_str(p, "verdict"), "two-points");
+		double drift = pd_test_num(p, "clock_drift_ppm"), unc = pd_test_num(p, "clock_drift_uncertainty_ppm");
+		cr_expect(unc > 0 && fabs(drift - cases[i].ppm) <= unc, "%s: drift %g +- %g ppm, true %g", cases[i].file,
+			  drift, unc, cases[i].ppm);
+		if (cases[i].ppm >= 2000)
+			cr_expect(fabs(drift) > unc, "2000 ppm not told from none: %g +- %g", drift, unc);
+		expect_dir(p, "client_to_server", 244, 0, 0);
+		expect_dir(p, "server_to_client", 321, 0, 0);
+		cr_expect(any_note(doc, " ppm +- "));
+		cJSON_Delete(doc);
+	}
+	/* the same clock: no drift within the bound */
+	cJSON *doc = pair("testdata/points/healthy/client.pcap", "testdata/points/healthy/server.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect(fabs(pd_test_num(p, "clock_drift_ppm")) <= pd_test_num(p, "clock_drift_uncertainty_ppm"));
+	cJSON_Delete(doc);
+}
