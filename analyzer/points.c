@@ -383,6 +383,95 @@ static void pair_conns(pfile *fa, pfile *fb)
 	g_array_unref(keys);
 }
 
+/* Mid-stream connections whose 4-tuples differ (a NAT) and that neither
+ * file saw the SYN of: the same data segment, by its raw (seq, ack,
+ * length), among the first PT_MID_KEYS of each. Both ways round, as
+ * either capture may have started later. */
+#define PT_MID_KEYS 16
+
+static gint64 mid_key(const prec *r)
+{
+	return (gint64)pd_mix64((uint64_t)r->seq << 32 ^ r->ack ^ pd_mix64(r->len));
+}
+
+/* The first data segments' keys of every connection of f not yet paired
+ * -> index + 1 (the first connection wins). */
+static GHashTable *mid_index(const pfile *f, GArray *keys)
+{
+	GHashTable *t = g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_array_set_size(keys, 0);
+	for (guint j = 0; j < f->conns->len; j++) {
+		const pconn *c = &g_array_index(f->conns, pconn, j);
+		if (c->partner >= 0)
+			continue;
+		int k = 0;
+		for (uint32_t i = c->first; i != PT_END && k < PT_MID_KEYS; i = f->recs[i].next)
+			if (f->recs[i].len && !(f->recs[i].flags & PD_TCP_SYN)) {
+				gint64 v = mid_key(&f->recs[i]);
+				g_array_append_val(keys, v);
+				k++;
+			}
+	}
+	/* keys must not move while the table points at them */
+	guint at = 0;
+	for (guint j = 0; j < f->conns->len; j++) {
+		const pconn *c = &g_array_index(f->conns, pconn, j);
+		if (c->partner >= 0)
+			continue;
+		int k = 0;
+		for (uint32_t i = c->first; i != PT_END && k < PT_MID_KEYS; i = f->recs[i].next)
+			if (f->recs[i].len && !(f->recs[i].flags & PD_TCP_SYN)) {
+				gint64 *v = &g_array_index(keys, gint64, at++);
+				if (!g_hash_table_contains(t, v))
+					g_hash_table_insert(t, v, GUINT_TO_POINTER(j + 1));
+				k++;
+			}
+	}
+	return t;
+}
+
+/* Pairs what is left of `from` with `to`'s index. */
+static void mid_pair(pfile *from, pfile *to, GHashTable *idx)
+{
+	for (guint i = 0; i < from->conns->len; i++) {
+		pconn *c = &g_array_index(from->conns, pconn, i);
+		if (c->partner >= 0)
+			continue;
+		int k = 0;
+		for (uint32_t r = c->first; r != PT_END && k < PT_MID_KEYS; r = from->recs[r].next) {
+			if (!from->recs[r].len || (from->recs[r].flags & PD_TCP_SYN))
+				continue;
+			k++;
+			gint64 v = mid_key(&from->recs[r]);
+			guint j = GPOINTER_TO_UINT(g_hash_table_lookup(idx, &v));
+			if (j && g_array_index(to->conns, pconn, j - 1).partner < 0) {
+				c->partner = (int)(j - 1);
+				g_array_index(to->conns, pconn, j - 1).partner = (int)i;
+				break;
+			}
+		}
+	}
+}
+
+static void pair_mid_stream(pfile *fa, pfile *fb)
+{
+	bool left[2] = {false, false};
+	for (guint i = 0; i < fa->conns->len; i++)
+		left[0] |= g_array_index(fa->conns, pconn, i).partner < 0;
+	for (guint i = 0; i < fb->conns->len; i++)
+		left[1] |= g_array_index(fb->conns, pconn, i).partner < 0;
+	if (!left[0] || !left[1])
+		return;
+	GArray *keys = g_array_new(FALSE, FALSE, sizeof(gint64));
+	GHashTable *t = mid_index(fb, keys);
+	mid_pair(fa, fb, t);
+	g_hash_table_destroy(t);
+	t = mid_index(fa, keys);
+	mid_pair(fb, fa, t);
+	g_hash_table_destroy(t);
+	g_array_unref(keys);
+}
+
 /* ---- matching packets within a pair ---- */
 
 typedef struct mkey {
@@ -1014,6 +1103,7 @@ pd_points *pd_points_pair(const char *a, const char *b, const char *filter, bool
 	pts->total[0].ttl_down = pts->total[1].ttl_down = -1;
 
 	pair_conns(&f[0], &f[1]);
+	pair_mid_stream(&f[0], &f[1]);
 	/* each paired connection's sorted entries, by its index at point 0 */
 	/* every paired connection's sorted entries, one after the other: at
 	 * most a ment per packet of both files */

@@ -583,3 +583,20 @@ Test(points, clock_drifting)
 	cr_expect(fabs(pd_test_num(p, "clock_drift_ppm")) <= pd_test_num(p, "clock_drift_uncertainty_ppm"));
 	cJSON_Delete(doc);
 }
+
+/* The nat pair with every SYN and SYN-ACK cut off (derive.sh): neither
+ * file has a handshake and the 4-tuples differ, so the connections pair
+ * by their first data segments. The counts are the nat pair's less the 3
+ * SYNs and 3 SYN-ACKs. */
+Test(points, nat_mid_stream)
+{
+	cJSON *doc = pair("testdata/points/nat/client-nosyn.pcap", "testdata/points/nat/server-nosyn.pcap", NULL);
+	const cJSON *p = points(doc);
+	cr_expect_str_eq(pd_test_str(p, "verdict"), "two-points");
+	cr_expect_eq(pd_test_num(p, "paired"), 3);
+	cr_expect_eq(pd_test_num(p, "translated"), 3);
+	cr_expect_eq(pd_test_num(p, "client_side"), 0);
+	expect_dir(p, "client_to_server", 81, 0, 0);
+	expect_dir(p, "server_to_client", 320, 0, 0);
+	cJSON_Delete(doc);
+}
