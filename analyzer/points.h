@@ -2,9 +2,10 @@
  *
  * A pre-pass before the run, the engine untouched: both files' TCP headers
  * are read, connections are paired by what survives NAT (the ISN of the
- * SYN, else the SYN's TCP timestamp; the 4-tuple only without a SYN), their
- * packets matched by (ISN-relative seq, ack, length, flags), the clocks
- * aligned from the minimum one-way delay each way, and per connection and
+ * SYN, else the SYN's TCP timestamp; without a SYN the 4-tuple, else a
+ * first data segment), their packets matched by (ISN-relative seq, ack,
+ * length, flags), the clocks aligned (offset and drift) from the minimum
+ * one-way delay each way, and per connection and
  * direction it counts what crossed, what was lost between the points, the
  * one-way delay, reordering and what a middlebox rewrote. The run then
  * analyses one point, and pd_points_apply() turns the pairing into capture
