@@ -720,37 +720,6 @@ static bool estimate_drift(const envelope env[2], int up, double *ppm, double *u
 	return true;
 }
 
-/* The k-th smallest of a[0..n) (k < n), reordering a. */
-static int64_t select_i64(int64_t *a, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		int64_t pivot = a[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t t = a[i];
-				a[i] = a[j];
-				a[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return a[k];
-	}
-	return a[k];
-}
 
 
 /* Matches the occurrences of one key: the i-th upstream copy with the
@@ -821,37 +790,41 @@ static void match_group(const mkey *k, const uint32_t *idx[2], const guint n[2],
 	match_key(idx[up], n[up], idx[!up], n[!up], m->rs, up, m->off, m->slack);
 }
 
-/* The k-th smallest of a[0..n) (n > 0), reordering a. */
-static double select_k(double *a, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		double pivot = a[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i <= j) {
-				double t = a[i];
-				a[i] = a[j];
-				a[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return a[k];
+/* The k-th smallest of a[0..n) (k < n), reordering a: one definition per
+ * element type (the delays are doubles, the offset samples int64_t). */
+#define PT_DEFINE_SELECT(name, type)                                         \
+	static type name(type *a, size_t n, size_t k)                        \
+	{                                                                    \
+		size_t lo = 0, hi = n - 1;                                   \
+		while (lo < hi) {                                            \
+			type pivot = a[lo + (hi - lo) / 2];                  \
+			size_t i = lo, j = hi;                               \
+			while (i <= j) {                                     \
+				while (a[i] < pivot)                         \
+					i++;                                 \
+				while (a[j] > pivot)                         \
+					j--;                                 \
+				if (i <= j) {                                \
+					type t = a[i];                       \
+					a[i] = a[j];                         \
+					a[j] = t;                            \
+					i++;                                 \
+					if (j == 0)                          \
+						break;                       \
+					j--;                                 \
+				}                                            \
+			}                                                    \
+			if (k <= j)                                          \
+				hi = j;                                      \
+			else if (k >= i)                                     \
+				lo = i;                                      \
+			else                                                 \
+				return a[k];                                 \
+		}                                                            \
+		return a[k];                                                 \
 	}
-	return a[k];
-}
+PT_DEFINE_SELECT(select_k, double)
+PT_DEFINE_SELECT(select_i64, int64_t)
 
 static double q_of(double *a, size_t n, double q)
 {

@@ -109,6 +109,15 @@ static const char *analysed_file(const cJSON *doc)
 	return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "files"), a)->valuestring;
 }
 
+/* The first 8 frames the upstream file sent this way and the other never saw. */
+static void expect_lost_frames(const cJSON *p, const char *way, const double frames[8])
+{
+	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(dir(p, way), "lost_frames");
+	cr_assert_eq(cJSON_GetArraySize(lf), 8);
+	for (int i = 0; i < 8; i++)
+		cr_expect_eq(cJSON_GetArrayItem(lf, i)->valuedouble, frames[i], "lost frame %d", i);
+}
+
 Test(points, healthy_control)
 {
 	cJSON *doc = pair("testdata/points/healthy/client.pcap", "testdata/points/healthy/server.pcap", NULL);
@@ -142,10 +151,7 @@ Test(points, data_dropped_between_the_points)
 	cr_expect_eq(pd_test_num(dir(p, "server_to_client"), "lost_data"), 16);
 	/* facts.py: server.pcap 35, 61, 97, 123, 156, 197, 227, 263, ... */
 	static const double frames[] = {35, 61, 97, 123, 156, 197, 227, 263};
-	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(dir(p, "server_to_client"), "lost_frames");
-	cr_assert_eq(cJSON_GetArraySize(lf), 8);
-	for (int i = 0; i < 8; i++)
-		cr_expect_eq(cJSON_GetArrayItem(lf, i)->valuedouble, frames[i], "lost frame %d", i);
+	expect_lost_frames(p, "server_to_client", frames);
 	const cJSON *f = pd_test_finding(doc, "retransmissions", 0);
 	cr_assert_not_null(f, "no retransmissions finding");
 	cr_expect(strstr(pd_test_str(f, "detail"), "16 data segments left"), "%s", pd_test_str(f, "detail"));
@@ -292,10 +298,7 @@ Test(points, upload_dropped_between_the_points)
 	cr_expect_eq(pd_test_num(dir(p, "client_to_server"), "lost_data"), 16);
 	/* facts.py: client.pcap 26, 51, 89, 116, 145, 202, 232, 268, ... */
 	static const double frames[] = {26, 51, 89, 116, 145, 202, 232, 268};
-	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(dir(p, "client_to_server"), "lost_frames");
-	cr_assert_eq(cJSON_GetArraySize(lf), 8);
-	for (int i = 0; i < 8; i++)
-		cr_expect_eq(cJSON_GetArrayItem(lf, i)->valuedouble, frames[i], "lost frame %d", i);
+	expect_lost_frames(p, "client_to_server", frames);
 	const cJSON *f = pd_test_finding(doc, "retransmissions", 0);
 	cr_assert_not_null(f, "no retransmissions finding");
 	const char *det = pd_test_str(f, "detail");
