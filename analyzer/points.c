@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "analyzer/flowtable.h"
 #include "capture/reader.h"
 #include "dissect/dissect.h"
 
@@ -69,24 +70,18 @@ typedef struct pfile {
 	bool capped, truncated;
 } pfile;
 
-/* Unused bytes of a pd_addr are zero: the whole struct compares. */
-static inline bool addr_eq(const pd_addr *a, const pd_addr *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
-
-/* Either order of the endpoints gives the same hash. */
+/* The engine's flow hash: either order of the endpoints gives the same. */
 static inline uint64_t tuple_hash(const pd_addr *sa, uint16_t sp, const pd_addr *da, uint16_t dp)
 {
-	return pd_mix64(pd_addr_hash64(sa) + sp) + pd_mix64(pd_addr_hash64(da) + dp);
+	return pd_flow_hash(6, sa, sp, da, dp);
 }
 
 /* 0: the packet goes client->server of c, 1: server->client, -1: not c. */
 static inline int conn_dir(const pconn *c, const pd_addr *sa, uint16_t sp, const pd_addr *da, uint16_t dp)
 {
-	if (c->p[0] == sp && c->p[1] == dp && addr_eq(&c->a[0], sa) && addr_eq(&c->a[1], da))
+	if (c->p[0] == sp && c->p[1] == dp && pd_addr_equal(&c->a[0], sa) && pd_addr_equal(&c->a[1], da))
 		return 0;
-	if (c->p[0] == dp && c->p[1] == sp && addr_eq(&c->a[0], da) && addr_eq(&c->a[1], sa))
+	if (c->p[0] == dp && c->p[1] == sp && pd_addr_equal(&c->a[0], da) && pd_addr_equal(&c->a[1], sa))
 		return 1;
 	return -1;
 }
