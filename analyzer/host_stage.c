@@ -211,12 +211,10 @@ static outcome test_backlog(pd_host *h, GHashTable *noted, const pd_flow_ref *r,
 
 static void window_fact(const pd_finding *f, fact *x)
 {
-	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
-		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
-		if (!strcmp(m->key, "max_window")) {
-			g_string_append_printf(x->en, "; the window never exceeded %.0f B", m->value);
-			g_string_append_printf(x->zh, "；窗口从未超过 %.0f B", m->value);
-		}
+	double w;
+	if (pd_finding_metric_of(f, "max_window", &w)) {
+		g_string_append_printf(x->en, "; the window never exceeded %.0f B", w);
+		g_string_append_printf(x->zh, "；窗口从未超过 %.0f B", w);
 	}
 }
 

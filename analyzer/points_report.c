@@ -325,18 +325,6 @@ static void add_frames(uint64_t *dst, uint32_t *n, const uint64_t *src, uint32_t
 		dst[(*n)++] = src[i];
 }
 
-static bool metric_of(const pd_finding *f, const char *key, double *v)
-{
-	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
-		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
-		if (!strcmp(m->key, key)) {
-			*v = m->value;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* Nothing of the finding's connections was lost between the points. When
  * every packet either point saw crossed to the other, the analysed point's
  * own view of the first copies tells which side of the pair the losses
@@ -355,13 +343,13 @@ static void not_between(GString *en, GString *zh, const pd_finding *f, const pd_
 	bool all_paired = f->flows && s->conns == f->flows->len && f->flow_count == f->flows->len;
 	/* a packet outside the time both files cover is not known to have crossed */
 	uint64_t outside = s->d[0].outside + s->d[1].outside;
-	if (one_only || outside || !all_paired || !metric_of(f, "retransmitted_segments", &retx) ||
-	    !metric_of(f, "original_unseen", &unseen) || retx < 1 || unseen > retx) {
+	if (one_only || outside || !all_paired || !pd_finding_metric_of(f, "retransmitted_segments", &retx) ||
+	    !pd_finding_metric_of(f, "original_unseen", &unseen) || retx < 1 || unseen > retx) {
 		sb_add(en, zh, ": the losses were before the first or after the second",
 		       "：丢包发生在第一个点之前或第二个点之后");
 		return;
 	}
-	metric_of(f, "spurious", &spurious);
+	pd_finding_metric_of(f, "spurious", &spurious);
 	const char *a = p->files[p->analysed];
 	double seen = retx - unseen, after = MAX(0.0, seen - spurious);
 	if (after >= 1 && after == retx)

@@ -24,6 +24,18 @@ static void free_finding(gpointer p)
 	pd_finding_free(p);
 }
 
+bool pd_finding_metric_of(const pd_finding *f, const char *key, double *value)
+{
+	for (guint i = 0; f->metrics && i < f->metrics->len; i++) {
+		const pd_metric *m = &g_array_index(f->metrics, pd_metric, i);
+		if (!strcmp(m->key, key)) {
+			*value = m->value;
+			return true;
+		}
+	}
+	return false;
+}
+
 pd_report *pd_report_new(void)
 {
 	pd_report *r = g_new0(pd_report, 1);

@@ -289,6 +289,9 @@ typedef struct pd_report {
 	pd_points *points; /* NULL unless two files were paired (analyzer/points.c) */
 } pd_report;
 
+/* The finding's metric of that key into *value; false when it has none. */
+bool pd_finding_metric_of(const pd_finding *f, const char *key, double *value);
+
 pd_report *pd_report_new(void);
 void pd_report_free(pd_report *r);
 
