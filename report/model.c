@@ -102,6 +102,7 @@ static void free_series(gpointer p)
 		g_array_unref(fs->points);
 	if (fs->rtt)
 		g_array_unref(fs->rtt);
+	free_series(fs->partner);
 	g_free(fs);
 }
 

@@ -159,6 +159,7 @@ typedef struct pd_capture_summary {
 #define PD_MARK_EVIDENCE 0x20 /* a frame one of the flow's findings names */
 #define PD_MARK_FIN 0x40
 #define PD_MARK_RST 0x80
+#define PD_MARK_ONE_POINT 0x100 /* two capture points: seen at this point only (lost between them, or missed by the other capture) */
 
 typedef struct pd_series_point {
 	uint64_t frame; /* Wireshark's frame number */
@@ -197,6 +198,17 @@ typedef struct pd_flow_series {
 	uint32_t gaps[2][PD_SERIES_GAP_BINS]; /* per direction, every data segment counted */
 	uint8_t data_dir; /* direction with more payload */
 	bool wscale_known; /* both SYNs seen: windows are in bytes */
+	/* Two capture points (r->points, verdict two): the capture point of
+	 * these packets (an index of r->points->files), and the same
+	 * connection at the other point, its times moved by the clock offset
+	 * into this file's clock and its sequence numbers from its own ISN
+	 * (owned; NULL with one file or when the other file lacks it).
+	 * points_matched: the packets of both were matched one to one, so
+	 * PD_MARK_ONE_POINT says which crossed and which did not. */
+	struct pd_flow_series *partner;
+	int point;
+	pd_time shift; /* added to the partner's own times (its clock to this one's) */
+	bool points_matched;
 } pd_flow_series;
 
 typedef struct pd_series_set {
