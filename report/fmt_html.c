@@ -72,6 +72,12 @@ typedef struct chart {
 	int w, h, ml, mr, mt, mb;
 	int labels;
 	double lx[MAX_LABELS], ly[MAX_LABELS]; /* where frame numbers were written */
+	/* two capture points: the point being drawn (-1: one file), whether it
+	 * is the other file's, its file's name, and time zero of the axis */
+	int point;
+	bool other;
+	const char *file;
+	pd_time origin;
 } chart;
 
 static double px(const chart *c, double x)
@@ -140,16 +146,16 @@ static void chart_axes(chart *c, const char *xlabel, const char *ylabel, bool yb
 	g_string_append(o, "</text></g>");
 }
 
-/* A legend row above the plot: swatch class and label pairs. */
-static void chart_legend(chart *c, const char *const *cls, const char *const *labels, int n)
+/* A legend row above the plot at height y: swatch class and label pairs. */
+static void chart_legend_at(chart *c, int y, const char *const *cls, const char *const *labels, int n)
 {
 	double x = c->ml;
 	g_string_append(c->o, "<g class=\"legend\">");
 	for (int i = 0; i < n; i++) {
 		g_string_append_printf(c->o,
-				       "<rect x=\"%.0f\" y=\"6\" width=\"14\" height=\"8\" class=\"%s\"/>"
-				       "<text x=\"%.0f\" y=\"14\">",
-				       x, cls[i], x + 18);
+				       "<rect x=\"%.0f\" y=\"%d\" width=\"14\" height=\"8\" class=\"%s\"/>"
+				       "<text x=\"%.0f\" y=\"%d\">",
+				       x, y, cls[i], x + 18, y + 8);
 		esc(c->o, labels[i]);
 		g_string_append(c->o, "</text>");
 		x += 30 + 7.0 * g_utf8_strlen(labels[i], -1) * (g_unichar_iswide(g_utf8_get_char(labels[i])) ? 1.8 : 1);
@@ -157,13 +163,20 @@ static void chart_legend(chart *c, const char *const *cls, const char *const *la
 	g_string_append(c->o, "</g>");
 }
 
-static void figure_begin(html *h, chart *c, const char *kind, uint64_t flow_id, const char *title,
-			 int w, int hgt)
+static void chart_legend(chart *c, const char *const *cls, const char *const *labels, int n)
 {
-	*c = (chart){.o = h->o, .w = w, .h = hgt, .ml = 62, .mr = 16, .mt = 24, .mb = 38};
-	g_string_append_printf(h->o, "<figure class=\"chart\" data-chart=\"%s\" data-flow=\"%llu\">"
+	chart_legend_at(c, 6, cls, labels, n);
+}
+
+/* extra: more attributes of the figure element (escaped, with a leading
+ * space), or "" */
+static void figure_begin_ex(html *h, chart *c, const char *kind, uint64_t flow_id, const char *title,
+			    int w, int hgt, int mt, const char *extra)
+{
+	*c = (chart){.o = h->o, .w = w, .h = hgt, .ml = 62, .mr = 16, .mt = mt, .mb = 38, .point = -1};
+	g_string_append_printf(h->o, "<figure class=\"chart\" data-chart=\"%s\" data-flow=\"%llu\"%s>"
 				     "<figcaption>",
-			       kind, (unsigned long long)flow_id);
+			       kind, (unsigned long long)flow_id, extra);
 	esc(h->o, title);
 	g_string_append_printf(h->o,
 			       "</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -175,6 +188,12 @@ static void figure_begin(html *h, chart *c, const char *kind, uint64_t flow_id, 
 			       "width=\"%d\" height=\"%d\"/></clipPath></defs>",
 			       kind, (unsigned long long)flow_id, c->ml, c->mt, w - c->ml - c->mr,
 			       hgt - c->mt - c->mb);
+}
+
+static void figure_begin(html *h, chart *c, const char *kind, uint64_t flow_id, const char *title,
+			 int w, int hgt)
+{
+	figure_begin_ex(h, c, kind, flow_id, title, w, hgt, 24, "");
 }
 
 static void plot_begin(chart *c, const char *kind, uint64_t flow_id)
@@ -196,11 +215,14 @@ static void figure_end(html *h, const char *note, const char *extra)
 
 /* What a marked packet is, for its tooltip: the finding's own words when
  * it names the frame, else the local rule's. */
-static const char *mark_text(const html *h, const pd_series_point *p, GString *tmp)
+static const char *mark_text(const html *h, const chart *c, const pd_series_point *p, GString *tmp)
 {
 	g_string_truncate(tmp, 0);
+	if (c->point >= 0 && c->file)
+		g_string_append_printf(tmp, "%s ", c->file);
 	g_string_append_printf(tmp, "#%llu ", (unsigned long long)p->frame);
-	for (guint i = 0; h->r->findings && i < h->r->findings->len; i++) {
+	/* the findings name frames of the analysed file only */
+	for (guint i = 0; !c->other && h->r->findings && i < h->r->findings->len; i++) {
 		const pd_finding *f = h->r->findings->pdata[i];
 		for (guint e = 0; f->examples && e < f->examples->len; e++) {
 			const pd_evidence *ev = &g_array_index(f->examples, pd_evidence, e);
@@ -234,11 +256,15 @@ static void mark(html *h, chart *c, const pd_series_point *p, double x, double y
 {
 	const char *cls = mark_class(p);
 	bool ev = p->marks & PD_MARK_EVIDENCE;
-	g_string_append_printf(c->o, "<circle class=\"m %s%s\" data-frame=\"%llu\" data-mark=\"%s\" "
-				     "cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"><title>",
-			       cls, ev ? " evm" : "", (unsigned long long)p->frame, cls, x, y,
+	g_string_append_printf(c->o, "<circle class=\"m %s%s%s\" data-frame=\"%llu\" data-mark=\"%s\" ",
+			       cls, ev ? " evm" : "", c->other ? " o" : "", (unsigned long long)p->frame,
+			       cls);
+	if (c->point >= 0)
+		g_string_append_printf(c->o, "data-point=\"%d\" data-t=\"%.6f\" ", c->point,
+				       (double)(p->ts - c->origin) / 1e9);
+	g_string_append_printf(c->o, "cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"><title>", x, y,
 			       ev || (p->marks & PD_MARK_SYN) ? 4 : 3);
-	esc(c->o, mark_text(h, p, tmp));
+	esc(c->o, mark_text(h, c, p, tmp));
 	g_string_append(c->o, "</title></circle>");
 	if (ev && c->labels < MAX_LABELS) {
 		/* the frame number beside the mark: left of it near the right edge,

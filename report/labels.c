@@ -157,6 +157,15 @@ static const pd_labels EN = {
 	.legend_win = "receive window edge",
 	.legend_inflight = "in flight",
 	.legend_rtt = "RTT sample",
+	.legend_one_point = "at one point only",
+	.point_clock = "clock moved",
+	.one_point_title = "seen at this capture point only",
+	.tseq_points_note = "Both capture points on one time axis: the other file's packets (hollow "
+			    "marks, purple) are moved by the estimated clock offset into this file's "
+			    "clock, and each point counts sequence numbers from its own ISN, so the "
+			    "same segment is drawn twice, one one-way delay apart. A cross marks a "
+			    "packet seen at one point only: lost between the points (or missed by the "
+			    "other capture).",
 	.legend_cluster = "the finding's period",
 	.axis_time = "time since the flow's first packet (s)",
 	.axis_seq = "relative sequence number (bytes)",
@@ -328,6 +337,13 @@ static const pd_labels ZH = {
 	.legend_win = "接收窗口边界",
 	.legend_inflight = "在途字节",
 	.legend_rtt = "RTT 样本",
+	.legend_one_point = "只在一个捕获点",
+	.point_clock = "时钟已平移",
+	.one_point_title = "只在这个捕获点看到",
+	.tseq_points_note = "两个捕获点画在同一条时间轴上：另一个文件的报文（空心标记，紫色）按估计的时钟"
+			    "偏差平移到本文件的时钟，每个捕获点的序列号从它自己的 ISN 算起，所以同一个报文段"
+			    "画两次，相隔一个单向时延。叉号是只在一个捕获点看到的报文：在两个捕获点之间丢失"
+			    "（或另一份捕获漏掉了它）。",
 	.legend_cluster = "诊断测得的周期",
 	.axis_time = "距该流第一个报文的时间（秒）",
 	.axis_seq = "相对序列号（字节）",

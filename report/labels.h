@@ -50,7 +50,8 @@ typedef struct pd_labels {
 		*legend_inflight, *legend_rtt, *legend_cluster, *axis_time, *axis_seq,
 		*axis_bytes, *axis_rtt_ms, *axis_gap, *axis_count, *sampled_pre, *sampled_mid,
 		*sampled_post, *no_series_stdin, *no_series, *marked_frames, *more_flows_pre,
-		*more_flows_post, *generated_by;
+		*more_flows_post, *generated_by, *legend_one_point, *point_clock,
+		*one_point_title, *tseq_points_note;
 	/* enumerations */
 	const char *kinds[6], *sides[6], *sev[3], *sev_lower[3];
 	const char *states[5]; /* closed, reset, open, syn-only, udp */
