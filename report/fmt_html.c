@@ -168,15 +168,14 @@ static void chart_legend(chart *c, const char *const *cls, const char *const *la
 	chart_legend_at(c, 6, cls, labels, n);
 }
 
-/* extra: more attributes of the figure element (escaped, with a leading
- * space), or "" */
-static void figure_begin_ex(html *h, chart *c, const char *kind, uint64_t flow_id, const char *title,
-			    int w, int hgt, int mt, const char *extra)
+/* mt: the top margin, room for the legend rows */
+static void figure_begin_mt(html *h, chart *c, const char *kind, uint64_t flow_id, const char *title,
+			    int w, int hgt, int mt)
 {
 	*c = (chart){.o = h->o, .w = w, .h = hgt, .ml = 62, .mr = 16, .mt = mt, .mb = 38, .point = -1};
-	g_string_append_printf(h->o, "<figure class=\"chart\" data-chart=\"%s\" data-flow=\"%llu\"%s>"
+	g_string_append_printf(h->o, "<figure class=\"chart\" data-chart=\"%s\" data-flow=\"%llu\">"
 				     "<figcaption>",
-			       kind, (unsigned long long)flow_id, extra);
+			       kind, (unsigned long long)flow_id);
 	esc(h->o, title);
 	g_string_append_printf(h->o,
 			       "</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -193,7 +192,7 @@ static void figure_begin_ex(html *h, chart *c, const char *kind, uint64_t flow_i
 static void figure_begin(html *h, chart *c, const char *kind, uint64_t flow_id, const char *title,
 			 int w, int hgt)
 {
-	figure_begin_ex(h, c, kind, flow_id, title, w, hgt, 24, "");
+	figure_begin_mt(h, c, kind, flow_id, title, w, hgt, 24);
 }
 
 static void plot_begin(chart *c, const char *kind, uint64_t flow_id)
@@ -243,6 +242,17 @@ static const char *mark_text(const html *h, const chart *c, const pd_series_poin
 	return tmp->str;
 }
 
+/* Two capture points: which file a mark's packet is from, and its time on
+ * the shared axis (nothing with one file). */
+static void point_attrs(chart *c, const pd_series_point *p)
+{
+	if (c->point < 0)
+		return;
+	g_string_append(c->o, " data-point=\"");
+	esc(c->o, c->file);
+	g_string_append_printf(c->o, "\" data-t=\"%.6f\"", (double)(p->ts - c->origin) / 1e9);
+}
+
 static const char *mark_class(const pd_series_point *p)
 {
 	return p->marks & PD_MARK_RETRANS     ? "rt"
@@ -256,13 +266,11 @@ static void mark(html *h, chart *c, const pd_series_point *p, double x, double y
 {
 	const char *cls = mark_class(p);
 	bool ev = p->marks & PD_MARK_EVIDENCE;
-	g_string_append_printf(c->o, "<circle class=\"m %s%s%s\" data-frame=\"%llu\" data-mark=\"%s\" ",
+	g_string_append_printf(c->o, "<circle class=\"m %s%s%s\" data-frame=\"%llu\" data-mark=\"%s\"",
 			       cls, ev ? " evm" : "", c->other ? " o" : "", (unsigned long long)p->frame,
 			       cls);
-	if (c->point >= 0)
-		g_string_append_printf(c->o, "data-point=\"%d\" data-t=\"%.6f\" ", c->point,
-				       (double)(p->ts - c->origin) / 1e9);
-	g_string_append_printf(c->o, "cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"><title>", x, y,
+	point_attrs(c, p);
+	g_string_append_printf(c->o, " cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"><title>", x, y,
 			       ev || (p->marks & PD_MARK_SYN) ? 4 : 3);
 	esc(c->o, mark_text(h, c, p, tmp));
 	g_string_append(c->o, "</title></circle>");
@@ -314,11 +322,10 @@ static int data_dir(const pd_flow_series *fs)
 	return fs->data_dir;
 }
 
-static void draw_tseq(html *h, const pd_flow_series *fs, const char *title)
+/* The highest sequence number a series reaches, data or ACK (at least 1). */
+static double tseq_top(const pd_flow_series *fs, int D)
 {
-	const pd_labels *l = h->l;
-	int D = data_dir(fs);
-	double ymax = 1, tmax = rel_s(fs, fs->last_ts);
+	double ymax = 1;
 	for (guint i = 0; i < fs->points->len; i++) {
 		const pd_series_point *p = &g_array_index(fs->points, pd_series_point, i);
 		if (p->dir == D)
@@ -326,27 +333,34 @@ static void draw_tseq(html *h, const pd_flow_series *fs, const char *title)
 		else if (p->flags & PD_TCP_ACK)
 			ymax = MAX(ymax, (double)p->ack);
 	}
-	chart c;
-	figure_begin(h, &c, "tseq", fs->ref.flow_id, title, 900, 340);
-	c.x1 = tmax > 0 ? tmax * 1.02 : 0.001;
-	c.y1 = ymax * 1.08;
-	c.y0 = -ymax * 0.04; /* marks at sequence 0 (SYNs) clear of the frame */
-	c.x0 = -c.x1 * 0.01;
-	chart_axes(&c, l->axis_time, l->axis_seq, true);
-	const char *cls[] = {"s-data", "s-rt", "s-syn", "s-zw", "s-ack", "s-win", "s-ev"};
-	const char *lab[] = {l->legend_data, l->legend_retrans, l->legend_syn, l->legend_zero,
-			     l->legend_ack, l->legend_win, l->legend_evidence};
-	chart_legend(&c, cls, lab, 7);
-	plot_begin(&c, "tseq", fs->ref.flow_id);
+	return ymax;
+}
 
-	/* the other direction's ACKs and window edge as steps */
+static double tseq_x(const chart *c, pd_time t)
+{
+	return px(c, (double)(t - c->origin) / 1e9);
+}
+
+/* Where a packet's mark sits: data on its bytes, the receiver's packets
+ * on the ACK line. */
+static double tseq_mark_y(const chart *c, const pd_series_point *p, int D)
+{
+	if (p->dir == D || (p->marks & PD_MARK_SYN && !(p->flags & PD_TCP_ACK)))
+		return py(c, (double)p->seq + (p->len ? p->len / 2.0 : 0));
+	return py(c, p->ack);
+}
+
+/* One capture point's ACKs as steps (and the window edge: window), and
+ * its data segments as ticks. */
+static void tseq_lines(chart *c, const pd_flow_series *fs, int D, bool window)
+{
 	GString *ack = g_string_new(NULL), *win = g_string_new(NULL), *seg = g_string_new(NULL);
 	double last_ack_y = -1, last_win_y = -1;
 	for (guint i = 0; i < fs->points->len; i++) {
 		const pd_series_point *p = &g_array_index(fs->points, pd_series_point, i);
-		double x = px(&c, rel_s(fs, p->ts));
+		double x = tseq_x(c, p->ts);
 		if (p->dir != D && (p->flags & PD_TCP_ACK) && !(p->flags & PD_TCP_SYN)) {
-			double ya = py(&c, p->ack), yw = py(&c, (double)p->ack + p->win);
+			double ya = py(c, p->ack), yw = py(c, (double)p->ack + p->win);
 			if (last_ack_y < 0)
 				g_string_append_printf(ack, "M%.1f %.1f", x, ya);
 			else
@@ -358,58 +372,204 @@ static void draw_tseq(html *h, const pd_flow_series *fs, const char *title)
 			last_ack_y = ya;
 			last_win_y = yw;
 		} else if (p->dir == D && p->len > 0 && !(p->marks & (PD_MARK_RETRANS | PD_MARK_ZWP))) {
-			double y0 = py(&c, p->seq), y1 = py(&c, (double)p->seq + p->len);
+			double y0 = py(c, p->seq), y1 = py(c, (double)p->seq + p->len);
 			if (y0 - y1 < 1.5)
 				y1 = y0 - 1.5; /* a visible tick even for one byte */
 			g_string_append_printf(seg, "M%.1f %.1fV%.1f", x, y0, y1);
 		}
 	}
-	double xe = px(&c, c.x1);
+	double xe = px(c, c->x1);
 	if (last_ack_y >= 0) {
 		g_string_append_printf(ack, "H%.1f", xe);
 		g_string_append_printf(win, "H%.1f", xe);
 	}
-	g_string_append_printf(c.o, "<path class=\"l-win\" d=\"%s\"/><path class=\"l-ack\" d=\"%s\"/>"
-				    "<path class=\"l-data\" d=\"%s\"/>",
-			       win->str, ack->str, seg->str);
-	/* a guide across the plot at every SYN: retries stand out by their
-	 * spacing (1 s, 2 s, ...) even when the flow carried no data */
+	if (c->point < 0) {
+		g_string_append_printf(c->o, "<path class=\"l-win\" d=\"%s\"/><path class=\"l-ack\" d=\"%s\"/>"
+					     "<path class=\"l-data\" d=\"%s\"/>",
+				       win->str, ack->str, seg->str);
+	} else {
+		const char *cls[] = {"l-win", "l-ack", "l-data"};
+		const GString *d[] = {win, ack, seg};
+		for (int k = window ? 0 : 1; k < 3; k++) {
+			g_string_append_printf(c->o, "<path class=\"%s%s\" data-point=\"", cls[k],
+					       c->other ? " o" : "");
+			esc(c->o, c->file);
+			g_string_append_printf(c->o, "\" d=\"%s\"/>", d[k]->str);
+		}
+	}
+	g_string_free(ack, TRUE);
+	g_string_free(win, TRUE);
+	g_string_free(seg, TRUE);
+}
+
+/* A guide across the plot at every SYN: retries stand out by their
+ * spacing (1 s, 2 s, ...) even when the flow carried no data. */
+static void tseq_synlines(chart *c, const pd_flow_series *fs)
+{
 	for (guint i = 0; i < fs->points->len; i++) {
 		const pd_series_point *p = &g_array_index(fs->points, pd_series_point, i);
 		if (p->marks & PD_MARK_SYN) {
-			double x = px(&c, rel_s(fs, p->ts));
-			g_string_append_printf(c.o, "<line class=\"synline\" x1=\"%.1f\" x2=\"%.1f\" "
-						    "y1=\"%d\" y2=\"%d\"/>",
-					       x, x, c.mt, c.h - c.mb);
+			double x = tseq_x(c, p->ts);
+			g_string_append_printf(c->o, "<line class=\"synline\" x1=\"%.1f\" x2=\"%.1f\" "
+						     "y1=\"%d\" y2=\"%d\"/>",
+					       x, x, c->mt, c->h - c->mb);
 		}
 	}
-	/* marked packets on top, each with its frame number */
-	GString *tmp = g_string_new(NULL);
+}
+
+/* Marked packets, each with its frame number. */
+static void tseq_marks(html *h, chart *c, const pd_flow_series *fs, int D, GString *tmp)
+{
 	for (guint i = 0; i < fs->points->len; i++) {
 		const pd_series_point *p = &g_array_index(fs->points, pd_series_point, i);
 		if (!(p->marks & (PD_MARK_RETRANS | PD_MARK_SYN | PD_MARK_ZWP | PD_MARK_ZERO_WIN |
 				  PD_MARK_EVIDENCE)))
 			continue;
-		double x = px(&c, rel_s(fs, p->ts));
-		double y;
-		if (p->dir == D || (p->marks & PD_MARK_SYN && !(p->flags & PD_TCP_ACK)))
-			y = py(&c, (double)p->seq + (p->len ? p->len / 2.0 : 0));
-		else
-			y = py(&c, p->ack); /* the receiver's packets sit on the ACK line */
+		double x = tseq_x(c, p->ts);
+		double y = tseq_mark_y(c, p, D);
 		if (p->dir == D && p->len > 0 && (p->marks & (PD_MARK_RETRANS | PD_MARK_ZWP)))
-			g_string_append_printf(c.o, "<path class=\"l-rt\" d=\"M%.1f %.1fV%.1f\"/>", x,
-					       py(&c, p->seq), py(&c, (double)p->seq + p->len));
-		mark(h, &c, p, x, y, tmp);
+			g_string_append_printf(c->o, "<path class=\"l-rt%s\" d=\"M%.1f %.1fV%.1f\"/>",
+					       c->other ? " o" : "", x, py(c, p->seq),
+					       py(c, (double)p->seq + p->len));
+		mark(h, c, p, x, y, tmp);
 	}
+}
+
+/* Two capture points: the packets seen at this point only, as crosses. */
+static void tseq_crosses(html *h, chart *c, const pd_flow_series *fs, int D)
+{
+	for (guint i = 0; i < fs->points->len; i++) {
+		const pd_series_point *p = &g_array_index(fs->points, pd_series_point, i);
+		if (!(p->marks & PD_MARK_ONE_POINT))
+			continue;
+		double x = tseq_x(c, p->ts), y = tseq_mark_y(c, p, D);
+		g_string_append_printf(c->o, "<path class=\"x%s\" data-frame=\"%llu\" data-mark=\"one\"",
+				       c->other ? " o" : "", (unsigned long long)p->frame);
+		point_attrs(c, p);
+		g_string_append_printf(c->o, " d=\"M%.1f %.1fl8 8m0 -8l-8 8\"><title>", x - 4, y - 4);
+		esc(c->o, c->file);
+		g_string_append_printf(c->o, " #%llu ", (unsigned long long)p->frame);
+		esc(c->o, h->l->one_point_title);
+		g_string_append(c->o, "</title></path>");
+	}
+}
+
+/* Rough width of a legend label: CJK characters twice as wide. */
+static double legend_width(const char *s)
+{
+	double w = 0;
+	for (const char *p = s; *p; p = g_utf8_next_char(p))
+		w += g_unichar_iswide(g_utf8_get_char(p)) ? 12.6 : 7.0;
+	return w;
+}
+
+/* A legend row per capture point: the file and the clock shift its times
+ * were moved by; the cross for packets seen at one point only after the
+ * last. */
+static void tseq_point_legend(chart *c, const pd_labels *l, const char *const file[2],
+			      const pd_time shift[2])
+{
+	static const char *const cls[] = {"s-data", "s-o"};
+	GString *t = g_string_new(NULL);
+	double end = c->ml;
+	for (int k = 0; k < 2; k++) {
+		g_string_printf(t, "%s%s%s %+.6f%s", file[k], l->colon, l->point_clock,
+				(double)shift[k] / 1e9, l->u_s);
+		const char *lab = t->str;
+		chart_legend_at(c, 20 + 14 * k, &cls[k], &lab, 1);
+		end = c->ml + 18 + legend_width(t->str) + 16;
+	}
+	g_string_free(t, TRUE);
+	int y = 20 + 14;
+	g_string_append_printf(c->o, "<g class=\"legend\"><path class=\"x\" d=\"M%.0f %dl8 8m0 -8l-8 8\"/>"
+				     "<text x=\"%.0f\" y=\"%d\">",
+			       end + 3, y, end + 18, y + 8);
+	esc(c->o, l->legend_one_point);
+	g_string_append(c->o, "</text></g>");
+}
+
+/* The time-sequence graph. With two capture points (fs->partner) both are
+ * drawn on one time axis from the earlier first packet: the other point's
+ * lines in purple with hollow marks, crosses where a packet was seen at
+ * one point only. */
+static void draw_tseq(html *h, const pd_flow_series *fs, const char *title)
+{
+	const pd_labels *l = h->l;
+	const pd_flow_series *ps = fs->partner;
+	const pd_points *pts = h->r->points;
+	bool two = ps && pts && fs->point >= 0 && fs->point <= 1 && ps->point >= 0 && ps->point <= 1 &&
+		   pts->files[fs->point] && pts->files[ps->point];
+	int D = data_dir(fs);
+	pd_time origin = fs->first_ts, end = fs->last_ts;
+	double ymax = tseq_top(fs, D);
+	char *file[2] = {NULL, NULL};
+	if (two) {
+		origin = MIN(origin, ps->first_ts);
+		end = MAX(end, ps->last_ts);
+		ymax = MAX(ymax, tseq_top(ps, D));
+		file[0] = g_path_get_basename(pts->files[fs->point]);
+		file[1] = g_path_get_basename(pts->files[ps->point]);
+	}
+	double tmax = (double)(end - origin) / 1e9;
+	chart c;
+	if (two)
+		figure_begin_mt(h, &c, "tseq", fs->ref.flow_id, title, 900, 340 + 28, 24 + 28);
+	else
+		figure_begin(h, &c, "tseq", fs->ref.flow_id, title, 900, 340);
+	c.origin = origin;
+	c.x1 = tmax > 0 ? tmax * 1.02 : 0.001;
+	c.y1 = ymax * 1.08;
+	c.y0 = -ymax * 0.04; /* marks at sequence 0 (SYNs) clear of the frame */
+	c.x0 = -c.x1 * 0.01;
+	chart_axes(&c, two ? l->axis_time_points : l->axis_time, l->axis_seq, true);
+	const char *cls[] = {"s-data", "s-rt", "s-syn", "s-zw", "s-ack", "s-win", "s-ev"};
+	const char *lab[] = {l->legend_data, l->legend_retrans, l->legend_syn, l->legend_zero,
+			     l->legend_ack, l->legend_win, l->legend_evidence};
+	chart_legend(&c, cls, lab, 7);
+	if (two) {
+		const char *const names[2] = {file[0], file[1]};
+		const pd_time shift[2] = {0, ps->shift};
+		tseq_point_legend(&c, l, names, shift);
+	}
+	plot_begin(&c, "tseq", fs->ref.flow_id);
+
+	/* the other point behind, without its window edge */
+	if (two) {
+		c.point = ps->point;
+		c.other = true;
+		c.file = file[1];
+		tseq_lines(&c, ps, D, false);
+	}
+	c.point = two ? fs->point : -1;
+	c.other = false;
+	c.file = file[0];
+	tseq_lines(&c, fs, D, true);
+	tseq_synlines(&c, fs);
+	/* marked packets on top, the crosses over them */
+	GString *tmp = g_string_new(NULL);
+	if (two) {
+		c.point = ps->point;
+		c.other = true;
+		c.file = file[1];
+		tseq_marks(h, &c, ps, D, tmp);
+		tseq_crosses(h, &c, ps, D);
+		c.point = fs->point;
+		c.other = false;
+		c.file = file[0];
+	}
+	tseq_marks(h, &c, fs, D, tmp);
+	if (two)
+		tseq_crosses(h, &c, fs, D);
 	g_string_append(c.o, "</g>");
 	GString *extra = g_string_new(NULL);
 	note_sampled(extra, l, fs);
+	if (two)
+		g_string_append_printf(extra, "%s%s", extra->len ? " " : "", l->tseq_points_note);
 	figure_end(h, l->tseq_note, extra->str);
 	g_string_free(extra, TRUE);
 	g_string_free(tmp, TRUE);
-	g_string_free(ack, TRUE);
-	g_string_free(win, TRUE);
-	g_string_free(seg, TRUE);
+	g_free(file[0]);
+	g_free(file[1]);
 }
 
 static void draw_inflight(html *h, const pd_flow_series *fs, const char *title)
@@ -1019,6 +1179,22 @@ static const char CSS[] =
 	".see a,.nopics{font-size:13px}.nopics{color:#8a5a00}"
 	"footer{color:#777;font-size:12px;margin-top:30px}";
 
+/* Only on pages with two capture points: the other point in purple,
+ * hollow marks, crosses for packets seen at one point only. */
+static const char CSS_POINTS[] =
+	".s-o{fill:#8e44ad}.l-data.o{stroke:#8e44ad}.l-ack.o{stroke:#b58ccc}.l-rt.o{stroke-width:1.6}"
+	".m.o{fill:#fff;stroke-width:1.5}.m.o.rt{stroke:#d62728}.m.o.syn{stroke:#ff7f0e}"
+	".m.o.zwp{stroke:#7e57c2}.m.o.zw{stroke:#c2185b}.m.o.ev{stroke:#000}"
+	".x{stroke:#000;stroke-width:2;fill:none}";
+
+static bool has_partner(const pd_report *r)
+{
+	for (guint i = 0; r->series && r->series->flows && i < r->series->flows->len; i++)
+		if (((const pd_flow_series *)r->series->flows->pdata[i])->partner)
+			return true;
+	return false;
+}
+
 static bool render_html(const pd_report *r, const pd_render_opts *opt, FILE *out)
 {
 	html h = {
@@ -1044,9 +1220,9 @@ static bool render_html(const pd_report *r, const pd_render_opts *opt, FILE *out
 		esc(o, base);
 		g_free(base);
 	}
-	g_string_append_printf(o, "</title><style>%s</style></head>\n<body><main>\n<header><h1>%s</h1>"
+	g_string_append_printf(o, "</title><style>%s%s</style></head>\n<body><main>\n<header><h1>%s</h1>"
 				  "<p class=\"sub\">",
-			       CSS, l->report);
+			       CSS, has_partner(r) ? CSS_POINTS : "", l->report);
 	for (guint i = 0; r->cap.files && i < r->cap.files->len; i++) {
 		if (i)
 			g_string_append(o, ", ");

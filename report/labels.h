@@ -51,7 +51,7 @@ typedef struct pd_labels {
 		*axis_bytes, *axis_rtt_ms, *axis_gap, *axis_count, *sampled_pre, *sampled_mid,
 		*sampled_post, *no_series_stdin, *no_series, *marked_frames, *more_flows_pre,
 		*more_flows_post, *generated_by, *legend_one_point, *point_clock,
-		*one_point_title, *tseq_points_note;
+		*one_point_title, *tseq_points_note, *axis_time_points;
 	/* enumerations */
 	const char *kinds[6], *sides[6], *sev[3], *sev_lower[3];
 	const char *states[5]; /* closed, reset, open, syn-only, udp */
