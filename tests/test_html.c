@@ -279,3 +279,148 @@ Test(html, stdin_says_why_there_are_no_pictures_and_zh, .timeout = 120)
 	g_free(err);
 	g_free(pcap);
 }
+
+/* The syn marks of one time-sequence graph at one capture point: their
+ * data-t in page order (the SYN, then the SYN-ACK). */
+static GArray *syn_times(const char *fig, size_t len, const char *point)
+{
+	GArray *t = g_array_new(FALSE, FALSE, sizeof(double));
+	GRegex *re = g_regex_new("data-mark=\"syn\" data-point=\"([^\"]+)\" data-t=\"([0-9.]+)\"", 0, 0,
+				 NULL);
+	GMatchInfo *mi = NULL;
+	g_regex_match_full(re, fig, (gssize)len, 0, 0, &mi, NULL);
+	while (g_match_info_matches(mi)) {
+		char *p = g_match_info_fetch(mi, 1), *v = g_match_info_fetch(mi, 2);
+		if (strcmp(p, point) == 0) {
+			double d = g_ascii_strtod(v, NULL);
+			g_array_append_val(t, d);
+		}
+		g_free(p);
+		g_free(v);
+		g_match_info_next(mi, NULL);
+	}
+	g_match_info_free(mi);
+	g_regex_unref(re);
+	return t;
+}
+
+/* Two capture points of the same connections (testdata/points/drop-data:
+ * every 20th data segment server->client dropped on the router): each
+ * flow's time-sequence graph draws both files on one time axis, the
+ * handshake one one-way delay apart, and a cross on every segment that
+ * left server.pcap and never reached client.pcap. */
+Test(html, two_capture_points_on_one_time_axis, .timeout = 300)
+{
+	char *client = pd_test_src("testdata/points/drop-data/client.pcap");
+	char *server = pd_test_src("testdata/points/drop-data/server.pcap");
+	const char *argv[] = {"-q", "--format", "html", client, server, NULL};
+	char *html = NULL, *err = NULL;
+	cr_assert_eq(pd_test_run(&html, &err, argv), 0, "%s", err);
+	g_free(err);
+	expect_svgs_well_formed(html, "drop-data");
+
+	/* the other point's lines are drawn, and each file has its legend row */
+	cr_expect(strstr(html, "<path class=\"l-data o\" data-point=\"server.pcap\" d=\"M"),
+		  "server.pcap's data ticks");
+	cr_expect(strstr(html, "<path class=\"l-ack o\" data-point=\"server.pcap\" d=\"M"),
+		  "server.pcap's ACK steps");
+	cr_expect(strstr(html, "<path class=\"l-data\" data-point=\"client.pcap\" d=\"M"),
+		  "client.pcap's data ticks");
+	cr_expect(strstr(html, ">client.pcap: clock moved +0.000000 s<"), "client.pcap's legend row");
+	cr_expect(strstr(html, ">server.pcap: clock moved "), "server.pcap's legend row");
+
+	/* after alignment the SYN reaches server.pcap and the SYN-ACK
+	 * client.pcap one one-way delay later: 5 ms of TUN, at most 21 ms
+	 * (README: the delays) */
+	int figures = 0;
+	for (const char *f = strstr(html, "data-chart=\"tseq\""); f;
+	     f = strstr(f + 1, "data-chart=\"tseq\"")) {
+		const char *e = strstr(f, "</figure>");
+		cr_assert_not_null(e);
+		GArray *at_client = syn_times(f, (size_t)(e - f), "client.pcap");
+		GArray *at_server = syn_times(f, (size_t)(e - f), "server.pcap");
+		cr_assert_eq(at_client->len, 2, "figure %d: %u syn marks at client.pcap", figures,
+			     at_client->len);
+		cr_assert_eq(at_server->len, 2, "figure %d: %u syn marks at server.pcap", figures,
+			     at_server->len);
+		double syn = g_array_index(at_server, double, 0) - g_array_index(at_client, double, 0);
+		double synack = g_array_index(at_client, double, 1) - g_array_index(at_server, double, 1);
+		cr_expect(syn >= 0 && syn <= 0.025, "figure %d: the SYN %.6f s apart", figures, syn);
+		cr_expect(synack >= 0 && synack <= 0.025, "figure %d: the SYN-ACK %.6f s apart", figures,
+			  synack);
+		/* the axis starts at the earlier first packet: the client's SYN */
+		cr_expect_eq(g_array_index(at_client, double, 0), 0.0, "figure %d: time zero", figures);
+		g_array_unref(at_client);
+		g_array_unref(at_server);
+		figures++;
+	}
+	cr_expect_eq(figures, 3, "one time-sequence graph per connection: %d", figures);
+
+	/* the crosses: the 16 segments facts.py finds never reached
+	 * client.pcap (testdata/points/README.md), each once, all server.pcap's */
+	static const char *const lost[] = {"35",  "61",  "97",  "123", "156", "197", "227", "263",
+					   "290", "319", "367", "403", "436", "463", "487", "517"};
+	GHashTable *want = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t i = 0; i < G_N_ELEMENTS(lost); i++)
+		g_hash_table_add(want, (gpointer)lost[i]);
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GRegex *re = g_regex_new("<path class=\"x( o)?\" data-frame=\"(\\d+)\" data-mark=\"one\" "
+				 "data-point=\"([^\"]+)\" data-t=\"[0-9.]+\"",
+				 0, 0, NULL);
+	GMatchInfo *mi = NULL;
+	g_regex_match(re, html, 0, &mi);
+	int crosses = 0;
+	while (g_match_info_matches(mi)) {
+		char *frame = g_match_info_fetch(mi, 2), *point = g_match_info_fetch(mi, 3);
+		cr_expect_str_eq(point, "server.pcap", "cross on frame %s of %s", frame, point);
+		cr_expect(g_hash_table_contains(want, frame), "cross on frame %s, never lost", frame);
+		cr_expect_not(g_hash_table_contains(seen, frame), "two crosses on frame %s", frame);
+		g_hash_table_add(seen, frame);
+		g_free(point);
+		crosses++;
+		g_match_info_next(mi, NULL);
+	}
+	g_match_info_free(mi);
+	g_regex_unref(re);
+	cr_expect_eq(crosses, (int)G_N_ELEMENTS(lost), "%d crosses", crosses);
+	cr_expect_eq(crosses, (int)g_hash_table_size(seen), "all crosses' frames");
+	cr_expect_eq(g_hash_table_size(seen), g_hash_table_size(want), "every lost segment crossed");
+	g_hash_table_destroy(seen);
+	g_hash_table_destroy(want);
+
+	/* the page in a browser, and a screenshot to look at */
+	char *browser = chromium();
+	if (browser) {
+		char *shots = g_build_filename(g_getenv("PD_BUILD_ROOT") ? g_getenv("PD_BUILD_ROOT") : ".",
+					       "html-screenshots", NULL);
+		g_mkdir_with_parents(shots, 0755);
+		char *page = g_strdup_printf("%s/points-drop-data.html", shots);
+		cr_assert(g_file_set_contents(page, html, -1, NULL));
+		char *dom = browse(browser, page, "--dump-dom");
+		cr_expect(dom && strstr(dom, "data-mark=\"one\""), "crosses in the DOM");
+		g_free(dom);
+		char *shot = g_strdup_printf("%s/points-drop-data.png", shots);
+		char *shot_arg = g_strdup_printf("--screenshot=%s", shot);
+		g_unlink(shot);
+		g_free(browse(browser, page, shot_arg));
+		GStatBuf st;
+		cr_expect(g_stat(shot, &st) == 0 && st.st_size > 20000, "%s: no screenshot", shot);
+		g_free(shot_arg);
+		g_free(shot);
+		g_free(page);
+		g_free(shots);
+		g_free(browser);
+	}
+	g_free(html);
+
+	/* one file: nothing of the second point */
+	const char *one[] = {"-q", "--format", "html", client, NULL};
+	cr_assert_eq(pd_test_run(&html, &err, one), 0, "%s", err);
+	cr_expect(strstr(html, "data-chart=\"tseq\""), "one file still has its picture");
+	cr_expect_null(strstr(html, "data-point="), "a data-point attribute with one file");
+	cr_expect_null(strstr(html, "data-mark=\"one\""), "a cross with one file");
+	g_free(html);
+	g_free(err);
+	g_free(client);
+	g_free(server);
+}
