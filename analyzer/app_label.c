@@ -6,8 +6,10 @@
 #include <glib.h>
 #include <ndpi/ndpi_api.h>
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "heuristics/memacct.h"
 #include "pd_config.h"
 
 #define PD_NDPI_AT_LEAST(maj, min) \
@@ -86,6 +88,23 @@ static bool pool_give(pd_app_label *n)
 	return kept;
 }
 
+/* nDPI's allocations, counted for --stats on the thread that makes or
+ * frees them (nDPI 4.2 sends every allocation, flow states included,
+ * through these; its realloc is a malloc, a copy and a free). */
+static void *ndpi_counted_malloc(size_t size)
+{
+	void *p = malloc(size);
+	if (p)
+		pd_mem_count(PD_MEM_NDPI, (int64_t)pd_mem_size(p));
+	return p;
+}
+
+static void ndpi_counted_free(void *p)
+{
+	pd_mem_count(PD_MEM_NDPI, -(int64_t)pd_mem_size(p));
+	free(p);
+}
+
 pd_app_label *pd_app_label_new(void)
 {
 	pd_app_label *kept = pool_take();
@@ -96,6 +115,12 @@ pd_app_label *pd_app_label_new(void)
 	 * check's letter pairs, libgcrypt) behind a plain flag. */
 	static GMutex init_lock;
 	g_mutex_lock(&init_lock);
+	static bool counting;
+	if (!counting) { /* before nDPI's first allocation */
+		set_ndpi_malloc(ndpi_counted_malloc);
+		set_ndpi_free(ndpi_counted_free);
+		counting = true;
+	}
 	struct ndpi_detection_module_struct *mod;
 #if PD_NDPI_AT_LEAST(4, 10)
 	mod = ndpi_init_detection_module(NULL);

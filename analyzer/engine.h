@@ -150,6 +150,11 @@ typedef struct pd_worker_stats {
 	pd_time icmp_unmatched_ts;
 } pd_worker_stats;
 void pd_worker_stats_add(const pd_worker *w, pd_worker_stats *sum);
+/* --stats' memory sampler, from any thread: the worker's bytes of live
+ * flows (what peak_bytes counts) as of its last pd_worker_take_ended. */
+uint64_t pd_worker_flow_bytes(const pd_worker *w);
+/* What a slot holds now: itself, its blocks, its packed bytes. */
+size_t pd_slot_held_bytes(const pd_engine_cfg *cfg, const pd_flow_slot *s);
 
 /* ------------------------------------------------------------- collector */
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dissect/addr.h"
+#include "heuristics/memacct.h"
 #include "pack.h"
 
 typedef struct entry {
@@ -48,9 +49,9 @@ static pd_flow_slot *slot_of_link(const pd_flow_link *l)
 
 pd_flowtable *pd_flowtable_new(void)
 {
-	pd_flowtable *t = g_new0(pd_flowtable, 1);
+	pd_flowtable *t = pd_mem_new0(PD_MEM_FLOW_INDEX, sizeof(pd_flowtable));
 	t->mask = 64 - 1; /* grows: a shard may hold a handful of flows or a flood */
-	t->entries = g_new0(entry, t->mask + 1);
+	t->entries = pd_mem_new0(PD_MEM_FLOW_INDEX, (t->mask + 1) * sizeof(entry));
 	for (unsigned q = 0; q < PD_FLOWTABLE_QUEUES; q++)
 		t->queue[q].next = t->queue[q].prev = &t->queue[q];
 	return t;
@@ -60,8 +61,8 @@ void pd_flowtable_free(pd_flowtable *t)
 {
 	if (!t)
 		return;
-	g_free(t->entries);
-	g_free(t);
+	pd_mem_free(PD_MEM_FLOW_INDEX, t->entries);
+	pd_mem_free(PD_MEM_FLOW_INDEX, t);
 }
 
 /* Whether l, in queue q or its sentinel, comes right after the packed
@@ -118,7 +119,7 @@ void pd_flowtable_touch(pd_flowtable *t, pd_flow_slot *s, unsigned q)
 static void grow(pd_flowtable *t)
 {
 	size_t nmask = t->mask * 2 + 1;
-	entry *ne = g_new0(entry, nmask + 1);
+	entry *ne = pd_mem_new0(PD_MEM_FLOW_INDEX, (nmask + 1) * sizeof(entry));
 	for (size_t i = 0; i <= t->mask; i++) {
 		if (!t->entries[i].slot)
 			continue;
@@ -127,7 +128,7 @@ static void grow(pd_flowtable *t)
 			j = (j + 1) & nmask;
 		ne[j] = t->entries[i];
 	}
-	g_free(t->entries);
+	pd_mem_free(PD_MEM_FLOW_INDEX, t->entries);
 	t->entries = ne;
 	t->mask = nmask;
 }

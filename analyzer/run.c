@@ -5,12 +5,17 @@
  * flows that ended, epoch by epoch, in capture order. */
 #include "run.h"
 
+#include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dissect/dissect.h"
 #include "engine.h"
+#include "heuristics/memacct.h"
 #include "summary.h"
 #include "host_stage.h"
 
@@ -21,6 +26,15 @@
 #define EPOCHS_IN_FLIGHT 4
 
 enum { MSG_PACKET, MSG_TICK, MSG_END };
+
+/* --stats: what the process holds, by part, at one moment. */
+typedef struct mem_sample {
+	uint64_t rss, rss_file; /* resident, and of it file-backed (code, libraries) */
+	uint64_t heap_used, heap_free; /* in use (mallinfo2), in free chunks (malloc_info) */
+	uint64_t flows; /* the workers' live flows, as they count them */
+	uint64_t pieces, pieces_allocated; /* the reader's pieces: resident, as allocated */
+	int64_t part[PD_MEM_PARTS];
+} mem_sample;
 
 /* One message to a worker, followed by the frame's bytes for a packet. */
 typedef struct msg {
@@ -95,6 +109,12 @@ struct pd_run {
 	 * reader closes; under ahead_lock. */
 	GMutex ahead_lock;
 	pd_reader *ahead;
+	/* --stats' memory: at the start of the run, and the last sample taken
+	 * when peak RSS had grown by 1/64 since the one before (by the collector's
+	 * thread with workers, this one without) */
+	mem_sample mem_start, mem_peak;
+	uint64_t mem_next_rss;
+	uint64_t mem_frames;
 	/* progress */
 	gint64 progress_next, progress_start;
 	uint64_t progress_k;
@@ -120,6 +140,7 @@ static batch *batch_get(pd_run *run)
 		b = g_new0(batch, 1);
 		b->cap = 16 << 10; /* grows with the epoch: a small capture sends little */
 		b->buf = g_malloc(b->cap);
+		pd_mem_count(PD_MEM_EPOCHS, (int64_t)pd_mem_size(b->buf));
 	}
 	b->len = 0;
 	b->ended = NULL;
@@ -132,7 +153,9 @@ static msg *batch_add(batch *b, size_t datalen)
 	if (b->len + need > b->cap) {
 		while (b->len + need > b->cap)
 			b->cap *= 2;
+		pd_mem_count(PD_MEM_EPOCHS, -(int64_t)pd_mem_size(b->buf));
 		b->buf = g_realloc(b->buf, b->cap);
+		pd_mem_count(PD_MEM_EPOCHS, (int64_t)pd_mem_size(b->buf));
 	}
 	msg *m = (msg *)(b->buf + b->len);
 	memset(m, 0, offsetof(msg, orig));
@@ -145,6 +168,7 @@ static void batch_free(batch *b)
 {
 	if (!b)
 		return;
+	pd_mem_count(PD_MEM_EPOCHS, -(int64_t)pd_mem_size(b->buf));
 	g_free(b->buf);
 	g_free(b);
 }
@@ -156,6 +180,74 @@ static double thread_cpu_s(void)
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
 		return 0;
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ----------------------------------------------------- memory (--stats) */
+
+static uint64_t peak_rss(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+/* Bytes in malloc's free chunks, from malloc_info's lists of them: the top
+ * of each heap (pages past its last chunk, mostly never touched, which
+ * mallinfo2 counts as free) is not among them. */
+static uint64_t heap_free_chunks(void)
+{
+	char *xml = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&xml, &len);
+	if (!f)
+		return 0;
+	int rc = malloc_info(0, f);
+	fclose(f);
+	uint64_t sum = 0;
+	for (const char *at = xml; rc == 0 && at && (at = strstr(at, " total=\"")); at++) {
+		const char *tag = at;
+		while (tag > xml && *tag != '<')
+			tag--;
+		if (g_str_has_prefix(tag, "<size ") || g_str_has_prefix(tag, "<unsorted "))
+			sum += g_ascii_strtoull(at + 8, NULL, 10);
+	}
+	free(xml);
+	return sum;
+}
+
+static void mem_take(const pd_run *run, const pd_reader *reader, mem_sample *m)
+{
+	memset(m, 0, sizeof(*m));
+	unsigned long pages = 0, resident = 0, file = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lu %lu %lu", &pages, &resident, &file) != 3)
+			resident = file = 0;
+		fclose(f);
+	}
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	m->rss = resident * page;
+	m->rss_file = file * page;
+	struct mallinfo2 mi = mallinfo2();
+	m->heap_used = mi.uordblks;
+	m->heap_free = heap_free_chunks();
+	for (uint32_t i = 0; run->workers && i < run->n_workers; i++)
+		m->flows += pd_worker_flow_bytes(run->workers[i]);
+	m->pieces = pd_reader_piece_bytes(reader, &m->pieces_allocated);
+	pd_mem_totals(m->part);
+}
+
+/* A sample when peak RSS grew by 1/64 since the last, while frames are
+ * read: the last one taken is within that of the peak unless the end of
+ * the capture (every live flow ending at once) grows it further. */
+static void mem_sample_if_grown(pd_run *run, const pd_reader *reader)
+{
+	if (!run->opts.stats)
+		return;
+	uint64_t rss = peak_rss();
+	if (rss < run->mem_next_rss)
+		return;
+	run->mem_next_rss = rss + rss / 64;
+	mem_take(run, reader, &run->mem_peak);
 }
 
 /* The worker's thread: each batch's messages in order, then the flows that
@@ -216,6 +308,10 @@ pd_run *pd_run_new(const pd_run_opts *opts)
 		run->n_workers = run->cfg.n_shards;
 	g_queue_init(&run->spare);
 	g_mutex_init(&run->ahead_lock);
+	if (run->opts.stats) {
+		mem_take(run, NULL, &run->mem_start);
+		run->mem_next_rss = peak_rss();
+	}
 	return run;
 }
 
@@ -289,7 +385,9 @@ void pd_run_free(pd_run *run)
 /* The collector takes an ended flow; then its slot goes back to its worker. */
 static void collect_one(pd_run *run, pd_flow_slot *s)
 {
+	size_t held = pd_slot_held_bytes(&run->cfg, s); /* it frees the packed bytes */
 	pd_collector_flow(run->collector, s);
+	pd_mem_count(PD_MEM_FLOWS_IDLE, (int64_t)pd_slot_held_bytes(&run->cfg, s) - (int64_t)held);
 	pd_worker_recycle(run->workers[pd_slot_worker(&run->cfg, s, run->n_workers)], s);
 }
 
@@ -336,6 +434,8 @@ static gpointer collector_main(gpointer arg)
 		collect_epoch(run);
 		g_async_queue_push(run->done_q, token);
 		g_mutex_lock(&run->ahead_lock);
+		if (run->ahead) /* while reading: the reader stays open while it is ahead */
+			mem_sample_if_grown(run, run->ahead);
 		/* two pieces (512 KiB) of an epoch's 2 MiB at most: the
 		 * reading thread reads the rest itself and parses it while it is
 		 * still in its cache (reading all of it ahead was no faster) */
@@ -469,6 +569,8 @@ static void run_frame(pd_run *run, const pd_frame *fr)
 		run->epoch_last = *fr;
 	if (run->wt && (++run->epoch_frames >= EPOCH_FRAMES || run->epoch_bytes >= EPOCH_BYTES))
 		send_epoch(run);
+	else if (!run->wt && (++run->mem_frames & (EPOCH_FRAMES - 1)) == 0)
+		mem_sample_if_grown(run, run->reader);
 }
 
 void pd_run_frame(pd_run *run, uint32_t snaplen, const pd_frame *fr)
@@ -846,6 +948,52 @@ static void print_cpu(const pd_run *run)
  * flows at their peak and the bytes the engine itself accounts for them
  * (flow, its halves and eager blocks, payload blocks, tables), the nDPI states
  * alive at once, and each detector's per-flow block. */
+/* Where peak RSS went, by part, at the last sample (within 1/64 of the
+ * peak): each part what the process held for it then, as malloc or the
+ * kernel count it, so the total is what a user sees in top or time -v. */
+static void print_memory(const pd_run *run, const pd_worker_stats *st)
+{
+	const mem_sample *s = &run->mem_start, *p = &run->mem_peak;
+	int64_t d[PD_MEM_PARTS];
+	for (int i = 0; i < PD_MEM_PARTS; i++)
+		d[i] = p->part[i] - s->part[i];
+	int64_t in_parts = (int64_t)p->flows + (int64_t)p->pieces_allocated;
+	for (int i = 0; i < PD_MEM_PARTS; i++)
+		in_parts += d[i];
+	const struct {
+		int64_t bytes;
+		const char *what;
+	} part[] = {
+		{(int64_t)s->rss, "RSS at the start of the run (program, libraries, start-up heap)"},
+		{(int64_t)p->rss_file - (int64_t)s->rss_file, "code and mapped files paged in since"},
+		{(int64_t)p->flows, "live flows: slots, halves and blocks, packed copies (what the engine counts)"},
+		{d[PD_MEM_FLOWS_IDLE], "ended flows not yet collected, slots and blocks kept for reuse"},
+		{d[PD_MEM_FLOW_INDEX], "flow tables' index"},
+		{d[PD_MEM_DETECTORS], "detectors' per-flow side allocations"},
+		{d[PD_MEM_KEYTABLES], "detectors' keyed tables (across flows, bounded)"},
+		{d[PD_MEM_NDPI], "nDPI: modules and flow states"},
+		{(int64_t)p->pieces, "reader's pieces of the file (frames in place until their epoch is done)"},
+		{d[PD_MEM_EPOCHS], "epochs in flight: messages to the workers"},
+		{(int64_t)p->heap_used - (int64_t)s->heap_used - in_parts,
+		 "heap in use beside these (findings, collector, malloc's chunk headers)"},
+		{(int64_t)p->heap_free - (int64_t)s->heap_free, "heap free but held by malloc"},
+	};
+	int64_t total = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(part); i++) {
+		fprintf(stderr, "pcapdoc: stats: memory: %12" G_GINT64_FORMAT " bytes %s\n", part[i].bytes, part[i].what);
+		total += part[i].bytes;
+	}
+	uint64_t peak = peak_rss();
+	fprintf(stderr, "pcapdoc: stats: memory: accounted %" G_GINT64_FORMAT " bytes of peak RSS %" G_GUINT64_FORMAT
+		" bytes (%.1f %%)\n", total, peak, peak ? 100.0 * (double)total / (double)peak : 0.0);
+	int64_t grown = (int64_t)peak - (int64_t)s->rss, counted = total - (int64_t)s->rss;
+	fprintf(stderr,
+		"pcapdoc: stats: memory: beyond the start's RSS, accounted %" G_GINT64_FORMAT " bytes of %" G_GINT64_FORMAT
+		" (%.1f %%), %.0f bytes of RSS per live flow\n",
+		counted, grown, grown > 0 ? 100.0 * (double)counted / (double)grown : 0.0,
+		st->peak_live ? (double)grown / (double)st->peak_live : 0.0);
+}
+
 static void print_stats(const pd_run *run, const pd_worker_stats *st)
 {
 	const pd_engine_cfg *cfg = &run->cfg;
@@ -885,6 +1033,7 @@ static void print_stats(const pd_run *run, const pd_worker_stats *st)
 			fprintf(stderr, "pcapdoc: stats: detector %-12s %5zu bytes per flow%s\n", d->name,
 				d->flow_state_size, d->from_payload ? " (from the first payload)" : "");
 	}
+	print_memory(run, st);
 	print_cpu(run);
 }
 

@@ -7,6 +7,7 @@
 
 #include "dissect/addr.h"
 #include "engine.h"
+#include "heuristics/memacct.h"
 #include "pack.h"
 #include "tcp_engine.h"
 
@@ -44,6 +45,7 @@ struct pd_worker {
 	uint64_t k; /* ends it caused so far */
 	pd_worker_stats st;
 	uint64_t live_bytes;
+	uint64_t live_bytes_seen; /* live_bytes at the last take_ended, for --stats' sampler (atomic) */
 	pd_time next_pack; /* capture time of the next look for idle flows */
 	/* Per shard, [n_shards]: the capture time before which it has no
 	 * flow to pack (the first unpacked flows' last times + pack_idle,
@@ -211,6 +213,19 @@ static size_t slot_bytes(const pd_worker *w, const pd_flow_slot *s)
 	return sizeof(*s) + w->cfg->det_size + (s->data_state ? w->cfg->data_size : 0);
 }
 
+/* ---------------------------------------------------------- accounting */
+
+size_t pd_slot_held_bytes(const pd_engine_cfg *cfg, const pd_flow_slot *s)
+{
+	return sizeof(*s) + (s->det_state ? cfg->det_size : 0) + (s->data_state ? cfg->data_size : 0) +
+	       (s->packed ? s->packed_len : 0);
+}
+
+uint64_t pd_worker_flow_bytes(const pd_worker *w)
+{
+	return __atomic_load_n(&w->live_bytes_seen, __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------- packing */
 
 static bool fin_acked(const pd_tcp_half *half, int dir)
@@ -242,13 +257,15 @@ static uint8_t *take_block(void **list, size_t size)
 	if (!b)
 		return g_malloc(size);
 	memcpy(list, b, sizeof(void *));
+	pd_mem_count(PD_MEM_FLOWS_IDLE, -(int64_t)size);
 	return b;
 }
 
-static void give_block(void **list, void *b)
+static void give_block(void **list, void *b, size_t size)
 {
 	if (!b)
 		return;
+	pd_mem_count(PD_MEM_FLOWS_IDLE, (int64_t)size);
 	memcpy(b, list, sizeof(void *));
 	*list = b;
 }
@@ -276,8 +293,9 @@ static pd_flow_slot *new_slot(pd_worker *w)
 	if (!s)
 		return g_malloc0(sizeof(pd_flow_slot));
 	w->spare = s->end_next;
-	give_block(&w->free_det, s->det_state);
-	give_block(&w->free_data, s->data_state);
+	pd_mem_count(PD_MEM_FLOWS_IDLE, -(int64_t)sizeof(*s)); /* its blocks stay idle, in the lists */
+	give_block(&w->free_det, s->det_state, w->cfg->det_size);
+	give_block(&w->free_data, s->data_state, w->cfg->data_size);
 	memset(s, 0, sizeof(*s)); /* the collector freed its packed bytes */
 	return s;
 }
@@ -314,8 +332,8 @@ static void pack_flow(pd_worker *w, shard *sh, pd_flow_slot *s)
 	s->packed = g_memdup2(w->pack_tmp, len);
 	s->packed_len = (uint32_t)len;
 	s->packed_data = s->data_state != NULL;
-	give_block(&w->free_det, s->det_state);
-	give_block(&w->free_data, s->data_state);
+	give_block(&w->free_det, s->det_state, cfg->det_size);
+	give_block(&w->free_data, s->data_state, cfg->data_size);
 	pd_flow_slot_set_blocks(s, NULL, NULL);
 	w->live_bytes -= before - slot_bytes(w, s);
 	w->st.packed++;
@@ -433,6 +451,7 @@ static void end_flow(pd_worker *w, shard *sh, pd_flow_slot *s, uint64_t pos, uin
 	pd_flowtable_remove(sh->ft, s);
 	pd_app_label_finish(worker_app(w), s, &sh->app);
 	w->live_bytes -= slot_bytes(w, s);
+	pd_mem_count(PD_MEM_FLOWS_IDLE, (int64_t)pd_slot_held_bytes(w->cfg, s));
 	w->st.live--;
 	s->end_pos = pos;
 	s->end_sub = sub;
@@ -546,6 +565,7 @@ pd_flow_slot *pd_worker_take_ended(pd_worker *w)
 {
 	pd_flow_slot *s = w->ended;
 	w->ended = w->ended_tail = NULL;
+	__atomic_store_n(&w->live_bytes_seen, w->live_bytes, __ATOMIC_RELAXED);
 	return s;
 }
 

@@ -81,6 +81,7 @@ typedef struct pd_source {
 	int fd;
 	read_buf **bufs; /* the array grows (consumer, under lock); buffers stay put */
 	size_t n_bufs;
+	size_t n_bufs_seen; /* n_bufs for pd_reader_piece_bytes on any thread (atomic) */
 	read_buf *cur; /* being parsed */
 	size_t off, end; /* next record header, end of the data: in cur->buf */
 	uint64_t direct_size; /* the file's size when opened: read up to there */
@@ -259,6 +260,7 @@ static read_buf *direct_add_buf(pd_source *s)
 	b->buf = g_malloc(PD_DIRECT_BUF);
 	s->bufs = g_renew(read_buf *, s->bufs, s->n_bufs + 1);
 	s->bufs[s->n_bufs++] = b;
+	__atomic_store_n(&s->n_bufs_seen, s->n_bufs, __ATOMIC_RELAXED);
 	return b;
 }
 
@@ -813,4 +815,14 @@ bool pd_reader_read_ahead(pd_reader *r)
 uint64_t pd_reader_frames_seen(const pd_reader *r)
 {
 	return r->frame_no;
+}
+
+uint64_t pd_reader_piece_bytes(const pd_reader *r, uint64_t *allocated)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; r && i < r->n; i++)
+		n += __atomic_load_n(&r->src[i].n_bufs_seen, __ATOMIC_RELAXED);
+	*allocated = n * PD_DIRECT_BUF;
+	/* the carry room before each piece only ever holds a record's start */
+	return n * (PD_DIRECT_READ + 4096);
 }

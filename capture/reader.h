@@ -78,6 +78,12 @@ void pd_reader_frame_done(pd_reader *r, const pd_frame *fr);
 void pd_reader_allow_read_ahead(pd_reader *r);
 bool pd_reader_read_ahead(pd_reader *r);
 
+/* The bytes of the direct path's pieces (the buffers read into; their
+ * carry room counted as the page a record's start takes), and *allocated
+ * what malloc gave for them: for --stats, from any thread while the reader
+ * is open (NULL: 0). */
+uint64_t pd_reader_piece_bytes(const pd_reader *r, uint64_t *allocated);
+
 void pd_reader_close(pd_reader *r);
 
 #endif

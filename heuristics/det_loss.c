@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/memacct.h"
 #include "heuristics/util.h"
 
 #define LS_HOLES 32 /* sequence gaps remembered per direction; oldest replaced */
@@ -200,7 +201,7 @@ typedef struct ls_flow {
 static ls_more *ls_x(ls_dir *d)
 {
 	if (!d->x)
-		d->x = g_new0(ls_more, 1);
+		d->x = pd_mem_new0(PD_MEM_DETECTORS, sizeof(ls_more));
 	return d->x;
 }
 
@@ -1431,7 +1432,7 @@ static void ls_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 		if (d->first_pending)
 			ls_first_commit(d, d->first_kind); /* nothing came after it to tell */
 		ls_report(ctx, flow, d, s, &made);
-		g_free(d->x);
+		pd_mem_free(PD_MEM_DETECTORS, d->x);
 		d->x = NULL;
 	}
 	/* Resends and timeouts on one flow are one problem: a peer that went

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heuristics/detector.h"
+#include "heuristics/memacct.h"
 #include "heuristics/util.h"
 
 #define QD_BULK_BYTES (128 * 1024) /* bytes sent before a flow is judged */
@@ -81,7 +82,7 @@ static void qd_record(qd_dir *d, const pd_flow *flow, int s, const pd_packet *pk
 	if (!d->log) {
 		if (sent < QD_LOG_FROM)
 			return;
-		d->log = g_new0(qd_logs, 1); /* once per bulk direction */
+		d->log = pd_mem_new0(PD_MEM_DETECTORS, sizeof(qd_logs)); /* once per bulk direction */
 		d->log->k[QD_DA].stride = 1;
 		d->log->k[QD_ECHO].stride = 1;
 	}
@@ -107,7 +108,9 @@ static void qd_record(qd_dir *d, const pd_flow *flow, int s, const pd_packet *pk
 	}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : QD_LOG_FIRST;
+		pd_mem_count(PD_MEM_DETECTORS, -(int64_t)pd_mem_size(l->s));
 		l->s = g_renew(qd_sample, l->s, l->cap);
+		pd_mem_count(PD_MEM_DETECTORS, (int64_t)pd_mem_size(l->s));
 	}
 	pd_time us = sample / 1000;
 	l->s[l->n++] = (qd_sample){pkt->ts, pkt->frame_no, (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us),
@@ -324,8 +327,8 @@ static void qd_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 			qd_report(ctx, flow, &st->d[s], s);
 		if (st->d[s].log)
 			for (int k = 0; k < 2; k++)
-				g_free(st->d[s].log->k[k].s);
-		g_free(st->d[s].log);
+				pd_mem_free(PD_MEM_DETECTORS, st->d[s].log->k[k].s);
+		pd_mem_free(PD_MEM_DETECTORS, st->d[s].log);
 		st->d[s].log = NULL;
 	}
 }

@@ -32,6 +32,7 @@
 
 #include "dissect/peer_os.h"
 #include "heuristics/detector.h"
+#include "heuristics/memacct.h"
 #include "heuristics/util.h"
 
 #define WN_BULK_BYTES (100 * 1000) /* one-way bytes that make a flow "bulk" */
@@ -395,7 +396,7 @@ static void wn_as_sender(const pd_flow *flow, wn_flow *st, int dir, const pd_pac
 			ds->acct_ts = pkt->ts;
 		}
 		if (!ds->x && flow->half[dir].unique_bytes >= WN_MORE_BYTES) {
-			ds->x = g_new0(wn_more, 1); /* once per bulk direction */
+			ds->x = pd_mem_new0(PD_MEM_DETECTORS, sizeof(wn_more)); /* once per bulk direction */
 			pd_time base = pd_flow_rtt(flow);
 			if (base > 0) {
 				ds->x->bin_w = base;
@@ -1194,7 +1195,7 @@ static void wn_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 	for (int s = 0; s < 2; s++) {
 		if (st->d[s].data_started && flow->proto == 6)
 			wn_report(ctx, flow, &st->d[s], s);
-		g_free(st->d[s].x);
+		pd_mem_free(PD_MEM_DETECTORS, st->d[s].x);
 		st->d[s].x = NULL;
 	}
 }

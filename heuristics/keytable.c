@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dissect/addr.h"
+#include "heuristics/memacct.h"
 
 #define KT_SPARE_TRIES 8 /* entries looked at past ones to keep */
 
@@ -61,7 +62,7 @@ pd_keytable *pd_keytable_new(size_t key_size, size_t value_size, size_t max_entr
 	t->on_evict = on_evict;
 	t->evict_arg = arg;
 	t->mask = 16 - 1; /* grows with the entries, up to twice max */
-	t->slots = g_new0(kt_slot, t->mask + 1);
+	t->slots = pd_mem_new0(PD_MEM_KEYTABLES, (t->mask + 1) * sizeof(kt_slot));
 	return t;
 }
 
@@ -82,7 +83,7 @@ static size_t index_find(const pd_keytable *t, uint64_t h, const void *key)
 static void index_grow(pd_keytable *t)
 {
 	size_t nmask = t->mask * 2 + 1;
-	kt_slot *ns = g_new0(kt_slot, nmask + 1);
+	kt_slot *ns = pd_mem_new0(PD_MEM_KEYTABLES, (nmask + 1) * sizeof(kt_slot));
 	for (size_t i = 0; i <= t->mask; i++) {
 		if (!t->slots[i].e)
 			continue;
@@ -91,7 +92,7 @@ static void index_grow(pd_keytable *t)
 			j = (j + 1) & nmask;
 		ns[j] = t->slots[i];
 	}
-	g_free(t->slots);
+	pd_mem_free(PD_MEM_KEYTABLES, t->slots);
 	t->slots = ns;
 	t->mask = nmask;
 }
@@ -161,9 +162,9 @@ void pd_keytable_free(pd_keytable *t)
 		next = e->age_next;
 		if (t->on_evict)
 			t->on_evict(value_of(t, e), t->evict_arg);
-		g_free(e);
+		pd_mem_free(PD_MEM_KEYTABLES, e);
 	}
-	g_free(t->slots);
+	pd_mem_free(PD_MEM_KEYTABLES, t->slots);
 	g_free(t);
 }
 
@@ -203,7 +204,7 @@ void *pd_keytable_get(pd_keytable *t, const void *key, bool *made)
 			index_grow(t);
 			i = index_find(t, h, key);
 		}
-		e = g_malloc0(sizeof(kt_entry) + t->key_room + t->value_size);
+		e = pd_mem_new0(PD_MEM_KEYTABLES, sizeof(kt_entry) + t->key_room + t->value_size);
 	}
 	e->hash = h;
 	memcpy(e->data, key, t->key_size);
