@@ -24,6 +24,7 @@
 
 #include "dissect/peer_os.h"
 #include "heuristics/detector.h"
+#include "heuristics/memacct.h"
 #include "heuristics/util.h"
 
 #define CK_SAMPLES 64 /* exact samples per direction; later ones counted */
@@ -32,16 +33,21 @@
 #define CK_MAX_NS (3 * PD_NS_PER_SEC)
 #define CK_FLOOR_US 190000.0 /* the probe timer is never below 200 ms */
 
+/* Room for cap samples, in the same allocation after the header: most
+ * connections hold a few responses, and room for CK_SAMPLES from the first
+ * was a fifth of a front end's heap. */
 typedef struct ck_samples {
-	uint32_t hold_us[CK_SAMPLES];
-	uint64_t frame[CK_SAMPLES];
-	pd_time ts[CK_SAMPLES];
-	uint32_t size[CK_SAMPLES]; /* the held segment's payload */
-	uint8_t split[CK_SAMPLES]; /* full-sized segments of the response left before it */
-	uint32_t n;
+	uint32_t *hold_us;
+	uint64_t *frame;
+	pd_time *ts;
+	uint32_t *size; /* the held segment's payload */
+	uint8_t *split; /* full-sized segments of the response left before it */
+	uint32_t n, cap;
 	uint32_t extra; /* candidates past CK_SAMPLES */
 	double extra_hold_us[2]; /* [0] sum, [1] sum of squares */
 } ck_samples;
+
+#define CK_FIRST_ROOM 4
 
 typedef struct ck_dir {
 	pd_time peer_last_ts; /* B's last packet */
@@ -64,6 +70,33 @@ static pd_time ck_correction(const pd_flow *flow, int a)
 	if (v == pd_peer(a))
 		return rtt; /* B's packet went out, reached A half an RTT later, the release came back */
 	return rtt / 2;
+}
+
+/* s (NULL: none yet) with room for 4 times as many samples, up to
+ * CK_SAMPLES; s is freed. */
+static ck_samples *ck_grow(ck_samples *s)
+{
+	uint32_t cap = s ? MIN(s->cap * 4, CK_SAMPLES) : CK_FIRST_ROOM;
+	size_t at = (sizeof(ck_samples) + 7) & ~(size_t)7;
+	ck_samples *g = pd_mem_new0(PD_MEM_DETECTORS, at + cap * (sizeof(uint64_t) + sizeof(pd_time) +
+								      2 * sizeof(uint32_t) + sizeof(uint8_t)));
+	uint8_t *p = (uint8_t *)g + at;
+	g->frame = (uint64_t *)p;
+	g->ts = (pd_time *)(p += cap * sizeof(uint64_t));
+	g->hold_us = (uint32_t *)(p += cap * sizeof(pd_time));
+	g->size = (uint32_t *)(p += cap * sizeof(uint32_t));
+	g->split = p + cap * sizeof(uint32_t);
+	g->cap = cap;
+	if (s) {
+		g->n = s->n;
+		memcpy(g->frame, s->frame, s->n * sizeof(uint64_t));
+		memcpy(g->ts, s->ts, s->n * sizeof(pd_time));
+		memcpy(g->hold_us, s->hold_us, s->n * sizeof(uint32_t));
+		memcpy(g->size, s->size, s->n * sizeof(uint32_t));
+		memcpy(g->split, s->split, s->n);
+		pd_mem_free(PD_MEM_DETECTORS, s);
+	}
+	return g;
 }
 
 static void ck_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packet *pkt, const pd_seg *seg)
@@ -108,8 +141,8 @@ static void ck_on_tcp(pd_ctx *ctx, const pd_flow *flow, void *fs, const pd_packe
 	if (hold <= 0)
 		return;
 	ck_samples *s = st->s[dir];
-	if (!s)
-		s = st->s[dir] = g_new0(ck_samples, 1);
+	if (!s || (s->n == s->cap && s->cap < CK_SAMPLES))
+		s = st->s[dir] = ck_grow(s);
 	uint32_t us = (uint32_t)(hold / 1000);
 	if (s->n < CK_SAMPLES) {
 		s->hold_us[s->n] = us;
@@ -293,7 +326,7 @@ static void ck_on_flow_end(pd_ctx *ctx, void *g, const pd_flow *flow, void *fs)
 			continue;
 		if (flow->proto == 6)
 			ck_report(ctx, flow, a, st->s[a], &st->d[a]);
-		g_free(st->s[a]);
+		pd_mem_free(PD_MEM_DETECTORS, st->s[a]);
 		st->s[a] = NULL;
 	}
 }
