@@ -203,7 +203,9 @@ static void mem_take(const pd_run *run, const pd_reader *reader, mem_sample *m)
 	m->rss = resident * page;
 	m->rss_file = file * page;
 	struct mallinfo2 mi = mallinfo2();
-	m->heap_used = mi.uordblks;
+	/* chunks malloc mapped on their own (the reader's pieces, big tables)
+	 * are in use too, though not in uordblks */
+	m->heap_used = mi.uordblks + mi.hblkhd;
 	/* less the main heap's top: pages past its last chunk, mostly never
 	 * touched (the other heaps grow their tops a page at a time) */
 	m->heap_free = mi.fordblks > mi.keepcost ? mi.fordblks - mi.keepcost : 0;
@@ -630,6 +632,9 @@ pd_run_status pd_run_files(pd_run *run, const char *const *paths, size_t n)
 	run->frames_in_place = false;
 	g_mutex_lock(&run->ahead_lock);
 	run->ahead = NULL;
+	/* and once more at the end of the reading: a capture shorter than a
+	 * sample's stride (an empty one, the benchmark's base) has one then */
+	mem_sample_if_grown(run, run->reader);
 	g_mutex_unlock(&run->ahead_lock);
 	pd_run_status st = PD_RUN_OK;
 	if (pd_reader_any_failed(run->reader))
@@ -923,10 +928,6 @@ static void print_cpu(const pd_run *run)
 	g_string_free(w, TRUE);
 }
 
-/* --stats: what the engine kept, for the benchmark and for sizing a run:
- * flows at their peak and the bytes the engine itself accounts for them
- * (flow, its halves and eager blocks, payload blocks, tables), the nDPI states
- * alive at once, and each detector's per-flow block. */
 /* Where peak RSS went, by part, at the last sample (within 1/32 of the
  * peak): each part what the process held for it then, as malloc or the
  * kernel count it, so the total is what a user sees in top or time -v. */
@@ -973,6 +974,10 @@ static void print_memory(const pd_run *run, const pd_worker_stats *st)
 		st->peak_live ? (double)grown / (double)st->peak_live : 0.0);
 }
 
+/* --stats: what the engine kept, for the benchmark and for sizing a run:
+ * flows at their peak and the bytes the engine itself accounts for them
+ * (flow, its halves and eager blocks, payload blocks, tables), the nDPI states
+ * alive at once, and each detector's per-flow block. */
 static void print_stats(const pd_run *run, const pd_worker_stats *st)
 {
 	const pd_engine_cfg *cfg = &run->cfg;
@@ -1058,6 +1063,11 @@ pd_report *pd_run_finish(pd_run *run)
 	run->finished = true;
 	if (!run->started)
 		start_engine(run, 0);
+	/* the reading is over and the capture's end has not yet ended every
+	 * flow: a last sample if it grew (an empty capture's engine starts only now) */
+	g_mutex_lock(&run->ahead_lock);
+	mem_sample_if_grown(run, NULL);
+	g_mutex_unlock(&run->ahead_lock);
 	stop_workers(run);
 	run->reader_cpu_s = thread_cpu_s(); /* with workers, it only waited since its last epoch */
 	pd_worker_stats st;

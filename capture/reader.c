@@ -819,10 +819,15 @@ uint64_t pd_reader_frames_seen(const pd_reader *r)
 
 uint64_t pd_reader_piece_bytes(const pd_reader *r, uint64_t *allocated)
 {
-	uint64_t n = 0;
-	for (size_t i = 0; r && i < r->n; i++)
-		n += __atomic_load_n(&r->src[i].n_bufs_seen, __ATOMIC_RELAXED);
+	uint64_t n = 0, resident = 0;
+	for (size_t i = 0; r && i < r->n; i++) {
+		uint64_t bufs = __atomic_load_n(&r->src[i].n_bufs_seen, __ATOMIC_RELAXED);
+		/* a file of fewer pieces than buffers never touches the rest */
+		uint64_t pieces = (r->src[i].direct_size + PD_DIRECT_READ - 1) / PD_DIRECT_READ;
+		n += bufs;
+		/* the carry room before each piece only ever holds a record's start */
+		resident += MIN(bufs, pieces) * 4096 + MIN(r->src[i].direct_size, bufs * PD_DIRECT_READ);
+	}
 	*allocated = n * PD_DIRECT_BUF;
-	/* the carry room before each piece only ever holds a record's start */
-	return n * (PD_DIRECT_READ + 4096);
+	return resident;
 }
