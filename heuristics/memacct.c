@@ -66,9 +66,9 @@ void pd_mem_totals(int64_t out[PD_MEM_PARTS])
 			out[i] += __atomic_load_n(&c->n[i], __ATOMIC_RELAXED);
 }
 
-size_t pd_mem_size(const void *p)
+size_t pd_mem_size(void *p)
 {
-	return p ? malloc_usable_size((void *)p) : 0; /* g_malloc is malloc since GLib 2.46 */
+	return p ? malloc_usable_size(p) : 0; /* g_malloc is malloc since GLib 2.46 */
 }
 
 void *pd_mem_new0(pd_mem_part part, size_t size)

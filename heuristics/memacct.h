@@ -25,8 +25,10 @@ typedef enum pd_mem_part {
 void pd_mem_count(pd_mem_part part, int64_t bytes);
 /* out[part]: the sum over all threads, past and present. */
 void pd_mem_totals(int64_t out[PD_MEM_PARTS]);
-/* What malloc holds for p (its usable size; 0 for NULL). */
-size_t pd_mem_size(const void *p);
+/* What malloc holds for p (its usable size; 0 for NULL). Not const: p is
+ * often fresh from malloc, and a const pointer to it reads as a read of
+ * uninitialised bytes to GCC's -Wmaybe-uninitialized. */
+size_t pd_mem_size(void *p);
 /* g_malloc0 / g_free counted in part: for what a detector allocates
  * beside its blocks. */
 void *pd_mem_new0(pd_mem_part part, size_t size);
