@@ -717,22 +717,17 @@ static bool estimate_drift(const envelope env[2], int up, double *ppm, double *u
 
 
 
-/* Matches the occurrences of one key: the i-th upstream copy with the
- * downstream one that came out of it. Equal counts match in order; with a
- * copy lost between the points, each downstream copy takes the latest
- * upstream copy that could have caused it (a first transmission dropped,
- * its retransmission arrived). times are in point 0's clock. */
-static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, prec *const rs[2], int up,
-		      pd_time off, pd_time slack)
+void pd_points_match_copies(const pd_time *tu, guint nu, const pd_time *td, guint nd, pd_time slack,
+			    int32_t *up_match, int32_t *down_match)
 {
-	int dn = !up;
-	prec *ru = rs[up], *rd = rs[dn];
-#define TU(i) (ru[U[i]].ts - (up == 1 ? off : 0))
-#define TD(j) (rd[D[j]].ts - (dn == 1 ? off : 0))
-#define LINK(i, j)                              \
-	do {                                    \
-		ru[U[i]].match = (int32_t)D[j]; \
-		rd[D[j]].match = (int32_t)U[i]; \
+	for (guint i = 0; i < nu; i++)
+		up_match[i] = -1;
+	for (guint j = 0; j < nd; j++)
+		down_match[j] = -1;
+#define LINK(i, j)                          \
+	do {                                \
+		up_match[i] = (int32_t)(j); \
+		down_match[j] = (int32_t)(i); \
 	} while (0)
 	if (nu == nd) {
 		for (guint i = 0; i < nu; i++)
@@ -742,10 +737,9 @@ static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, 
 	guint next = 0;
 	if (nu > nd) {
 		for (guint j = 0; j < nd; j++) {
-			pd_time td = TD(j);
 			guint best = G_MAXUINT;
 			for (guint i = next; i < nu && nu - i >= nd - j; i++) {
-				if (TU(i) <= td + slack)
+				if (tu[i] <= td[j] + slack)
 					best = i;
 				else
 					break;
@@ -757,9 +751,8 @@ static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, 
 		}
 	} else {
 		for (guint i = 0; i < nu; i++) {
-			pd_time tu = TU(i);
 			for (guint j = next; j < nd; j++) {
-				if (TD(j) + slack >= tu) {
+				if (td[j] + slack >= tu[i]) {
 					LINK(i, j);
 					next = j + 1;
 					break;
@@ -767,9 +760,38 @@ static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, 
 			}
 		}
 	}
-#undef TU
-#undef TD
 #undef LINK
+}
+
+/* One key's copies in the two files (indexes U into the upstream file's
+ * records, D into the downstream's), matched by pd_points_match_copies;
+ * times in point 0's clock. */
+static void match_key(const uint32_t *U, guint nu, const uint32_t *D, guint nd, prec *const rs[2], int up,
+		      pd_time off, pd_time slack)
+{
+	int dn = !up;
+	prec *ru = rs[up], *rd = rs[dn];
+	if (nu == nd) { /* most keys: in order, no times to read */
+		for (guint i = 0; i < nu; i++) {
+			ru[U[i]].match = (int32_t)D[i];
+			rd[D[i]].match = (int32_t)U[i];
+		}
+		return;
+	}
+	pd_time *tu = g_new(pd_time, nu + nd), *td = tu + nu;
+	int32_t *mu = g_new(int32_t, nu + nd), *md = mu + nu;
+	for (guint i = 0; i < nu; i++)
+		tu[i] = ru[U[i]].ts - (up == 1 ? off : 0);
+	for (guint j = 0; j < nd; j++)
+		td[j] = rd[D[j]].ts - (dn == 1 ? off : 0);
+	pd_points_match_copies(tu, nu, td, nd, slack, mu, md);
+	for (guint i = 0; i < nu; i++)
+		if (mu[i] >= 0) {
+			ru[U[i]].match = (int32_t)D[mu[i]];
+			rd[D[mu[i]]].match = (int32_t)U[i];
+		}
+	g_free(tu);
+	g_free(mu);
 }
 
 typedef struct match_ctx {

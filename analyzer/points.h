@@ -31,4 +31,16 @@ bool pd_points_split(const pd_points *p);
  * p (NULL: nothing). */
 void pd_points_apply(pd_report *r, pd_points *p);
 
+/* The copies of one packet (the same sequence, ACK, length and flags)
+ * seen at the two points, matched: nu upstream copies at times tu and nd
+ * downstream ones at td (each ascending, one clock; a downstream copy may
+ * seem up to slack earlier than its upstream one). up_match[i] is the
+ * downstream copy that came out of upstream copy i, down_match[j] the
+ * upstream copy of downstream copy j; -1: none. Equal counts match in
+ * order; with copies lost between the points, each downstream copy takes
+ * the latest upstream copy that could have caused it (a first
+ * transmission dropped, its retransmission arrived). */
+void pd_points_match_copies(const pd_time *tu, guint nu, const pd_time *td, guint nd, pd_time slack,
+			    int32_t *up_match, int32_t *down_match);
+
 #endif

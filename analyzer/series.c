@@ -2,6 +2,7 @@
  * second, self-contained read of the capture that looks only at the TCP
  * packets of the flows the finished report's findings name. */
 #include "analyzer/series.h"
+#include "analyzer/points.h"
 
 #include <math.h>
 #include <string.h>
@@ -596,7 +597,13 @@ static void match_dir(const GArray *up_all, const GArray *down_all, int d, const
 		      GHashTable *only_down)
 {
 	GArray *up = one_dir_sorted(up_all, d), *dn = one_dir_sorted(down_all, d);
-	guint8 *hit_up = g_new0(guint8, up->len + 1), *hit_dn = g_new0(guint8, dn->len + 1);
+	/* each packet's time, and the copy at the other point it matched */
+	pd_time *t_up = g_new(pd_time, up->len + 1), *t_dn = g_new(pd_time, dn->len + 1);
+	int32_t *m_up = g_new(int32_t, up->len + 1), *m_dn = g_new(int32_t, dn->len + 1);
+	for (guint c = 0; c < up->len; c++)
+		t_up[c] = g_array_index(up, seen_pkt, c).ts;
+	for (guint q = 0; q < dn->len; q++)
+		t_dn[q] = g_array_index(dn, seen_pkt, q).ts;
 	guint i = 0, j = 0;
 	while (i < up->len || j < dn->len) {
 		const seen_pkt *k = i < up->len && (j >= dn->len ||
@@ -613,41 +620,22 @@ static void match_dir(const GArray *up_all, const GArray *down_all, int d, const
 		guint n = ie - i, m = je - j;
 		const seen_pkt *u = n ? &g_array_index(up, seen_pkt, i) : NULL;
 		const seen_pkt *w = m ? &g_array_index(dn, seen_pkt, j) : NULL;
-		if (n == m) {
-			memset(hit_up + i, 1, n);
-			memset(hit_dn + j, 1, m);
-		} else if (n > m) {
-			guint prev = n;
-			for (guint q = m; q-- > 0;) {
-				guint c = prev - 1;
-				while (c > q && u[c].ts > w[q].ts)
-					c--;
-				hit_up[i + c] = hit_dn[j + q] = 1;
-				prev = c;
-			}
-		} else {
-			guint next = 0;
-			for (guint c = 0; c < n; c++) {
-				guint q = next;
-				while (q < m - (n - c) && w[q].ts < u[c].ts)
-					q++;
-				hit_up[i + c] = hit_dn[j + q] = 1;
-				next = q + 1;
-			}
-		}
+		pd_points_match_copies(t_up + i, n, t_dn + j, m, 0, m_up + i, m_dn + j);
 		for (guint c = 0; c < n; c++)
-			if (!hit_up[i + c] &&
+			if (m_up[i + c] < 0 &&
 			    (m || (u[c].ts >= down_span[0] && u[c].ts + margin <= down_span[1])))
 				add_frame(only_up, u[c].frame);
 		for (guint q = 0; q < m; q++)
-			if (!hit_dn[j + q] &&
+			if (m_dn[j + q] < 0 &&
 			    (n || (w[q].ts - margin >= up_span[0] && w[q].ts <= up_span[1])))
 				add_frame(only_down, w[q].frame);
 		i = ie;
 		j = je;
 	}
-	g_free(hit_up);
-	g_free(hit_dn);
+	g_free(t_up);
+	g_free(t_dn);
+	g_free(m_up);
+	g_free(m_dn);
 	g_array_unref(up);
 	g_array_unref(dn);
 }
